@@ -1,0 +1,4 @@
+"""``python -m engine`` runs the mjrules command."""
+from .cli import main
+
+main()

@@ -1,0 +1,299 @@
+"""The ``mjrules`` command: check, score, test and export rule files.
+
+Exit status: 0 success; 1 a test failed (``test``) or a hand was refused (``score``);
+2 a file (rule or scenario) cannot be read — with ``file:line:col``, never a traceback.
+Every command takes ``--json`` for a program to read.
+"""
+from __future__ import annotations
+
+import io
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from .compiler import compile_ruleset, list_bundled
+from .errors import IllegalAction, MjError, ScenarioError
+from .scoring import Scorer
+from .snapshot import build_snapshot, lower_indicator, wild_indicator
+
+app = typer.Typer(
+    name="mjrules",
+    help=(
+        "Jiangxi mahjong (南昌/冲关/赣州) rule variants as rule files.\n\n"
+        "A ruleset is a bundled name (" + ", ".join(list_bundled()) + ") or a path to a .rules file; "
+        "`--option name=value` picks the options a file declares.\n\n"
+        "Examples:\n\n"
+        "  mjrules check rulesets/nanchang.rules\n\n"
+        "  mjrules score --rules nanchang --jing 3p --hand S=456m789m123s东西7p3p --win S --tile 南 --by discard --from W\n\n"
+        "  mjrules test tests/cases/*.yaml"
+    ),
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode=None,
+)
+
+out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+RulesOpt = Annotated[str, typer.Option("--rules", "-r", help="Bundled ruleset name or path to a .rules file.")]
+OptionOpt = Annotated[Optional[list[str]], typer.Option("--option", "-o", help="Choose an option: name=value (repeatable).")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
+
+
+def _options(pairs: list[str] | None) -> dict[str, str]:
+    opts = {}
+    for p in pairs or []:
+        if "=" not in p:
+            raise MjError(f"--option {p!r} is not name=value", hint="e.g. --option 大七对=4")
+        k, v = p.split("=", 1)
+        opts[k.strip()] = v.strip()
+    return opts
+
+
+def _fail(exc: MjError, as_json: bool, code: int = 2) -> None:
+    if as_json:
+        print(json.dumps(exc.to_json(), ensure_ascii=False, indent=2))
+    else:
+        err.print(exc.render(), markup=False)
+    raise typer.Exit(code)
+
+
+# ---- check ------------------------------------------------------------------------------------
+
+
+@app.command()
+def check(
+    file: Annotated[str, typer.Argument(help="A .rules file or a bundled ruleset name.")],
+    option: OptionOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Compile a rule file and report what it declares; errors give file:line:col and exit 2."""
+    try:
+        rs = compile_ruleset(file, _options(option))
+    except MjError as exc:
+        _fail(exc, as_json)
+    counts = {
+        "tiles": sum(len(range(s.low, s.high + 1)) for s in rs.suits.values()) + sum(len(h.tiles) for h in rs.honours.values()),
+        "melds": len(rs.melds), "patterns": len(rs.patterns), "indicators": len(rs.indicators),
+        "jing rules": len(rs.jing), "fans": len(rs.fans), "payments": len(rs.payments),
+        "factors": len(rs.factors), "flow policies": len(rs.flow),
+    }
+    if as_json:
+        print(json.dumps({"ok": True, "ruleset": rs.name, "file": rs.file, "extends": rs.extends,
+                          "counts": counts, "options": {k: o.chosen for k, o in rs.options.items()}},
+                         ensure_ascii=False, indent=2))
+        return
+    chain = f" (extends {' ← '.join(reversed(rs.extends))})" if rs.extends else ""
+    out.print(f"ok: {rs.name}{chain} — {rs.label or ''}".rstrip(" —"), markup=False)
+    out.print("  " + ", ".join(f"{v} {k}" for k, v in counts.items()), markup=False)
+    for o in rs.options.values():
+        out.print(f"  option {o.name} = {o.chosen} (default {o.default}; choices {', '.join(o.choices)})", markup=False)
+
+
+# ---- export -----------------------------------------------------------------------------------
+
+
+@app.command()
+def export(
+    file: Annotated[str, typer.Argument(help="A .rules file or a bundled ruleset name.")],
+    option: OptionOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Print the resolved ruleset (after extends, overrides and options) as YAML, in a stable order."""
+    from ruamel.yaml import YAML
+
+    try:
+        rs = compile_ruleset(file, _options(option))
+    except MjError as exc:
+        _fail(exc, as_json)
+    data = rs.model_dump(mode="json")
+    if as_json:
+        print(json.dumps(data, ensure_ascii=False, indent=2))
+        return
+    y = YAML()
+    y.default_flow_style = False
+    y.allow_unicode = True
+    buf = io.StringIO()
+    y.dump(data, buf)
+    sys.stdout.write(buf.getvalue())
+
+
+# ---- score ------------------------------------------------------------------------------------
+
+
+def _hand_arg(scorer: Scorer, spec: str) -> tuple[str, object]:
+    if "=" not in spec:
+        raise ScenarioError(f"--hand {spec!r}: write SEAT=TILES[; MELD; MELD]",
+                            hint="e.g. --hand 'N=1s; pung 777p from W; kong 8888m concealed'")
+    seat, rest = spec.split("=", 1)
+    parts = [p.strip() for p in rest.split(";")]
+    if len(parts) == 1:
+        return seat.strip(), parts[0]
+    return seat.strip(), {"concealed": parts[0], "melds": [p for p in parts[1:] if p]}
+
+
+@app.command()
+def score(
+    rules: RulesOpt,
+    hand: Annotated[list[str], typer.Option("--hand", "-H", help="SEAT=TILES[; MELD; …], e.g. 'S=456m789m123s东西7p3p' or 'N=1s; pung 777p from W'. Repeat per seat.")],
+    jing: Annotated[Optional[str], typer.Option(help="The upper (上精) indicator tile: 正精 = it, 副精 = the next.")] = None,
+    lower: Annotated[Optional[str], typer.Option(help="The lower (下精) indicator tile.")] = None,
+    win: Annotated[Optional[str], typer.Option("--win", help="The winning seat; leave out for a 荒庄 (drawn hand).")] = None,
+    tile: Annotated[Optional[str], typer.Option(help="The winning tile.")] = None,
+    by: Annotated[str, typer.Option(help="discard, self_draw, kong_draw (杠开) or rob_kong (抢杠).")] = "self_draw",
+    from_: Annotated[Optional[str], typer.Option("--from", help="Seat that discarded (discard) or whose kong is robbed.")] = None,
+    first_turn: Annotated[bool, typer.Option("--first-turn", help="天胡 / 地胡 timing.")] = False,
+    dealer: Annotated[Optional[str], typer.Option(help="Dealer seat (default: the first seat).")] = None,
+    floor: Annotated[int, typer.Option(help="The dealer's 爬楼 floor.")] = 1,
+    option: OptionOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Score one hand: the win (or 荒庄) and each 精 settlement, as a ledger that explains every 子.
+
+    Hands use the scenario notation: the winner's concealed tiles exclude the winning tile.
+    """
+    try:
+        rs = compile_ruleset(rules, _options(option))
+        scorer = Scorer(rs)
+        hands = dict(_hand_arg(scorer, h) for h in hand)
+        w = None
+        if win:
+            if not tile:
+                raise ScenarioError("--win needs --tile (the winning tile)")
+            w = {"seat": win, "tile": tile, "by": by, "first_turn": first_turn}
+            if from_:
+                w["from"] = from_
+        snap = build_snapshot(scorer, hands=hands, jing=jing, lower=lower, dealer=dealer, floor=floor, win=w)
+        parts = {}
+        winres = None
+        if snap.win:
+            winres = scorer.score_win(snap)
+            parts["hand"] = winres.ledger
+        else:
+            parts["hand"] = scorer.settle_exhaustive(snap)
+        for name in (wild_indicator(scorer), lower_indicator(scorer)):
+            if name and name in snap.indicators:
+                parts[name] = scorer.settle_indicator(snap, name)
+        total, _ = scorer.settle_end(snap)
+    except IllegalAction as exc:
+        _fail(exc, as_json, code=1)
+    except MjError as exc:
+        _fail(exc, as_json)
+    seats = snap.seats
+    nets = {k: lg.net(seats) for k, lg in parts.items()}
+    nets["total"] = total.net(seats)
+    if as_json:
+        print(json.dumps({
+            "ruleset": rs.name,
+            "reading": winres and {"pattern": winres.reading.pattern, "wilds": winres.reading.wilds,
+                                   "jing_wait": winres.reading.jing_wait},
+            "fans": winres.fans if winres else [],
+            "transfers": [{"part": t.part, "payer": t.payer, "payee": t.payee, "amount": t.amount, "rule": t.rule,
+                           "factors": list(t.factors)} for lg in parts.values() for t in lg.transfers],
+            "net": nets,
+            "settled_at_end": [k for k, ind in rs.indicators.items() if ind.settle == "at_end"],
+        }, ensure_ascii=False, indent=2))
+        return
+    _print_score(scorer, snap, parts, nets, winres)
+
+
+def _print_score(scorer, snap, parts, nets, winres) -> None:
+    rs = scorer.rs
+    out.print(f"ruleset {rs.name}" + (f" — {rs.label}" if rs.label else ""), markup=False)
+    for name, k in snap.indicators.items():
+        main, nxt = scorer.jing_kinds(k)
+        label = rs.indicators[name].label or name
+        out.print(f"{label} ({name}): 正精 {scorer.tiles.code(main)}, 副精 {scorer.tiles.code(nxt) if nxt is not None else '-'}",
+                  markup=False)
+    if winres:
+        w = snap.win
+        r = winres.reading
+        how = {"discard": f"on {w.from_seat}'s discard", "self_draw": "self-drawn (自摸)",
+               "kong_draw": "on a kong replacement (杠开)", "rob_kong": f"robbing {w.from_seat}'s kong (抢杠)"}[w.by]
+        out.print(f"win: {w.seat} on {scorer.tiles.code(w.tile)} {how}; reading {r.pattern}, "
+                  f"{r.wilds} 精 as wild{', 精钓' if r.jing_wait else ''}", markup=False)
+        fans = Table(title="fans", title_justify="left")
+        fans.add_column("rule")
+        fans.add_column("effect")
+        for name in winres.fans:
+            f = rs.fans[name]
+            eff = []
+            if f.fixed:
+                eff.append(f"fixed {f.fixed.amount} each")
+            if f.multiplier != 1:
+                eff.append(f"x{f.multiplier}")
+            eff += [f"+{a.amount} from {a.payer}" + (f" else {a.fallback}" if a.fallback else "") for a in f.adders]
+            fans.add_row(f"fan.{name}", ", ".join(eff))
+        out.print(fans)
+    else:
+        out.print("no win: 荒庄 (exhaustive draw)", markup=False)
+    led = Table(title="ledger", title_justify="left")
+    for c in ("part", "payer → payee", "子", "how"):
+        led.add_column(c, justify="right" if c == "子" else "left")
+    for part, lg in parts.items():
+        for t in lg.transfers:
+            led.add_row(part, f"{t.payer} → {t.payee}", str(t.amount), " · ".join(t.factors))
+    out.print(led)
+    net = Table(title="net 子 per seat", title_justify="left")
+    net.add_column("seat")
+    for k in nets:
+        net.add_column(k, justify="right")
+    for s in snap.seats:
+        net.add_row(s, *[f"{nets[k][s]:+d}" for k in nets])
+    out.print(net)
+    at_end = [k for k, ind in rs.indicators.items() if ind.settle == "at_end"]
+    out.print(f"total = hand + the settlements made at the end ({', '.join(at_end) or 'none'})", markup=False)
+
+
+# ---- test -------------------------------------------------------------------------------------
+
+
+@app.command()
+def test(
+    files: Annotated[list[Path], typer.Argument(help="Scenario YAML files (SCENARIOS.md, format v1).")],
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Explain passing cases too.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Run scenario files: a PASS/FAIL line per case and `N passed, M failed`.
+
+    Exit 0 when all pass, 1 when any fails, 2 when a file cannot be read.
+    """
+    from .scenario import run_files
+
+    try:
+        results = run_files(files)
+    except MjError as exc:
+        _fail(exc, as_json)
+    passed = sum(r.passed for r in results)
+    failed = len(results) - passed
+    if as_json:
+        print(json.dumps({"passed": passed, "failed": failed, "cases": [r.to_json() for r in results]},
+                         ensure_ascii=False, indent=2))
+    else:
+        for r in results:
+            out.print(f"{'PASS' if r.passed else 'FAIL'} {r.name}", markup=False)
+            for d in r.differences:
+                out.print(f"    {d}", markup=False)
+            if not r.passed or verbose:
+                if r.fired:
+                    out.print(f"    fired: {', '.join(r.fired)}", markup=False)
+                for e in r.explanation:
+                    out.print(f"    {e}", markup=False)
+        out.print(f"{passed} passed, {failed} failed", markup=False)
+    raise typer.Exit(0 if failed == 0 else 1)
+
+
+@app.command(name="list")
+def list_() -> None:
+    """List the bundled rulesets."""
+    for name in list_bundled():
+        out.print(name, markup=False)
+
+
+def main() -> None:  # console-script entry point
+    app()

@@ -1,0 +1,825 @@
+"""Rule file → :class:`~engine.ruleset.Ruleset`: parse with Lark, resolve ``extends``,
+``override``, ``remove`` and ``option``, then check every name a declaration refers to.
+
+The only module that knows the grammar (``grammar/mjrules.lark``). Errors are
+:class:`~engine.errors.RuleError` with ``file:line:col``, the source line and a hint.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from lark import Lark, Token, Transformer, Tree, v_args
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
+
+from . import facts as F
+from .errors import Location, RuleError, did_you_mean
+from .resources import bundled_ruleset_names, grammar_text, resolve_ruleset_path
+from .ruleset import (
+    Adder,
+    Base,
+    BinOp,
+    BoolOp,
+    Cmp,
+    Component,
+    Exhaustive,
+    Factor,
+    Fan,
+    Fixed,
+    Flow,
+    Honours,
+    HonourTile,
+    Indicator,
+    JingFormula,
+    JingKong,
+    JingKongBonus,
+    JingLiability,
+    JingMultiplier,
+    JingValue,
+    Meld,
+    Neg,
+    Not,
+    Num,
+    OptionInfo,
+    Origin,
+    Pattern,
+    PatternIs,
+    Payment,
+    Position,
+    Ruleset,
+    Shape,
+    Suit,
+    TableParam,
+    Var,
+)
+
+# KIND keyword → Ruleset field
+SECTIONS = {
+    "suit": "suits",
+    "honours": "honours",
+    "table": "table",
+    "meld": "melds",
+    "pattern": "patterns",
+    "indicator": "indicators",
+    "jing": "jing",
+    "fan": "fans",
+    "payment": "payments",
+    "factor": "factors",
+    "exhaustive": "exhaustive",
+    "flow": "flow",
+}
+
+# what a reference names, for checking after resolution
+REF_PATTERN, REF_FAN, REF_MELD_OR_KIND, REF_GROUP, REF_INDICATOR, REF_JING_FORMULA, REF_FACTOR = (
+    "pattern", "fan", "meld", "group", "indicator", "jing formula", "factor",
+)
+
+
+@lru_cache(maxsize=1)
+def parser() -> Lark:
+    """The LALR parser for the rule language (positions kept for errors)."""
+    return Lark(grammar_text(), parser="lalr", propagate_positions=True, maybe_placeholders=False)
+
+
+@dataclass
+class Ref:
+    """A name a declaration refers to, checked once the whole chain is resolved."""
+
+    what: str
+    name: str
+    location: Location
+    context: str | None = None  # for facts: win / transfer / jing
+
+
+@dataclass
+class Stmt:
+    """One declaration statement of a file: ``declare`` / ``override`` / ``remove``."""
+
+    op: str
+    kind: str
+    name: str
+    decl: Any
+    location: Location
+    refs: list[Ref] = field(default_factory=list)
+
+    @property
+    def path(self) -> str:
+        return f"{self.kind}.{self.name}"
+
+
+@dataclass
+class OptionStmt:
+    name: str
+    label: str | None
+    default: str
+    choices: dict[str, list[Stmt]]
+    location: Location
+
+
+@dataclass
+class ParsedFile:
+    file: str
+    text: str
+    name: str | None = None
+    label: str | None = None
+    extends: tuple[str, Location] | None = None
+    sources: list[str] = field(default_factory=list)
+    stmts: list[Stmt] = field(default_factory=list)
+    options: list[OptionStmt] = field(default_factory=list)
+
+
+def _s(tok: Token) -> str:
+    text = str(tok)
+    return text[1:-1] if text.startswith('"') else text
+
+
+def _value(tok: Token) -> str | int:
+    if tok.type == "INT":
+        return int(tok)
+    return _s(tok)
+
+
+@v_args(meta=True)
+class _Build(Transformer):
+    """Lark tree → statements. Methods are named after the grammar rules."""
+
+    def __init__(self, file: str):
+        super().__init__()
+        self.file = file
+        self.refs: list[Ref] = []  # collected while building one declaration
+
+    def loc(self, meta_or_tok) -> Location:
+        return Location(self.file, getattr(meta_or_tok, "line", 1), getattr(meta_or_tok, "column", 1))
+
+    def origin(self, meta) -> Origin:
+        return Origin(file=self.file, line=meta.line, column=meta.column)
+
+    def take_refs(self) -> list[Ref]:
+        refs, self.refs = self.refs, []
+        return refs
+
+    def _ref(self, what: str, tok: Token, context: str | None = None) -> None:
+        self.refs.append(Ref(what, str(tok), self.loc(tok), context))
+
+    def _stmt(self, meta, kind: str, name: Token, decl: Any) -> Stmt:
+        return Stmt("declare", kind, str(name), decl, self.loc(meta), self.take_refs())
+
+    # -- file structure
+    def start(self, meta, items):
+        return items
+
+    def header(self, meta, c):
+        return ("header", str(c[0]), _s(c[1]) if len(c) > 1 else None)
+
+    def extends(self, meta, c):
+        return ("extends", _s(c[0]), self.loc(c[0]))
+
+    def source(self, meta, c):
+        return ("source", _s(c[0]))
+
+    def override(self, meta, c):
+        st: Stmt = c[0]
+        st.op = "override"
+        st.location = self.loc(meta)
+        return st
+
+    def remove(self, meta, c):
+        kind, name = str(c[0]), str(c[1])
+        return Stmt("remove", kind, name, None, self.loc(meta))
+
+    def option(self, meta, c):
+        name = str(c[0])
+        rest = list(c[1:])
+        toks = [x for x in rest if isinstance(x, Token)]
+        label = _s(toks[0]) if len(toks) == 2 else None
+        default = str(_value(toks[-1]))
+        choices = {}
+        for ch in (x for x in rest if isinstance(x, tuple)):
+            choices[ch[0]] = ch[1]
+        return OptionStmt(name, label, default, choices, self.loc(meta))
+
+    def choice(self, meta, c):
+        return (str(_value(c[0])), list(c[1:]))
+
+    # -- tiles
+    def suit(self, meta, c):
+        name = c[0]
+        rest = list(c[1:])
+        label = _s(rest.pop(0)) if rest[0].type == "STRING" else None
+        low, high = int(rest[0]), int(rest[1])
+        cyclic = any(x == "cyclic" for x in rest[2:])
+        copies = next((x[1] for x in rest[2:] if isinstance(x, tuple)), 4)
+        if low > high:
+            raise RuleError(f"suit {name}: ranks {low}..{high} is empty", self.loc(rest[0]),
+                            hint=f"write ranks {high}..{low}")
+        decl = Suit(name=str(name), label=label, low=low, high=high, cyclic=cyclic, copies=copies,
+                    origin=self.origin(meta))
+        return self._stmt(meta, "suit", name, decl)
+
+    def honours(self, meta, c):
+        name = c[0]
+        rest = list(c[1:])
+        label = _s(rest.pop(0)) if isinstance(rest[0], Token) and rest[0].type == "STRING" else None
+        tiles = [x for x in rest if isinstance(x, HonourTile)]
+        cyclic = any(x == "cyclic" for x in rest)
+        copies = next((x[1] for x in rest if isinstance(x, tuple)), 4)
+        decl = Honours(name=str(name), label=label, tiles=tiles, cyclic=cyclic, copies=copies,
+                       origin=self.origin(meta))
+        return self._stmt(meta, "honours", name, decl)
+
+    def honour_tile(self, meta, c):
+        return HonourTile(name=str(c[0]), code=_s(c[1]) if len(c) > 1 else None)
+
+    def cyclic(self, meta, c):
+        return "cyclic"
+
+    def copies(self, meta, c):
+        return ("copies", int(c[0]))
+
+    def table(self, meta, c):
+        decl = TableParam(name=str(c[0]), values=[_value(v) for v in c[1:]], origin=self.origin(meta))
+        return self._stmt(meta, "table", c[0], decl)
+
+    # -- melds, patterns
+    def meld(self, meta, c):
+        decl = Meld(name=str(c[0]), meld_kind=str(c[1]), shapes=list(c[2:]), origin=self.origin(meta))
+        return self._stmt(meta, "meld", c[0], decl)
+
+    def groups(self, meta, c):
+        for tok in c:
+            self._ref(REF_GROUP, tok)
+        return [str(t) for t in c]
+
+    def run(self, meta, c):
+        return Shape(type="run", size=int(c[0]), groups=c[1])
+
+    def distinct(self, meta, c):
+        return Shape(type="distinct", size=int(c[0]), groups=c[1])
+
+    def same(self, meta, c):
+        return Shape(type="same", size=int(c[0]), declared=len(c) > 1)
+
+    def pattern(self, meta, c):
+        comps = [x for x in c[1:] if isinstance(x, Component)]
+        flags: dict[str, Any] = {}
+        for x in c[1:]:
+            if isinstance(x, tuple):
+                flags[x[0]] = x[1]
+        decl = Pattern(name=str(c[0]), components=comps, origin=self.origin(meta), **flags)
+        return self._stmt(meta, "pattern", c[0], decl)
+
+    def sets(self, meta, c):
+        for tok in c[1:]:
+            self._ref(REF_MELD_OR_KIND, tok)
+        return Component(type="sets", count=int(c[0]), of=[str(t) for t in c[1:]])
+
+    def pair(self, meta, c):
+        return Component(type="pair", count=1)
+
+    def pairs(self, meta, c):
+        return Component(type="pairs", count=int(c[0]))
+
+    def rotten(self, meta, c):
+        return Component(type="rotten", count=1, gap=int(c[0]))
+
+    def concealed(self, meta, c):
+        return ("concealed", True)
+
+    def honours_natural(self, meta, c):
+        return ("honours_natural", True)
+
+    def min_honours(self, meta, c):
+        return ("min_honours", int(c[0]))
+
+    def quads_as_pairs(self, meta, c):
+        return ("quads_as_pairs", True)
+
+    def one_of(self, meta, c):
+        return ("one_of", c[0])
+
+    # -- indicators
+    def indicator(self, meta, c):
+        name = c[0]
+        rest = list(c[1:])
+        label = _s(rest.pop(0)) if isinstance(rest[0], Token) else None
+        pos: Position = rest.pop(0)
+        attrs: dict[str, Any] = {}
+        for a in rest:
+            attrs.update(a)
+        decl = Indicator(name=str(name), label=label, position=pos, origin=self.origin(meta), **attrs)
+        return self._stmt(meta, "indicator", name, decl)
+
+    def pos_stack_top(self, meta, c):
+        return Position(type="stack_top", end=str(c[0]))
+
+    def _pos(self, type_, c):
+        self._ref(REF_INDICATOR, c[0])
+        return Position(type=type_, ref=str(c[0]))
+
+    def pos_under(self, meta, c):
+        return self._pos("under", c)
+
+    def pos_left(self, meta, c):
+        return self._pos("left", c)
+
+    def pos_right(self, meta, c):
+        return self._pos("right", c)
+
+    def pos_previous(self, meta, c):
+        return self._pos("previous", c)
+
+    def wild(self, meta, c):
+        return {"wild": True}
+
+    def hidden(self, meta, c):
+        return {"hidden": True}
+
+    def settle(self, meta, c):
+        return {"settle": c[0], "with_kongs": len(c) > 1}
+
+    def after_deal(self, meta, c):
+        return "after_deal"
+
+    def at_end(self, meta, c):
+        return "at_end"
+
+    # -- 精
+    def jing(self, meta, c):
+        name, body = c
+        kind_cls, fields = body
+        decl = kind_cls(name=str(name), origin=self.origin(meta), **fields)
+        return self._stmt(meta, "jing", name, decl)
+
+    def jing_value(self, meta, c):
+        ints = [int(t) for t in c if isinstance(t, Token) and t.type == "INT"]
+        return JingValue, {"main": ints[0], "next": ints[1]}
+
+    def jing_kong(self, meta, c):
+        ints = [int(t) for t in c]
+        return JingKong, {"concealed": ints[0], "exposed": ints[1], "added": ints[2] if len(ints) > 2 else ints[1]}
+
+    def jing_mult(self, meta, c):
+        self._check_expr(c[1], F.JING)
+        return JingMultiplier, {"factor": _mult(c[0]), "when": c[1]}
+
+    def jing_formula(self, meta, c):
+        self._check_expr(c[0], F.JING)
+        self._check_expr(c[1], F.JING)
+        return JingFormula, {"score": c[0], "when": c[1]}
+
+    def jing_kong_bonus(self, meta, c):
+        return JingKongBonus, {"amount": int(c[0]), "replaces_kong_points": len(c) > 1}
+
+    def jing_liability(self, meta, c):
+        self._ref(REF_JING_FORMULA, c[0])
+        return JingLiability, {"rule": str(c[0])}
+
+    # -- win score
+    def fan(self, meta, c):
+        name = c[0]
+        fields: dict[str, Any] = {"multiplier": 1, "adders": [], "fixed": None}
+        mults = 0
+        for x in c[1:]:
+            if isinstance(x, tuple) and x[0] == "mult":
+                if mults:
+                    raise RuleError(f"fan {name} has two multipliers", x[2], hint="write one, e.g. x4")
+                mults += 1
+                fields["multiplier"] = x[1]
+            elif isinstance(x, Adder):
+                fields["adders"].append(x)
+            elif isinstance(x, Fixed):
+                fields["fixed"] = x
+            elif isinstance(x, tuple) and x[0] == "instead":
+                fields["instead_of_all"] = x[1] == "all"
+                fields["instead_of"] = [] if x[1] == "all" else x[1]
+            else:
+                self._check_expr(x, F.WIN)
+                fields["when"] = x
+        decl = Fan(name=str(name), origin=self.origin(meta), **fields)
+        return self._stmt(meta, "fan", name, decl)
+
+    def mult(self, meta, c):
+        return ("mult", _mult(c[0]), self.loc(c[0]))
+
+    def add(self, meta, c):
+        return Adder(amount=int(c[0]), payer=str(c[1]), fallback=str(c[2]) if len(c) > 2 else None)
+
+    def fixed(self, meta, c):
+        for tok in c[1:]:
+            self._ref(REF_FACTOR, tok)
+        return Fixed(amount=int(c[0]), with_factors=[str(t) for t in c[1:]])
+
+    def instead(self, meta, c):
+        if len(c) == 1 and c[0].type == "ALL":
+            return ("instead", "all")
+        for tok in c:
+            self._ref(REF_FAN, tok)
+        return ("instead", [str(t) for t in c])
+
+    def payment(self, meta, c):
+        name = c[0]
+        weights = {}
+        for w in c[1:-1]:
+            if w[0] in weights:
+                raise RuleError(f"payment {name} names {w[0]} twice", w[2])
+            weights[w[0]] = w[1]
+        self._check_expr(c[-1], F.WIN)
+        decl = Payment(name=str(name), weights=weights, when=c[-1], origin=self.origin(meta))
+        return self._stmt(meta, "payment", name, decl)
+
+    def weight(self, meta, c):
+        return (str(c[0]), _mult(c[1]), self.loc(c[0]))
+
+    def payment_base(self, meta, c):
+        if str(c[0]) != "base":
+            raise RuleError(f"`payment {c[0]} = {c[1]}` is not a payment", self.loc(c[0]),
+                            hint="a number alone is only allowed for `payment base`; a payment "
+                                 "names its payers: `payment discard = discarder x2, others x1 when discard`")
+        decl = Base(name="base", amount=int(c[1]), origin=self.origin(meta))
+        return self._stmt(meta, "payment", c[0], decl)
+
+    def factor(self, meta, c):
+        name, value = c[0], c[1]
+        scopes = [str(t) for t in c[2:] if isinstance(t, Token) and t.type == "SCOPE"]
+        after = any(isinstance(t, Token) and t.type == "AFTER_ADDERS" for t in c[2:])
+        when = c[-1] if not isinstance(c[-1], Token) else None
+        self._check_expr(value, F.TRANSFER)
+        if when is not None:
+            self._check_expr(when, F.TRANSFER)
+        decl = Factor(name=str(name), value=value, scopes=scopes, after_adders=after, when=when,
+                      origin=self.origin(meta))
+        return self._stmt(meta, "factor", name, decl)
+
+    def exhaustive(self, meta, c):
+        decl = Exhaustive(name=str(c[0]), payer=str(c[1]), amount=int(c[2]), origin=self.origin(meta))
+        return self._stmt(meta, "exhaustive", c[0], decl)
+
+    def flow(self, meta, c):
+        args, params = [], {}
+        for a in c[1:]:
+            if isinstance(a, tuple):
+                params[a[0]] = a[1]
+            else:
+                args.append(_value(a))
+        decl = Flow(name=str(c[0]), args=args, params=params, origin=self.origin(meta))
+        return self._stmt(meta, "flow", c[0], decl)
+
+    def flow_kv(self, meta, c):
+        return (str(c[0]), _value(c[1]))
+
+    # -- expressions
+    def or_(self, meta, c):
+        return c[0] if len(c) == 1 else BoolOp(op="or", args=c)
+
+    def and_(self, meta, c):
+        return c[0] if len(c) == 1 else BoolOp(op="and", args=c)
+
+    def not_(self, meta, c):
+        return Not(arg=c[0])
+
+    def cmp(self, meta, c):
+        return c[0] if len(c) == 1 else Cmp(op=str(c[1]), left=c[0], right=c[2])
+
+    def binop(self, meta, c):
+        return BinOp(op=str(c[1]), left=c[0], right=c[2])
+
+    def neg(self, meta, c):
+        return Neg(arg=c[0])
+
+    def num(self, meta, c):
+        return Num(value=int(c[0]))
+
+    def var(self, meta, c):
+        v = Var(name=str(c[0]))
+        self._pending_vars.append((v, self.loc(c[0])))
+        return v
+
+    def pattern_is(self, meta, c):
+        self._ref(REF_PATTERN, c[0])
+        return PatternIs(pattern=str(c[0]))
+
+    _pending_vars: list
+
+    def _check_expr(self, expr, context: str) -> None:
+        """Record the facts an expression names, for the context it is used in."""
+        for v, loc in self._pending_vars:
+            self.refs.append(Ref("fact", v.name, loc, context))
+        self._pending_vars = []
+
+    def transform(self, tree):
+        self._pending_vars = []
+        return super().transform(tree)
+
+
+def _mult(tok: Token) -> int:
+    return int(str(tok)[1:])
+
+
+# ---- parsing -----------------------------------------------------------------------------
+
+_TERMINAL_WORDS = {
+    "NAME": "a name", "RULESET_NAME": "a ruleset name", "INT": "a number", "STRING": 'a "string"',
+    "MULT": "a multiplier like x2", "KIND": "a declaration kind (fan, meld, …)", "CMP": "a comparison",
+    "PAYER": "a payer (discarder, others, each, dealer)", "SCOPE": "win, jing or exhaustive",
+    "MELD_KIND": "chow, pung, kong or pair", "END": "head or tail", "$END": "the end of the file",
+    "LBRACE": "{", "RBRACE": "}", "LPAR": "(", "RPAR": ")", "EQUAL": "=", "COMMA": ",",
+    "PLUS": "+", "MINUS": "-", "COLON": ":", "VBAR": "|", "SLASH": "/",
+}
+
+
+def _readable(expected: set[str]) -> str:
+    words = []
+    for t in sorted(expected):
+        if t in _TERMINAL_WORDS:
+            words.append(_TERMINAL_WORDS[t])
+        elif t.startswith("__ANON") or t.startswith("_"):
+            continue
+        else:
+            words.append(f"`{t.lower()}`")
+    words = sorted(set(words))
+    if len(words) > 8:
+        words = words[:8] + ["…"]
+    return ", ".join(words)
+
+
+_STATEMENT_STARTS = ["ruleset", "extends", "source", "override", "remove", "option", *SECTIONS]
+
+
+def parse_text(text: str, file: str) -> ParsedFile:
+    """Parse one rule file's text (no ``extends`` resolution). Raises :class:`RuleError`."""
+    try:
+        tree = parser().parse(text)
+    except UnexpectedInput as exc:
+        raise _syntax_error(exc, text, file) from None
+    builder = _Build(file)
+    try:
+        items = builder.transform(tree)
+    except VisitError as exc:
+        if isinstance(exc.orig_exc, RuleError):
+            exc.orig_exc.source_text = text
+            raise exc.orig_exc from None
+        raise
+    pf = ParsedFile(file=file, text=text)
+    for it in items:
+        if isinstance(it, tuple) and it[0] == "header":
+            pf.name, pf.label = it[1], it[2]
+        elif isinstance(it, tuple) and it[0] == "extends":
+            if pf.extends is not None:
+                raise RuleError("a rule file can extend only one parent", it[2], source_text=text)
+            pf.extends = (it[1], it[2])
+        elif isinstance(it, tuple) and it[0] == "source":
+            pf.sources.append(it[1])
+        elif isinstance(it, OptionStmt):
+            pf.options.append(it)
+        else:
+            pf.stmts.append(it)
+    return pf
+
+
+def _syntax_error(exc: UnexpectedInput, text: str, file: str) -> RuleError:
+    loc = Location(file, getattr(exc, "line", 1) or 1, getattr(exc, "column", 1) or 1)
+    if isinstance(exc, UnexpectedCharacters):
+        ch = text[exc.pos_in_stream] if exc.pos_in_stream < len(text) else "?"
+        hint = None
+        if ch in "“”":
+            hint = 'use plain double quotes "…"'
+        return RuleError(f"unexpected character {ch!r}", loc, hint=hint, source_text=text)
+    if isinstance(exc, UnexpectedEOF):
+        rows = text.splitlines() or [""]
+        loc = Location(file, len(rows), len(rows[-1]) + 1)
+        return RuleError(f"the file ends in the middle of a declaration; expected {_readable(set(exc.expected))}",
+                         loc, source_text=text)
+    assert isinstance(exc, UnexpectedToken)
+    tok = exc.token
+    got = "the end of the file" if tok.type == "$END" else f"`{tok}`"
+    expected = _readable(set(exc.expected))
+    hint = None
+    if tok.type == "NAME" and str(tok) not in _STATEMENT_STARTS and exc.column == 1:
+        hint = did_you_mean(str(tok), _STATEMENT_STARTS) or (
+            "a statement starts with one of: " + ", ".join(_STATEMENT_STARTS))
+    elif "MULT" in exc.expected and tok.type in ("INT", "NAME"):
+        hint = "a multiplier is written x2 (no space)"
+    return RuleError(f"unexpected {got}; expected {expected}", loc, hint=hint, source_text=text)
+
+
+# ---- resolution: extends, override, remove, options ------------------------------------------
+
+
+@dataclass
+class _Entry:
+    stmt: Stmt
+    file_text: str
+
+
+def compile_ruleset(ref: str | Path, options: dict[str, str] | None = None, *, base_dir: Path | None = None) -> Ruleset:
+    """Compile a bundled ruleset name (``nanchang``) or a ``.rules`` path into a Ruleset.
+
+    ``options`` chooses ``option`` values by name (as ``--option name=value``); unknown names or
+    values raise :class:`RuleError` listing what the files declare.
+    """
+    options = dict(options or {})
+    path = resolve_ruleset_path(str(ref), base_dir)
+    used: set[str] = set()
+    state = _resolve(path, options, used, chain=())
+    unknown = set(options) - used
+    if unknown:
+        declared = sorted(state["option_infos"])
+        name = sorted(unknown)[0]
+        raise RuleError(
+            f"unknown option {name!r}",
+            None,
+            hint=(did_you_mean(name, declared) or "")
+            + (f" (options of this ruleset: {', '.join(declared)})" if declared else " (this ruleset declares no options)"),
+        )
+    return _build(path, state)
+
+
+def compile_text(text: str, file: str = "<text>", options: dict[str, str] | None = None,
+                 base_dir: Path | None = None) -> Ruleset:
+    """Compile rule-file text directly (``extends`` resolves relative to ``base_dir``)."""
+    options = dict(options or {})
+    used: set[str] = set()
+    state = _resolve_parsed(parse_text(text, file), options, used, (), base_dir or Path.cwd())
+    return _build(Path(file), state)
+
+
+def _resolve(path: Path, options: dict[str, str], used: set[str], chain: tuple[str, ...]) -> dict:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise RuleError(f"cannot read rule file {path}: {exc.strerror}", None) from None
+    return _resolve_parsed(parse_text(text, str(path)), options, used, chain, path.parent)
+
+
+def _resolve_parsed(pf: ParsedFile, options: dict[str, str], used: set[str], chain: tuple[str, ...],
+                    base_dir: Path) -> dict:
+    key = str(Path(pf.file).resolve()) if Path(pf.file).exists() else pf.file
+    if key in chain:
+        raise RuleError("`extends` makes a cycle: " + " → ".join([*chain, key]),
+                        pf.extends[1] if pf.extends else None, source_text=pf.text)
+    if pf.extends:
+        parent_ref, loc = pf.extends
+        try:
+            parent_path = resolve_ruleset_path(parent_ref, base_dir)
+        except RuleError as exc:
+            raise RuleError(exc.message, loc, hint=exc.hint, source_text=pf.text) from None
+        state = _resolve(parent_path, options, used, (*chain, key))
+        state["extends"].append(state["name"])
+    else:
+        state = {"entries": {}, "option_infos": {}, "extends": [], "sources": [], "name": None, "label": None}
+    state["name"] = pf.name or Path(pf.file).stem
+    state["label"] = pf.label or (state["label"] if pf.extends else None)
+    state["sources"] = state["sources"] + pf.sources
+    entries: dict[str, _Entry] = state["entries"]
+    for st in pf.stmts:
+        _apply(entries, st, pf.text)
+    for opt in pf.options:
+        if opt.default not in opt.choices:
+            raise RuleError(f"option {opt.name}: default {opt.default!r} is not one of its choices "
+                            f"({', '.join(opt.choices)})", opt.location, source_text=pf.text)
+        chosen = str(options.get(opt.name, opt.default))
+        if opt.name in options:
+            used.add(opt.name)
+        if chosen not in opt.choices:
+            raise RuleError(f"option {opt.name} has no choice {chosen!r}", opt.location,
+                            hint=f"choose one of: {', '.join(opt.choices)}", source_text=pf.text)
+        for st in opt.choices[chosen]:
+            _apply(entries, st, pf.text)
+        state["option_infos"][opt.name] = OptionInfo(
+            name=opt.name, label=opt.label, default=opt.default, chosen=chosen, choices=list(opt.choices),
+            origin=Origin(file=opt.location.file, line=opt.location.line, column=opt.location.column))
+    return state
+
+
+def _apply(entries: dict[str, _Entry], st: Stmt, text: str) -> None:
+    path = st.path
+    if st.kind not in SECTIONS:
+        raise RuleError(f"unknown declaration kind {st.kind!r}", st.location, source_text=text)
+    old = entries.get(path)
+    if st.op == "declare":
+        if old is not None:
+            raise RuleError(
+                f"{path} is already declared",
+                st.location,
+                hint=f"to change it, write `override {st.kind} {st.name} …`; to drop it, `remove {st.kind} {st.name}`",
+                related=[("first declared here", old.stmt.location)],
+                source_text=text,
+            )
+        entries[path] = _Entry(st, text)
+    elif st.op == "override":
+        if old is None:
+            raise RuleError(f"override of {path}, which no file in the chain declares", st.location,
+                            hint=did_you_mean(path, entries) or f"declare it without `override`",
+                            source_text=text)
+        entries[path] = _Entry(st, text)
+    else:
+        if old is None:
+            raise RuleError(f"remove of {path}, which no file in the chain declares", st.location,
+                            hint=did_you_mean(path, entries), source_text=text)
+        del entries[path]
+
+
+def _build(path: Path, state: dict) -> Ruleset:
+    entries: dict[str, _Entry] = state["entries"]
+    sections: dict[str, dict] = {f: {} for f in SECTIONS.values()}
+    base = None
+    for e in entries.values():
+        decl = e.stmt.decl
+        if isinstance(decl, Base):
+            base = decl
+        else:
+            sections[SECTIONS[e.stmt.kind]][decl.name] = decl
+    rs = Ruleset(name=state["name"], label=state["label"], file=str(path), sources=state["sources"],
+                 extends=state["extends"], base=base, options=state["option_infos"], **sections)
+    _check(rs, entries)
+    return rs
+
+
+# ---- checks after resolution --------------------------------------------------------------------
+
+
+def _check(rs: Ruleset, entries: dict[str, _Entry]) -> None:
+    def fail(msg, st: Stmt, hint=None, loc=None):
+        raise RuleError(msg, loc or st.location, hint=hint, source_text=entries[st.path].file_text)
+
+    any_stmt = next(iter(entries.values())).stmt if entries else None
+    if not rs.suits and not rs.honours:
+        raise RuleError("the ruleset declares no tiles", Location(rs.file, 1, 1),
+                        hint="declare at least one `suit` or `honours` group")
+    if rs.base is None:
+        raise RuleError("the ruleset declares no `payment base`", Location(rs.file, 1, 1),
+                        hint="add `payment base = 1`")
+    # tile names and codes are unique
+    seen: dict[str, str] = {}
+    for suit in rs.suits.values():
+        for r in range(suit.low, suit.high + 1):
+            seen[f"{r}{suit.name}"] = suit.name
+    for grp in rs.honours.values():
+        for t in grp.tiles:
+            for n in [t.name] + ([t.code] if t.code else []):
+                if n in seen:
+                    st = entries[f"honours.{grp.name}"].stmt
+                    fail(f"tile {n!r} of honours {grp.name} is already a tile of {seen[n]}", st)
+                seen[n] = grp.name
+    group_names = set(rs.suits) | set(rs.honours) | {"suits", "honours"}
+    meld_names = set(rs.melds) | {"chow", "pung", "kong", "pair"}
+    facts_ok = {c: set(F.facts_for(c)) for c in (F.WIN, F.TRANSFER, F.JING)}
+    jing_formulas = {n for n, r in rs.jing.items() if r.type == "formula"}
+    for e in entries.values():
+        st = e.stmt
+        for ref in st.refs:
+            if ref.what == REF_GROUP and ref.name not in group_names:
+                fail(f"unknown tile group {ref.name!r}", st, did_you_mean(ref.name, group_names), ref.location)
+            elif ref.what == REF_MELD_OR_KIND and ref.name not in meld_names:
+                fail(f"unknown meld {ref.name!r}", st, did_you_mean(ref.name, meld_names), ref.location)
+            elif ref.what == REF_PATTERN and ref.name not in rs.patterns:
+                fail(f"unknown pattern {ref.name!r}", st, did_you_mean(ref.name, rs.patterns), ref.location)
+            elif ref.what == REF_FAN and ref.name not in rs.fans:
+                fail(f"unknown fan {ref.name!r}", st, did_you_mean(ref.name, rs.fans), ref.location)
+            elif ref.what == REF_FACTOR and ref.name not in rs.factors:
+                fail(f"unknown factor {ref.name!r}", st, did_you_mean(ref.name, rs.factors), ref.location)
+            elif ref.what == REF_INDICATOR and ref.name not in rs.indicators:
+                fail(f"unknown indicator {ref.name!r}", st, did_you_mean(ref.name, rs.indicators), ref.location)
+            elif ref.what == REF_JING_FORMULA and ref.name not in jing_formulas:
+                fail(f"{ref.name!r} is not a 精 formula (`jing NAME = score … when …`)", st,
+                     did_you_mean(ref.name, jing_formulas), ref.location)
+            elif ref.what == "fact" and ref.name not in facts_ok[ref.context]:
+                elsewhere = [c for c, names in facts_ok.items() if ref.name in names]
+                hint = did_you_mean(ref.name, facts_ok[ref.context])
+                if elsewhere:
+                    hint = f"{ref.name} is a fact of {elsewhere[0]} rules, not of {ref.context} rules"
+                fail(f"unknown fact {ref.name!r} in a {ref.context} condition", st,
+                     hint or "facts: " + ", ".join(sorted(facts_ok[ref.context])), ref.location)
+    for st in (e.stmt for e in entries.values()):
+        d = st.decl
+        if isinstance(d, Meld):
+            for sh in d.shapes:
+                if sh.type == "run" and any(g in rs.honours or g == "honours" for g in sh.groups):
+                    fail(f"meld {d.name}: a run needs ranked tiles; {'/'.join(sh.groups)} has none", st,
+                         "use `distinct N in …` for honour chows")
+                if sh.size < 2 and d.meld_kind != "pair":
+                    fail(f"meld {d.name}: a set of {sh.size} tile", st)
+        if isinstance(d, Pattern):
+            kinds = [c.type for c in d.components]
+            if "rotten" in kinds and len(kinds) > 1:
+                fail(f"pattern {d.name}: `rotten` is a whole hand and combines with nothing", st)
+            if kinds.count("pair") + kinds.count("pairs") > 1:
+                fail(f"pattern {d.name}: write the pairs once (`pairs N`)", st)
+            if "pairs" in kinds and "sets" in kinds:
+                fail(f"pattern {d.name}: `pairs N` is a whole hand; use `sets N + pair`", st)
+        if isinstance(d, Fan) and d.name in d.instead_of:
+            fail(f"fan {d.name} is instead of itself", st)
+    pair_melds = [m for m in rs.melds.values() if m.meld_kind == "pair"]
+    needs_pair = any(c.type in ("pair", "pairs") for p in rs.patterns.values() for c in p.components)
+    if needs_pair and not pair_melds and any_stmt:
+        raise RuleError("patterns use `pair` but no `meld … pair = same 2` is declared",
+                        Location(rs.file, 1, 1), hint="add `meld 将 pair = same 2`")
+    if sum(1 for r in rs.jing.values() if r.type == "value") > 1:
+        raise RuleError("more than one `jing … = 正 N, 副 M` declared", Location(rs.file, 1, 1))
+
+
+def list_bundled() -> list[str]:
+    """Names of the bundled rulesets."""
+    return bundled_ruleset_names()

@@ -1,0 +1,114 @@
+"""Errors a user can act on: a message, where (file:line:col), the source line, and a hint.
+
+Every error the engine raises for bad input is a :class:`MjError`; the CLI prints it with
+:func:`MjError.render` and exits 2 (rule files, scenario files) or 1 (an illegal action),
+never with a traceback.
+"""
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+
+@dataclass
+class Location:
+    """A place in a text file: path, 1-based line and column."""
+
+    file: str
+    line: int
+    column: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.column}"
+
+
+@dataclass
+class MjError(Exception):
+    """A user-facing error: ``file:line:col: error: message`` plus the line, a caret and a hint.
+
+    ``related`` lists other places that contributed (the parent rule an override conflicts
+    with, say), each shown as ``note: …``.
+    """
+
+    message: str
+    location: Location | None = None
+    hint: str | None = None
+    related: list[tuple[str, Location]] = field(default_factory=list)
+    source_text: str | None = None
+
+    def __str__(self) -> str:
+        where = f"{self.location}: " if self.location else ""
+        return f"{where}error: {self.message}"
+
+    def render(self) -> str:
+        """The full multi-line report: message, source line with caret, notes, hint."""
+        lines = [str(self)]
+        if self.location:
+            src = self._line_text(self.location)
+            if src is not None:
+                lines.append(f"  {src}")
+                lines.append("  " + _caret_pad(src, self.location.column) + "^")
+        for what, loc in self.related:
+            lines.append(f"{loc}: note: {what}")
+        if self.hint:
+            lines.append(f"hint: {self.hint}")
+        return "\n".join(lines)
+
+    def to_json(self) -> dict:
+        """The error as a JSON-ready dict (for ``--json``)."""
+        loc = self.location
+        return {
+            "error": self.message,
+            "file": loc.file if loc else None,
+            "line": loc.line if loc else None,
+            "column": loc.column if loc else None,
+            "hint": self.hint,
+            "notes": [{"note": w, "at": str(l)} for w, l in self.related],
+        }
+
+    def _line_text(self, loc: Location) -> str | None:
+        text = self.source_text
+        if text is None:
+            try:
+                text = Path(loc.file).read_text(encoding="utf-8")
+            except OSError:
+                return None
+        rows = text.splitlines()
+        if 1 <= loc.line <= len(rows):
+            return rows[loc.line - 1]
+        return None
+
+
+class RuleError(MjError):
+    """A rule file cannot be parsed or compiled."""
+
+
+class ScenarioError(MjError):
+    """A scenario file (or a hand given on the command line) is malformed."""
+
+
+class IllegalAction(MjError):
+    """A hand or an action the rules do not allow; nothing was changed."""
+
+
+def _caret_pad(src: str, column: int) -> str:
+    """Spaces up to ``column``, counting East Asian wide characters as two cells."""
+    import unicodedata
+
+    pad = 0
+    for ch in src[: max(column - 1, 0)]:
+        pad += 2 if unicodedata.east_asian_width(ch) in "WF" else 1
+    return " " * pad
+
+
+def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
+    """``did you mean X?`` for the closest known name, or None."""
+    cands = list(candidates)
+    close = difflib.get_close_matches(name, cands, n=1, cutoff=0.5)
+    if not close:
+        # Chinese names: a shared character is a better signal than edit distance.
+        shared = [c for c in cands if set(c) & set(name) and not c.isascii()]
+        close = shared[:1]
+    return f"did you mean {close[0]}?" if close else None

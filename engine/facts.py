@@ -1,0 +1,52 @@
+"""The facts the core computes, which rule-file conditions and formulas may name.
+
+One table, read by the compiler (to reject unknown names with a hint), by the scorer (which
+must supply each of them) and by the docs test. A context is where an expression is used:
+
+- ``win``: a fan, a payment or a win-score factor, evaluated once per reading of the win;
+- ``transfer``: a factor, evaluated per payer (adds the payer/collector facts);
+- ``jing``: a 精 multiplier or formula, evaluated per player and indicator.
+"""
+from __future__ import annotations
+
+WIN = "win"
+TRANSFER = "transfer"
+JING = "jing"
+
+FACTS: dict[str, tuple[frozenset[str], str]] = {
+    # how the hand was won (RULES.md §1 Winning hands, SCENARIOS.md win.by)
+    "self_drawn": (frozenset({WIN, TRANSFER}), "the winner drew the winning tile (自摸, 杠开 too)"),
+    "discard": (frozenset({WIN, TRANSFER}), "the win is on another player's discard (点炮)"),
+    "robbed_kong": (frozenset({WIN, TRANSFER}), "the win robs an added kong (抢杠)"),
+    "after_kong": (frozenset({WIN, TRANSFER}), "the winning tile is a kong replacement (杠开)"),
+    "first_turn": (frozenset({WIN, TRANSFER}), "天胡 / 地胡 timing: the dealer's deal or first discard"),
+    "dealer_wins": (frozenset({WIN, TRANSFER}), "the winner is the dealer (庄)"),
+    "discarder_is_dealer": (frozenset({WIN, TRANSFER}), "the discard came from the dealer"),
+    # the reading of the hand (RULES.md §1 德国, 精钓)
+    "wilds_used": (frozenset({WIN, TRANSFER}), "some 精 stands for another tile in this reading"),
+    "wilds": (frozenset({WIN, TRANSFER}), "how many 精 stand for other tiles in this reading"),
+    "anyone_holds_wild": (
+        frozenset({WIN, TRANSFER}),
+        "some player holds a wild-indicator 精 outside a kong (德中德 test)",
+    ),
+    "jing_wait": (
+        frozenset({WIN, TRANSFER}),
+        "精钓: the winning tile pairs with a lone 精 of the hand in this reading",
+    ),
+    "concealed_hand": (frozenset({WIN, TRANSFER}), "the winner has no claimed melds"),
+    "floor": (frozenset({WIN, TRANSFER, JING}), "the dealer's 爬楼 floor (1, 2, 3 …)"),
+    # per transfer
+    "payer_is_dealer": (frozenset({TRANSFER}), "the paying seat is the dealer"),
+    "collector_is_dealer": (frozenset({TRANSFER}), "the collecting seat is the dealer"),
+    # 精 settlement (RULES.md §2 精 settlement)
+    "n": (frozenset({JING}), "the player's 精 count: 正 and 副 tiles by their values"),
+    "sole_holder": (
+        frozenset({JING}),
+        "the player is the only one holding this indicator's 精 outside kongs (霸王)",
+    ),
+}
+
+
+def facts_for(context: str) -> list[str]:
+    """Names usable in ``context`` (``win``, ``transfer`` or ``jing``)."""
+    return [name for name, (ctxs, _) in FACTS.items() if context in ctxs]

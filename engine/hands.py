@@ -1,0 +1,347 @@
+"""Win evaluation with 精 wilds, built from the ruleset's ``meld`` and ``pattern`` declarations.
+
+Question answered: given a winner's concealed tiles (the winning tile included), their
+declared melds, the wild kinds (the 正/副精 of the wild indicators) and the winning tile,
+which *readings* does the hand have? A reading is a pattern plus the facts that matter for
+the score (RULES.md §1 Winning hands, 德国, 精钓):
+
+- ``wilds``: the fewest 精 that must stand for another tile (0 means 德国 is possible);
+- ``jing_wait``: the winning tile pairs with a lone 精 of the hand (精钓).
+
+Method: a 精 may count as its own face or as a wild, so every split of the held 精 into
+natural/wild is tried; for each split the pattern is checked on the natural count vector with
+``w`` wilds. ``sets N + pair`` is checked group by group (shapes never cross groups) with a
+memoised search for the fewest wilds that complete a group's tiles into sets (and the pair);
+wilds left over form sets on their own. ``pairs N`` and ``rotten gap G`` are counted directly.
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from .errors import IllegalAction
+from .ruleset import Meld, Pattern, Ruleset
+from .tiles import TileSet
+
+INF = 10**6
+
+
+@dataclass(frozen=True)
+class MeldTiles:
+    """A declared meld in a hand: its claim kind, its tiles (kinds), and how it was made.
+
+    ``concealed`` marks an 暗杠, ``added`` a 加杠; ``from_seat`` is whose discard was claimed and
+    ``claimed`` the claimed tile kind (for liability, RULES.md §2 包冲关).
+    """
+
+    meld_kind: str
+    tiles: tuple[int, ...]
+    concealed: bool = False
+    added: bool = False
+    from_seat: str | None = None
+    claimed: int | None = None
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One way to read a winning hand: the pattern and the facts the score depends on."""
+
+    pattern: str
+    wilds: int
+    jing_wait: bool
+
+
+@dataclass
+class _PatternPlan:
+    pattern: Pattern
+    set_templates: dict[str, tuple[tuple[int, ...], ...]] = field(default_factory=dict)  # group → templates
+    allowed_melds: frozenset[str] = frozenset()
+    pair_needed: bool = False
+    sets: int = 0
+    pairs: int = 0
+    rotten_gap: int = 0
+
+
+class HandEvaluator:
+    """Readings of winning hands under one ruleset (built once per ruleset)."""
+
+    def __init__(self, rs: Ruleset, tiles: TileSet):
+        self.rs = rs
+        self.tiles = tiles
+        self.honour_kinds = frozenset(k.index for k in tiles.kinds if not k.is_suit)
+        self.templates: dict[str, list[tuple[int, ...]]] = {m.name: self._templates(m) for m in rs.melds.values()}
+        self.plans = {p.name: self._plan(p) for p in rs.patterns.values()}
+        self._memo: dict = {}
+
+    # ---- meld shapes ------------------------------------------------------------------------
+    def _templates(self, meld: Meld) -> list[tuple[int, ...]]:
+        """Every tile multiset (sorted kinds) the meld's shapes allow."""
+        out: set[tuple[int, ...]] = set()
+        for sh in meld.shapes:
+            if sh.type == "same":
+                out |= {(k,) * sh.size for k in range(len(self.tiles))}
+            elif sh.type == "run":
+                for g in self.tiles.groups_named(sh.groups):
+                    for i in range(len(g.kinds) - sh.size + 1):
+                        out.add(tuple(g.kinds[i : i + sh.size]))
+            else:
+                for g in self.tiles.groups_named(sh.groups):
+                    out |= set(itertools.combinations(g.kinds, sh.size))
+        return sorted(out)
+
+    def concealed_shapes(self, meld: Meld) -> list[tuple[int, ...]]:
+        """Templates of the meld's shapes that can be read from concealed tiles (not ``declared``)."""
+        if all(sh.declared for sh in meld.shapes):
+            return []
+        return self.templates[meld.name]
+
+    def meld_name(self, m: MeldTiles) -> str | None:
+        """The declared meld a hand's meld is, or None if the ruleset has no such meld."""
+        key = tuple(sorted(m.tiles))
+        for meld in self.rs.melds.values():
+            if meld.meld_kind == m.meld_kind and key in self.templates[meld.name]:
+                return meld.name
+        return None
+
+    # ---- patterns -------------------------------------------------------------------------------
+    def _plan(self, p: Pattern) -> _PatternPlan:
+        plan = _PatternPlan(p)
+        for c in p.components:
+            if c.type == "sets":
+                plan.sets = c.count
+                names = set(c.of)
+                allowed = [m for m in self.rs.melds.values() if m.meld_kind != "pair"
+                           and (not names or m.name in names or m.meld_kind in names)]
+                plan.allowed_melds = frozenset(m.name for m in allowed)
+                by_group: dict[str, set] = {}
+                for m in allowed:
+                    for t in self.concealed_shapes(m):
+                        by_group.setdefault(self.tiles.kinds[t[0]].group, set()).add(t)
+                plan.set_templates = {g: tuple(sorted(ts)) for g, ts in by_group.items()}
+            elif c.type == "pair":
+                plan.pair_needed = True
+            elif c.type == "pairs":
+                plan.pairs = c.count
+            elif c.type == "rotten":
+                plan.rotten_gap = c.gap
+        return plan
+
+    def readings(self, concealed: list[int], melds: list[MeldTiles], wild_kinds: frozenset[int],
+                 win_tile: int) -> list[Reading]:
+        """All readings of a complete hand, one per (pattern, 精钓) with the fewest wilds.
+
+        ``concealed`` holds the concealed tiles *with* the winning tile. Returns [] when the
+        hand is not a win under any pattern.
+        """
+        counts = self.tiles.counts(concealed)
+        out: list[Reading] = []
+        for name, plan in self.plans.items():
+            if not self._melds_fit(plan, melds):
+                continue
+            w = self._fewest_wilds(plan, counts, wild_kinds, len(melds), pair_removed=False)
+            if w is not None:
+                out.append(Reading(name, w, False))
+            jw = self._jing_wait(plan, counts, melds, wild_kinds, win_tile)
+            if jw is not None:
+                out.append(Reading(name, jw, True))
+        return out
+
+    def why_not(self, concealed: list[int], melds: list[MeldTiles]) -> str:
+        """A short reason a hand is not a win (for ``win: false`` and error messages)."""
+        names = ", ".join(self.plans)
+        return f"{self.tiles.format(concealed)} with {len(melds)} meld(s) matches no pattern ({names})"
+
+    def _melds_fit(self, plan: _PatternPlan, melds: list[MeldTiles]) -> bool:
+        p = plan.pattern
+        if (p.concealed or plan.pairs or plan.rotten_gap) and melds:
+            return False
+        if plan.sets and len(melds) > plan.sets:
+            return False
+        for m in melds:
+            if self.meld_name(m) not in plan.allowed_melds:
+                return False
+        if p.one_of:
+            groups = {self.tiles.kinds[t].group for m in melds for t in m.tiles}
+            if not any(groups <= {g.name} for g in self.tiles.groups_named(p.one_of)):
+                return False
+        return True
+
+    def _splits(self, counts: list[int], wild_kinds: frozenset[int]):
+        """(natural counts, wilds) for every split of the held 精, fewest wilds first."""
+        held = [(k, counts[k]) for k in sorted(wild_kinds) if counts[k]]
+        options = []
+        for used in itertools.product(*[range(c + 1) for _, c in held]):
+            nat = list(counts)
+            for (k, _), u in zip(held, used):
+                nat[k] -= u
+            options.append((sum(used), tuple(nat)))
+        options.sort(key=lambda o: o[0])
+        return options
+
+    def _fewest_wilds(self, plan: _PatternPlan, counts: list[int], wild_kinds: frozenset[int],
+                      n_melds: int, pair_removed: bool) -> int | None:
+        for w, nat in self._splits(counts, wild_kinds):
+            if self._fits(plan, nat, w, n_melds, pair_removed):
+                return w
+        return None
+
+    def _jing_wait(self, plan: _PatternPlan, counts: list[int], melds: list[MeldTiles],
+                   wild_kinds: frozenset[int], win_tile: int) -> int | None:
+        """Fewest wilds of a reading whose pair is the winning tile plus a held 精 (精钓)."""
+        if not (plan.pair_needed or plan.pairs):
+            return None
+        best = None
+        rest = list(counts)
+        rest[win_tile] -= 1
+        for j in sorted(wild_kinds):
+            if rest[j] < 1:
+                continue
+            rest2 = list(rest)
+            rest2[j] -= 1
+            as_wild = 0 if j == win_tile else 1
+            w = self._fewest_wilds(plan, rest2, wild_kinds, len(melds), pair_removed=True)
+            if w is not None and (best is None or w + as_wild < best):
+                best = w + as_wild
+        return best
+
+    def _fits(self, plan: _PatternPlan, nat: tuple[int, ...], w: int, n_melds: int, pair_removed: bool) -> bool:
+        p = plan.pattern
+        if p.one_of:
+            groups = {self.tiles.kinds[k].group for k, c in enumerate(nat) if c}
+            if not any(groups <= {g.name} for g in self.tiles.groups_named(p.one_of)):
+                return False
+        if p.min_honours and sum(1 for k in self.honour_kinds if nat[k]) < p.min_honours:
+            return False
+        if plan.rotten_gap:
+            return self._rotten(plan, nat, w)
+        if plan.pairs:
+            return self._pairs(plan, nat, w, plan.pairs - (1 if pair_removed else 0))
+        return self._sets(plan, nat, w, plan.sets - n_melds, plan.pair_needed and not pair_removed)
+
+    # sets N + pair ---------------------------------------------------------------------------------
+    def _sets(self, plan: _PatternPlan, nat: tuple[int, ...], w: int, k: int, pair: bool) -> bool:
+        total = sum(nat) + w
+        if k < 0 or total != 3 * k + (2 if pair else 0):
+            return False
+        no_honour_wilds = plan.pattern.honours_natural
+        per_group: list[tuple[int, int]] = []  # (without pair, with pair)
+        for g in self.tiles.groups.values():
+            sub = tuple(nat[i] for i in g.kinds)
+            if not any(sub):
+                per_group.append((0, 2 if pair else INF))
+                continue
+            templates = self._local_templates(plan, g)
+            cap = 0 if (no_honour_wilds and not g.is_suit) else INF
+            a = self._group_min(templates, sub, False, cap)
+            b = self._group_min(templates, sub, True, cap) if pair else INF
+            per_group.append((a, b))
+        base = sum(a for a, _ in per_group)
+        if base >= INF:
+            return False
+        if not pair:
+            return base <= w
+        best = base + 2  # the pair made of two wilds
+        for a, b in per_group:
+            best = min(best, base - a + b)
+        return best <= w
+
+    def _local_templates(self, plan: _PatternPlan, g) -> tuple[tuple[int, ...], ...]:
+        key = (plan.pattern.name, g.name)
+        if key not in self._memo:
+            pos = {k: i for i, k in enumerate(g.kinds)}
+            self._memo[key] = tuple(tuple(pos[k] for k in t) for t in plan.set_templates.get(g.name, ()))
+        return self._memo[key]
+
+    @staticmethod
+    @lru_cache(maxsize=200_000)
+    def _group_min(templates: tuple[tuple[int, ...], ...], counts: tuple[int, ...], pair: bool, cap: int) -> int:
+        """Fewest wilds completing ``counts`` into sets (and one pair if ``pair``); INF if none."""
+        i = next((j for j, c in enumerate(counts) if c), None)
+        if i is None:
+            return (2 if cap >= 2 else INF) if pair else 0
+        best = INF
+        options = [t for t in templates if i in t]
+        if pair:
+            options.append((i, i))
+        for t in options:
+            c = list(counts)
+            wild = 0
+            for m in t:
+                if c[m] > 0:
+                    c[m] -= 1
+                else:
+                    wild += 1
+            if wild > cap:
+                continue
+            is_pair = t == (i, i) and pair and len(t) == 2
+            rest = HandEvaluator._group_min(templates, tuple(c), pair and not is_pair, cap - wild if cap < INF else cap)
+            if rest < INF:
+                best = min(best, wild + rest)
+        return best
+
+    # pairs N ------------------------------------------------------------------------------------------
+    def _pairs(self, plan: _PatternPlan, nat: tuple[int, ...], w: int, n: int) -> bool:
+        if sum(nat) + w != 2 * n:
+            return False
+        singles = 0
+        for k, c in enumerate(nat):
+            if c > 2 and not plan.pattern.quads_as_pairs:
+                return False
+            if c % 2:
+                if plan.pattern.honours_natural and k in self.honour_kinds:
+                    return False
+                singles += 1
+        return singles <= w
+
+    # rotten gap G ---------------------------------------------------------------------------------------
+    def _rotten(self, plan: _PatternPlan, nat: tuple[int, ...], w: int) -> bool:
+        if any(c > 1 for c in nat):
+            return False
+        gap = plan.rotten_gap
+        room = 0
+        for g in self.tiles.groups.values():
+            held = tuple(i for i, k in enumerate(g.kinds) if nat[k])
+            if g.is_suit:
+                ranks = tuple(self.tiles.kinds[g.kinds[i]].rank for i in held)
+                all_ranks = tuple(self.tiles.kinds[k].rank for k in g.kinds)
+                most = _max_spread(all_ranks, ranks, gap)
+                if most < 0:
+                    return False
+                room += most - len(ranks)
+            elif not plan.pattern.honours_natural:
+                room += len(g.kinds) - len(held)
+        return w <= room
+
+
+@lru_cache(maxsize=4096)
+def _max_spread(all_ranks: tuple[int, ...], held: tuple[int, ...], gap: int) -> int:
+    """Largest set of ranks containing ``held`` with every two at least ``gap`` apart; -1 if
+    ``held`` itself breaks the gap (十三烂, RULES.md §1)."""
+    def ok(rs):
+        s = sorted(rs)
+        return all(b - a >= gap for a, b in zip(s, s[1:]))
+
+    if not ok(held):
+        return -1
+    best = len(held)
+    free = [r for r in all_ranks if r not in held]
+    for size in range(len(free), 0, -1):
+        if len(held) + size <= best:
+            break
+        for extra in itertools.combinations(free, size):
+            if ok(held + extra):
+                return len(held) + size
+    return best
+
+
+def check_hand_size(tiles: TileSet, concealed: list[int], melds: list[MeldTiles], expected: int, who: str) -> None:
+    """A winning hand has ``expected`` tiles counting each meld as 3 (kongs included).
+
+    Raises :class:`IllegalAction` with the count found.
+    """
+    n = len(concealed) + 3 * len(melds)
+    if n != expected:
+        raise IllegalAction(
+            f"{who} holds {n} tiles counting melds as 3 ({tiles.format(concealed)} + {len(melds)} meld(s)); "
+            f"a complete hand has {expected}")

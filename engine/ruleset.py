@@ -1,0 +1,387 @@
+"""The compiled ruleset: a pydantic IR that mirrors the rule language one construct to one model.
+
+Every other part of the engine reads only this (``rule file -> compiler -> Ruleset -> core``).
+Each declaration keeps its :class:`Origin` (file, line, column) so that errors, ``export``
+and ``diff`` can say where a value came from. Declarations live in ordered dicts keyed by
+name; their path is ``KIND.NAME`` (``fan.德国``, ``meld.风顺``).
+
+Nothing here holds a rule value: numbers come from the rule files in ``rulesets/``.
+"""
+from __future__ import annotations
+
+from typing import Annotated, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Origin(Model):
+    """Where a declaration was written: file path, 1-based line and column."""
+
+    file: str
+    line: int
+    column: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.column}"
+
+
+# ---- expressions ------------------------------------------------------------------------
+# Conditions and arithmetic share one tree; the compiler checks each name against the facts
+# of the context it is used in (a win, a transfer, a 精 settlement).
+
+
+class Num(Model):
+    node: Literal["num"] = "num"
+    value: int
+
+
+class Var(Model):
+    node: Literal["var"] = "var"
+    name: str
+
+
+class PatternIs(Model):
+    node: Literal["pattern"] = "pattern"
+    pattern: str
+
+
+class Not(Model):
+    node: Literal["not"] = "not"
+    arg: "Expr"
+
+
+class BoolOp(Model):
+    node: Literal["bool"] = "bool"
+    op: Literal["and", "or"]
+    args: list["Expr"]
+
+
+class Cmp(Model):
+    node: Literal["cmp"] = "cmp"
+    op: Literal[">=", "<=", "==", "!=", ">", "<"]
+    left: "Expr"
+    right: "Expr"
+
+
+class BinOp(Model):
+    node: Literal["binop"] = "binop"
+    op: Literal["+", "-", "*", "/"]
+    left: "Expr"
+    right: "Expr"
+
+
+class Neg(Model):
+    node: Literal["neg"] = "neg"
+    arg: "Expr"
+
+
+Expr = Annotated[
+    Union[Num, Var, PatternIs, Not, BoolOp, Cmp, BinOp, Neg], Field(discriminator="node")
+]
+for _m in (Not, BoolOp, Cmp, BinOp, Neg):
+    _m.model_rebuild()
+
+
+class Decl(Model):
+    """Base of every named declaration."""
+
+    name: str
+    origin: Origin
+
+
+# ---- tiles ------------------------------------------------------------------------------
+
+
+class Suit(Decl):
+    """``suit m "万" ranks 1..9 cyclic copies 4``: a ranked tile group (RULES.md §1 Tiles).
+
+    Tile codes are ``<rank><name>`` (``3m``); ``cyclic`` makes the last rank's successor the
+    first (9→1), which the 精 indicators use.
+    """
+
+    kind: Literal["suit"] = "suit"
+    label: str | None = None
+    low: int
+    high: int
+    cyclic: bool = False
+    copies: int
+
+
+class HonourTile(Model):
+    name: str
+    code: str | None = None
+
+
+class Honours(Decl):
+    """``honours winds "风" = 东 "1z", 南 "2z" … cyclic``: named tiles in successor order."""
+
+    kind: Literal["honours"] = "honours"
+    label: str | None = None
+    tiles: list[HonourTile]
+    cyclic: bool = False
+    copies: int
+
+
+# ---- table ------------------------------------------------------------------------------
+
+
+class TableParam(Decl):
+    """``table seats = E S W N``: a table parameter (seats, hand size, wall, dice …)."""
+
+    kind: Literal["table"] = "table"
+    values: list[str | int]
+
+
+# ---- melds and patterns -------------------------------------------------------------------
+
+
+class Shape(Model):
+    """One meld shape: ``run 3 in suits``, ``distinct 3 in winds``, ``same 4 declared``."""
+
+    type: Literal["run", "distinct", "same"]
+    size: int
+    groups: list[str] = []
+    declared: bool = False
+
+
+class Meld(Decl):
+    """``meld 风顺 chow = distinct 3 in winds``: a named meld with its claim kind.
+
+    ``kind`` says how the meld is claimed and shown (chow 吃, pung 碰, kong 杠, pair 将).
+    """
+
+    kind: Literal["meld"] = "meld"
+    meld_kind: Literal["chow", "pung", "kong", "pair"]
+    shapes: list[Shape]
+
+
+class Component(Model):
+    """A part of a hand pattern: ``sets N [of names]``, ``pair``, ``pairs N``, ``rotten gap G``."""
+
+    type: Literal["sets", "pair", "pairs", "rotten"]
+    count: int = 1
+    of: list[str] = []
+    gap: int = 0
+
+
+class Pattern(Decl):
+    """``pattern 大七对 = sets 4 of pung/kong + pair``: a winning hand shape with constraints."""
+
+    kind: Literal["pattern"] = "pattern"
+    components: list[Component]
+    concealed: bool = False
+    honours_natural: bool = False
+    min_honours: int = 0
+    quads_as_pairs: bool = False
+    one_of: list[str] = []
+
+
+# ---- indicators ----------------------------------------------------------------------------
+
+
+class Position(Model):
+    """Where an indicator tile sits: the top of the dice-chosen stack, or relative to another."""
+
+    type: Literal["stack_top", "under", "left", "right", "previous"]
+    end: Literal["head", "tail"] | None = None
+    ref: str | None = None
+
+
+class Indicator(Decl):
+    """``indicator upper "上精" = top of dice stack from tail, wild, settle at end with kongs``.
+
+    The indicator tile's kind is 正精 and its successor is 副精 (RULES.md §1 精).
+    """
+
+    kind: Literal["indicator"] = "indicator"
+    label: str | None = None
+    position: Position
+    wild: bool = False
+    hidden: bool = False
+    settle: Literal["after_deal", "at_end"] | None = None
+    with_kongs: bool = False
+
+
+# ---- 精 scoring ------------------------------------------------------------------------------
+
+
+class JingValue(Decl):
+    """``jing value = 正 2, 副 1``: 子 per 正精 / 副精 tile held."""
+
+    kind: Literal["jing"] = "jing"
+    type: Literal["value"] = "value"
+    main: int
+    next: int
+
+
+class JingKong(Decl):
+    """``jing kong = concealed 2, exposed 1, added 1``: kong points in a settlement with kongs."""
+
+    kind: Literal["jing"] = "jing"
+    type: Literal["kong"] = "kong"
+    concealed: int
+    exposed: int
+    added: int
+
+
+class JingMultiplier(Decl):
+    """``jing 霸王 = x2 when sole_holder``: multiplies a player's 精 score when the condition holds."""
+
+    kind: Literal["jing"] = "jing"
+    type: Literal["multiplier"] = "multiplier"
+    factor: int
+    when: Expr
+
+
+class JingFormula(Decl):
+    """``jing 冲关 = score n * (n - 3) when n >= 5``: replaces the raw count n by a formula."""
+
+    kind: Literal["jing"] = "jing"
+    type: Literal["formula"] = "formula"
+    score: Expr
+    when: Expr
+
+
+class JingKongBonus(Decl):
+    """``jing 杠精 = 10 each per jing kong [instead of kong points]``: a kong of four 精."""
+
+    kind: Literal["jing"] = "jing"
+    type: Literal["kong_bonus"] = "kong_bonus"
+    amount: int
+    replaces_kong_points: bool = False
+
+
+class JingLiability(Decl):
+    """``jing 包冲关 = liability 冲关 on claimed discard``: the discarder of a claimed 精 pays."""
+
+    kind: Literal["jing"] = "jing"
+    type: Literal["liability"] = "liability"
+    rule: str
+
+
+JingRule = Annotated[
+    Union[JingValue, JingKong, JingMultiplier, JingFormula, JingKongBonus, JingLiability],
+    Field(discriminator="type"),
+]
+
+
+# ---- win score -------------------------------------------------------------------------------
+
+
+class Adder(Model):
+    """``+5 from discarder else each``: added after multipliers and the dealer factor."""
+
+    amount: int
+    payer: Literal["discarder", "others", "each", "dealer"]
+    fallback: Literal["discarder", "others", "each", "dealer"] | None = None
+
+
+class Fixed(Model):
+    """``fixed 20 each [with F, …]``: a fixed amount from each payer in place of the base, the
+    payment weights and the factors applied before adders — except the factors named after
+    ``with`` (RULES.md §2: 天胡/地胡 ignore self-draw and dealer factors)."""
+
+    amount: int
+    with_factors: list[str] = []
+
+
+class Fan(Decl):
+    """``fan 德国 = x2, +5 from discarder else each when not wilds_used [instead of …]``."""
+
+    kind: Literal["fan"] = "fan"
+    multiplier: int = 1
+    adders: list[Adder] = []
+    fixed: Fixed | None = None
+    when: Expr
+    instead_of: list[str] = []
+    instead_of_all: bool = False
+
+
+class Payment(Decl):
+    """``payment discard = discarder x2, others x1 when discard``: who pays, by weight."""
+
+    kind: Literal["payment"] = "payment"
+    weights: dict[Literal["discarder", "others", "each", "dealer"], int]
+    when: Expr
+
+
+class Base(Decl):
+    """``payment base = 1``: the base of the win score in 子."""
+
+    kind: Literal["base"] = "base"
+    amount: int
+
+
+class Factor(Decl):
+    """``factor 庄家 = 2 on win when …``: multiplies each transfer of the named scopes.
+
+    Factors apply in declaration order, before the fans' adders unless ``after adders``.
+    """
+
+    kind: Literal["factor"] = "factor"
+    value: Expr
+    scopes: list[Literal["win", "jing", "exhaustive"]]
+    after_adders: bool = False
+    when: Expr | None = None
+
+
+class Exhaustive(Decl):
+    """``exhaustive 荒庄 = dealer pays 5 each``: the payment of a drawn hand."""
+
+    kind: Literal["exhaustive"] = "exhaustive"
+    payer: Literal["discarder", "others", "each", "dealer"]
+    amount: int
+
+
+class Flow(Decl):
+    """``flow NAME = word … key=value``: a flow policy, read by the game core."""
+
+    kind: Literal["flow"] = "flow"
+    args: list[str | int] = []
+    params: dict[str, str | int] = {}
+
+
+class OptionInfo(Model):
+    """A declared ``option``: its choices, its default and the value this compile chose."""
+
+    name: str
+    label: str | None = None
+    default: str
+    chosen: str
+    choices: list[str]
+    origin: Origin
+
+
+class Ruleset(Model):
+    """A resolved ruleset: what every other module reads.
+
+    Dict fields are keyed by declaration name, in declaration order (a parent's first).
+    """
+
+    name: str
+    label: str | None = None
+    file: str
+    sources: list[str] = []
+    extends: list[str] = []
+    suits: dict[str, Suit] = {}
+    honours: dict[str, Honours] = {}
+    table: dict[str, TableParam] = {}
+    melds: dict[str, Meld] = {}
+    patterns: dict[str, Pattern] = {}
+    indicators: dict[str, Indicator] = {}
+    jing: dict[str, JingRule] = {}
+    base: Base | None = None
+    payments: dict[str, Payment] = {}
+    fans: dict[str, Fan] = {}
+    factors: dict[str, Factor] = {}
+    exhaustive: dict[str, Exhaustive] = {}
+    flow: dict[str, Flow] = {}
+    options: dict[str, OptionInfo] = {}
+
+    def jing_rules(self, type_: str) -> list:
+        """The 精 rules of one type (``value``, ``kong``, ``multiplier`` …) in order."""
+        return [r for r in self.jing.values() if r.type == type_]

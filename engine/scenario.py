@@ -1,0 +1,200 @@
+"""``mjrules test``: the scenario-file contract of SCENARIOS.md (format v1), kept exactly.
+
+A file pins a ruleset (bundled name or path relative to the file) and options, and lists
+cases; each case is a snapshot, a win (or none: 荒庄) and the expected net 子 per seat.
+Results: one :class:`CaseResult` per case; a file that cannot be read raises
+:class:`~engine.errors.ScenarioError` with file:line:column.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ruamel.yaml import YAML
+from ruamel.yaml.error import MarkedYAMLError
+
+from .compiler import compile_ruleset
+from .errors import IllegalAction, Location, MjError, RuleError, ScenarioError
+from .scoring import Ledger, Scorer
+from .snapshot import build_snapshot, lower_indicator, wild_indicator
+
+FILE_KEYS = {"ruleset", "options", "cases"}
+CASE_KEYS = {"name", "source", "dealer", "floor", "jing", "lower", "hands", "win", "expect"}
+EXPECT_KEYS = {"hand", "upper", "lower", "total", "fans", "win"}
+
+
+@dataclass
+class CaseResult:
+    """One case: passed or not, each expected/actual difference, and what fired."""
+
+    file: str
+    name: str
+    passed: bool
+    differences: list[str] = field(default_factory=list)
+    fired: list[str] = field(default_factory=list)
+    explanation: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return {"file": self.file, "name": self.name, "passed": self.passed,
+                "differences": self.differences, "fired": self.fired, "explanation": self.explanation}
+
+
+def _loc(file: str, node, key=None) -> Location:
+    """file:line:col of a mapping key (or the node itself), 1-based."""
+    try:
+        if key is not None and hasattr(node, "lc"):
+            line, col = node.lc.key(key)
+        else:
+            line, col = node.lc.line, node.lc.col
+        return Location(file, line + 1, col + 1)
+    except Exception:
+        return Location(file, 1, 1)
+
+
+def load_yaml(path: Path):
+    """Parse a YAML file keeping positions; :class:`ScenarioError` on bad YAML."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ScenarioError(f"cannot read {path}: {exc.strerror}") from None
+    try:
+        return YAML(typ="rt").load(text), text
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        loc = Location(str(path), mark.line + 1, mark.column + 1) if mark else Location(str(path), 1, 1)
+        raise ScenarioError(f"not valid YAML: {exc.problem or exc.context}", loc, source_text=text) from None
+
+
+def run_file(path: Path) -> list[CaseResult]:
+    """Run every case of one scenario file. Raises :class:`ScenarioError` / :class:`RuleError`
+    (with file:line:col) when the file or its ruleset cannot be read."""
+    doc, text = load_yaml(path)
+    file = str(path)
+
+    def err(msg, node=None, key=None, hint=None):
+        return ScenarioError(msg, _loc(file, node, key) if node is not None else Location(file, 1, 1),
+                             hint=hint, source_text=text)
+
+    if not isinstance(doc, dict):
+        raise err("a scenario file is a mapping with `ruleset` and `cases`")
+    for k in doc:
+        if k not in FILE_KEYS:
+            raise err(f"unknown key {k!r}", doc, k, hint="top-level keys: ruleset, options, cases")
+    if "ruleset" not in doc:
+        raise err("missing `ruleset`: a bundled name or a path to a .rules file", doc)
+    options = doc.get("options") or {}
+    if not isinstance(options, dict):
+        raise err("`options` is a mapping name → value", doc, "options")
+    try:
+        rs = compile_ruleset(str(doc["ruleset"]), {str(k): str(v) for k, v in options.items()}, base_dir=path.parent)
+    except RuleError as exc:
+        if exc.location is None:
+            exc.location = _loc(file, doc, "ruleset")
+            exc.source_text = text
+        raise
+    scorer = Scorer(rs)
+    cases = doc.get("cases")
+    if not isinstance(cases, list) or not cases:
+        raise err("`cases` is a non-empty list", doc, "cases" if "cases" in doc else None)
+    names: set[str] = set()
+    results = []
+    for case in cases:
+        if not isinstance(case, dict) or "name" not in case:
+            raise err("each case is a mapping with a `name`", case if hasattr(case, "lc") else doc)
+        name = str(case["name"])
+        if name in names:
+            raise err(f"two cases are named {name!r}", case, "name", hint="case names are unique in a file")
+        names.add(name)
+        for k in case:
+            if k not in CASE_KEYS:
+                raise err(f"unknown case key {k!r}", case, k, hint="case keys: " + ", ".join(sorted(CASE_KEYS)))
+        expect = case.get("expect")
+        if not isinstance(expect, dict) or not expect:
+            raise err(f"case {name!r} has no `expect`", case, "name")
+        for k in expect:
+            if k not in EXPECT_KEYS:
+                raise err(f"unknown expect key {k!r}", expect, k, hint="expect keys: " + ", ".join(sorted(EXPECT_KEYS)))
+        try:
+            snap = build_snapshot(scorer, hands=case.get("hands") or {}, jing=case.get("jing"), lower=case.get("lower"),
+                                  dealer=case.get("dealer"), floor=case.get("floor", 1), win=case.get("win"))
+        except ScenarioError as exc:
+            key = next((k for k in ("hands", "win", "jing", "lower", "dealer", "floor") if k in case), "name")
+            raise err(f"case {name!r}: {exc.message}", case, key, hint=exc.hint) from None
+        results.append(_run_case(scorer, file, name, snap, expect, err, case))
+    return results
+
+
+def _run_case(scorer: Scorer, file: str, name: str, snap, expect: dict, err, case) -> CaseResult:
+    res = CaseResult(file, name, True)
+    seats = snap.seats
+    if expect.get("win") is False:
+        try:
+            scorer.check_win_hand(snap)
+        except IllegalAction as exc:
+            res.explanation.append(f"refused: {exc.message}")
+            return res
+        res.passed = False
+        res.differences.append("win: expected the hand to be refused, but it is a winning hand")
+        return res
+    fired: list[str] = []
+    parts: dict[str, Ledger] = {}
+    try:
+        if snap.win:
+            win = scorer.score_win(snap)
+            parts["hand"] = win.ledger
+            r = win.reading
+            res.explanation.append(f"reading: {r.pattern}, wilds {r.wilds}" + (", 精钓" if r.jing_wait else ""))
+        else:
+            parts["hand"] = scorer.settle_exhaustive(snap)
+        for key, ind in (("upper", wild_indicator(scorer)), ("lower", lower_indicator(scorer))):
+            if ind and ind in snap.indicators:
+                parts[key] = scorer.settle_indicator(snap, ind)
+        total, _ = scorer.settle_end(snap)
+    except IllegalAction as exc:
+        res.passed = False
+        res.differences.append(f"the engine refused the hand: {exc.message}")
+        return res
+    for lg in parts.values():
+        fired += [f for f in lg.fired if f not in fired]
+    res.fired = fired
+    for key in ("hand", "upper", "lower", "total"):
+        if key not in expect:
+            continue
+        want = expect[key]
+        if not isinstance(want, dict):
+            raise err(f"case {name!r}: expect.{key} is a mapping seat → 子", expect, key)
+        if key == "total":
+            got = total.net(seats)
+        elif key in parts:
+            got = parts[key].net(seats)
+        else:
+            res.passed = False
+            res.differences.append(f"{key}: no settlement (give the indicator tile: "
+                                   f"`{'jing' if key == 'upper' else 'lower'}:`)")
+            continue
+        for seat, v in want.items():
+            if seat not in seats:
+                raise err(f"case {name!r}: expect.{key} names no seat {seat!r}", want, seat)
+            if got[seat] != v:
+                res.passed = False
+                res.differences.append(f"{key}.{seat}: expected {v}, got {got[seat]}")
+        lg = total if key == "total" else parts[key]
+        for t in lg.transfers:
+            res.explanation.append(f"{key}: {t.payer}→{t.payee} {t.amount} [{' · '.join(t.factors)}]")
+    if "fans" in expect:
+        want_fans = expect["fans"]
+        if not isinstance(want_fans, list):
+            raise err(f"case {name!r}: expect.fans is a list of names", expect, "fans")
+        for f in want_fans:
+            if str(f) not in fired:
+                res.passed = False
+                res.differences.append(f"fans: expected {f} to fire; fired: {', '.join(fired) or 'nothing'}")
+    return res
+
+
+def run_files(paths: list[Path]) -> list[CaseResult]:
+    """All cases of several files, in order. Raises on the first file that cannot be read."""
+    out: list[CaseResult] = []
+    for p in paths:
+        out += run_file(p)
+    return out

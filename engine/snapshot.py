@@ -1,0 +1,167 @@
+"""Build a :class:`~engine.scoring.Snapshot` from the scenario notation (SCENARIOS.md), which
+``mjrules test`` and ``mjrules score`` share.
+
+Hands: a tile string (concealed only) or ``{concealed: …, melds: [...]}``; melds are written
+``chow 345m from N``, ``chow 678m from S claimed 6m``, ``pung 777p from W``,
+``kong 8888m from W`` (明杠), ``kong 8888m added`` (加杠), ``kong 8888m concealed`` (暗杠).
+Errors are :class:`~engine.errors.ScenarioError` (the caller adds file:line:col).
+"""
+from __future__ import annotations
+
+from collections import Counter
+
+from .errors import ScenarioError
+from .hands import MeldTiles
+from .scoring import WIN_BY, Scorer, SeatHand, Snapshot, WinInfo
+
+
+def parse_meld(scorer: Scorer, text: str, seats: list[str]) -> MeldTiles:
+    """``"pung 777p from W"`` → :class:`MeldTiles`. Raises :class:`ScenarioError`."""
+    words = str(text).split()
+    if len(words) < 2 or words[0] not in ("chow", "pung", "kong"):
+        raise ScenarioError(f"cannot read meld {text!r}",
+                            hint="write e.g. `chow 345m from N`, `pung 777p from W`, `kong 8888m concealed`")
+    kind, tiles = words[0], tuple(scorer.tiles.parse(words[1]))
+    rest = words[2:]
+    from_seat = claimed = None
+    concealed = added = False
+    i = 0
+    while i < len(rest):
+        w = rest[i]
+        if w in ("from", "claimed") and i + 1 < len(rest):
+            if w == "from":
+                from_seat = rest[i + 1]
+                if from_seat not in seats:
+                    raise ScenarioError(f"meld {text!r}: no seat {from_seat!r}", hint=f"seats: {' '.join(seats)}")
+            else:
+                claimed = scorer.tiles.parse_one(rest[i + 1])
+            i += 2
+        elif w == "concealed" and kind == "kong":
+            concealed, i = True, i + 1
+        elif w == "added" and kind == "kong":
+            added, i = True, i + 1
+        else:
+            raise ScenarioError(f"meld {text!r}: cannot read {w!r}",
+                                hint="after the tiles: `from SEAT`, `claimed TILE`, or for a kong `added`/`concealed`")
+    if kind in ("chow", "pung") and from_seat is None:
+        raise ScenarioError(f"meld {text!r} needs `from SEAT`: a {kind} is made from a discard")
+    if kind == "kong" and not (concealed or added or from_seat):
+        raise ScenarioError(f"kong {text!r}: say how it was made",
+                            hint="`from SEAT` (明杠), `added` (加杠) or `concealed` (暗杠)")
+    if from_seat is not None and claimed is None:
+        claimed = min(tiles)
+    if claimed is not None and claimed not in tiles:
+        raise ScenarioError(f"meld {text!r}: the claimed tile is not in the meld")
+    return MeldTiles(kind, tiles, concealed=concealed, added=added, from_seat=from_seat, claimed=claimed)
+
+
+def parse_hand(scorer: Scorer, value, seats: list[str]) -> SeatHand:
+    """A seat's hand from a tile string or a ``{concealed, melds}`` mapping."""
+    if value is None:
+        return SeatHand()
+    if isinstance(value, str):
+        return SeatHand(scorer.tiles.parse(value), [])
+    if isinstance(value, dict):
+        unknown = set(value) - {"concealed", "melds"}
+        if unknown:
+            raise ScenarioError(f"unknown hand key {sorted(unknown)[0]!r}", hint="a hand has `concealed` and `melds`")
+        melds = value.get("melds") or []
+        if not isinstance(melds, list):
+            raise ScenarioError("`melds` is a list, e.g. [pung 777p from W]")
+        return SeatHand(scorer.tiles.parse(str(value.get("concealed") or "")),
+                        [parse_meld(scorer, m, seats) for m in melds])
+    raise ScenarioError(f"a hand is a tile string or a mapping, not {type(value).__name__}")
+
+
+def parse_win(scorer: Scorer, value: dict, seats: list[str]) -> WinInfo:
+    """``{seat, tile, by, from, first_turn}`` → :class:`WinInfo`."""
+    if not isinstance(value, dict):
+        raise ScenarioError("`win` is a mapping: {seat: S, tile: 4p, by: discard, from: W}")
+    unknown = set(value) - {"seat", "tile", "by", "from", "first_turn"}
+    if unknown:
+        raise ScenarioError(f"unknown win key {sorted(unknown)[0]!r}",
+                            hint="win keys: seat, tile, by, from, first_turn")
+    seat = value.get("seat")
+    if seat not in seats:
+        raise ScenarioError(f"win.seat {seat!r} is not a seat", hint=f"seats: {' '.join(seats)}")
+    by = value.get("by")
+    if by not in WIN_BY:
+        raise ScenarioError(f"win.by {by!r} is not one of {', '.join(WIN_BY)}")
+    frm = value.get("from")
+    if by in ("discard", "rob_kong") and frm not in seats:
+        raise ScenarioError(f"a {by} win needs `from`: the seat whose tile was taken", hint=f"seats: {' '.join(seats)}")
+    if "tile" not in value:
+        raise ScenarioError("win needs `tile`: the winning tile")
+    return WinInfo(seat, scorer.tiles.parse_one(str(value["tile"])), by, frm, bool(value.get("first_turn", False)))
+
+
+def wild_indicator(scorer: Scorer) -> str | None:
+    """The indicator the scenario key ``jing`` sets: the first wild one (上精)."""
+    return next((n for n, i in scorer.rs.indicators.items() if i.wild), None)
+
+
+def lower_indicator(scorer: Scorer) -> str | None:
+    """The indicator the scenario key ``lower`` sets: the one under the wild indicator (下精)."""
+    up = wild_indicator(scorer)
+    return next((n for n, i in scorer.rs.indicators.items()
+                 if i.position.type == "under" and i.position.ref == up), None)
+
+
+def seats_of(scorer: Scorer) -> list[str]:
+    p = scorer.rs.table.get("seats")
+    if p is None:
+        raise ScenarioError("the ruleset declares no `table seats = …`")
+    return [str(v) for v in p.values]
+
+
+def build_snapshot(scorer: Scorer, *, hands: dict, jing: str | None = None, lower: str | None = None,
+                   dealer: str | None = None, floor: int = 1, win: dict | None = None) -> Snapshot:
+    """A checked snapshot: seats exist, no tile has more copies than the set, melds parse.
+
+    Raises :class:`ScenarioError` with what is wrong.
+    """
+    seats = seats_of(scorer)
+    dealer = dealer or seats[0]
+    if dealer not in seats:
+        raise ScenarioError(f"dealer {dealer!r} is not a seat", hint=f"seats: {' '.join(seats)}")
+    if not isinstance(floor, int) or floor < 1:
+        raise ScenarioError(f"floor must be a whole number ≥ 1, not {floor!r}")
+    if not isinstance(hands, dict):
+        raise ScenarioError("`hands` is a mapping seat → hand")
+    parsed = {}
+    for seat, value in hands.items():
+        if seat not in seats:
+            raise ScenarioError(f"no seat {seat!r}", hint=f"seats: {' '.join(seats)}")
+        parsed[seat] = parse_hand(scorer, value, seats)
+    for s in seats:
+        parsed.setdefault(s, SeatHand())
+    indicators = {}
+    if jing is not None:
+        name = wild_indicator(scorer)
+        if name is None:
+            raise ScenarioError("`jing` is given but the ruleset declares no wild indicator")
+        indicators[name] = scorer.tiles.parse_one(str(jing))
+    if lower is not None:
+        name = lower_indicator(scorer)
+        if name is None:
+            raise ScenarioError("`lower` is given but the ruleset declares no indicator `under` the wild one")
+        indicators[name] = scorer.tiles.parse_one(str(lower))
+    w = parse_win(scorer, win, seats) if win is not None else None
+    snap = Snapshot(seats, dealer, floor, indicators, parsed, w)
+    check_copies(scorer, snap)
+    return snap
+
+
+def check_copies(scorer: Scorer, snap: Snapshot) -> None:
+    """No kind appears more often than its copies (indicators count one copy each)."""
+    count: Counter[int] = Counter(snap.indicators.values())
+    for h in snap.hands.values():
+        count.update(h.concealed)
+        for m in h.melds:
+            count.update(m.tiles)
+    if snap.win:
+        count[snap.win.tile] += 1
+    for k, n in count.items():
+        if n > scorer.tiles.kinds[k].copies:
+            raise ScenarioError(f"tile {scorer.tiles.code(k)} is used {n} times; the set has "
+                                f"{scorer.tiles.kinds[k].copies} (indicators count as one copy each)")
