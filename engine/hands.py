@@ -71,6 +71,12 @@ class HandEvaluator:
         self.tiles = tiles
         self.honour_kinds = frozenset(k.index for k in tiles.kinds if not k.is_suit)
         self.templates: dict[str, list[tuple[int, ...]]] = {m.name: self._templates(m) for m in rs.melds.values()}
+        # sizes come from the declarations: a set (顺子/刻子) and the pair (将)
+        set_sizes = [sh.size for m in rs.melds.values() if m.meld_kind != "pair"
+                     for sh in m.shapes if not sh.declared]
+        pair_sizes = [sh.size for m in rs.melds.values() if m.meld_kind == "pair" for sh in m.shapes]
+        self.set_size = min(set_sizes) if set_sizes else 0
+        self.pair_size = pair_sizes[0] if pair_sizes else 0
         self.plans = {p.name: self._plan(p) for p in rs.patterns.values()}
         self._memo: dict = {}
 
@@ -128,18 +134,20 @@ class HandEvaluator:
         return plan
 
     def readings(self, concealed: list[int], melds: list[MeldTiles], wild_kinds: frozenset[int],
-                 win_tile: int) -> list[Reading]:
+                 win_tile: int, win_tile_natural: bool = False) -> list[Reading]:
         """All readings of a complete hand, one per (pattern, 精钓) with the fewest wilds.
 
-        ``concealed`` holds the concealed tiles *with* the winning tile. Returns [] when the
-        hand is not a win under any pattern.
+        ``concealed`` holds the concealed tiles *with* the winning tile. A winning tile taken
+        from another player (a discard, a robbed kong) is ``win_tile_natural``: a 精 counts only
+        as its face then (RULES.md §1 精). Returns [] when the hand is not a win.
         """
         counts = self.tiles.counts(concealed)
+        locked = {win_tile: 1} if win_tile_natural else {}
         out: list[Reading] = []
         for name, plan in self.plans.items():
             if not self._melds_fit(plan, melds):
                 continue
-            w = self._fewest_wilds(plan, counts, wild_kinds, len(melds), pair_removed=False)
+            w = self._fewest_wilds(plan, counts, wild_kinds, len(melds), pair_removed=False, locked=locked)
             if w is not None:
                 out.append(Reading(name, w, False))
             jw = self._jing_wait(plan, counts, melds, wild_kinds, win_tile)
@@ -167,9 +175,10 @@ class HandEvaluator:
                 return False
         return True
 
-    def _splits(self, counts: list[int], wild_kinds: frozenset[int]):
-        """(natural counts, wilds) for every split of the held 精, fewest wilds first."""
-        held = [(k, counts[k]) for k in sorted(wild_kinds) if counts[k]]
+    def _splits(self, counts: list[int], wild_kinds: frozenset[int], locked: dict[int, int]):
+        """(natural counts, wilds) for every split of the held 精, fewest wilds first;
+        ``locked`` tiles (kind → count) stay natural."""
+        held = [(k, counts[k] - locked.get(k, 0)) for k in sorted(wild_kinds) if counts[k] - locked.get(k, 0) > 0]
         options = []
         for used in itertools.product(*[range(c + 1) for _, c in held]):
             nat = list(counts)
@@ -180,8 +189,8 @@ class HandEvaluator:
         return options
 
     def _fewest_wilds(self, plan: _PatternPlan, counts: list[int], wild_kinds: frozenset[int],
-                      n_melds: int, pair_removed: bool) -> int | None:
-        for w, nat in self._splits(counts, wild_kinds):
+                      n_melds: int, pair_removed: bool, locked: dict[int, int] | None = None) -> int | None:
+        for w, nat in self._splits(counts, wild_kinds, locked or {}):
             if self._fits(plan, nat, w, n_melds, pair_removed):
                 return w
         return None
@@ -222,26 +231,26 @@ class HandEvaluator:
     # sets N + pair ---------------------------------------------------------------------------------
     def _sets(self, plan: _PatternPlan, nat: tuple[int, ...], w: int, k: int, pair: bool) -> bool:
         total = sum(nat) + w
-        if k < 0 or total != 3 * k + (2 if pair else 0):
+        if k < 0 or total != self.set_size * k + (self.pair_size if pair else 0):
             return False
         no_honour_wilds = plan.pattern.honours_natural
         per_group: list[tuple[int, int]] = []  # (without pair, with pair)
         for g in self.tiles.groups.values():
             sub = tuple(nat[i] for i in g.kinds)
             if not any(sub):
-                per_group.append((0, 2 if pair else INF))
+                per_group.append((0, self.pair_size if pair else INF))
                 continue
             templates = self._local_templates(plan, g)
             cap = 0 if (no_honour_wilds and not g.is_suit) else INF
-            a = self._group_min(templates, sub, False, cap)
-            b = self._group_min(templates, sub, True, cap) if pair else INF
+            a = self._group_min(templates, sub, 0, cap)
+            b = self._group_min(templates, sub, self.pair_size, cap) if pair else INF
             per_group.append((a, b))
         base = sum(a for a, _ in per_group)
         if base >= INF:
             return False
         if not pair:
             return base <= w
-        best = base + 2  # the pair made of two wilds
+        best = base + self.pair_size  # the pair made of wilds only
         for a, b in per_group:
             best = min(best, base - a + b)
         return best <= w
@@ -255,15 +264,17 @@ class HandEvaluator:
 
     @staticmethod
     @lru_cache(maxsize=200_000)
-    def _group_min(templates: tuple[tuple[int, ...], ...], counts: tuple[int, ...], pair: bool, cap: int) -> int:
-        """Fewest wilds completing ``counts`` into sets (and one pair if ``pair``); INF if none."""
+    def _group_min(templates: tuple[tuple[int, ...], ...], counts: tuple[int, ...], pair: int, cap: int) -> int:
+        """Fewest wilds completing ``counts`` into sets (and one pair of ``pair`` tiles if
+        ``pair`` > 0); INF if none."""
         i = next((j for j, c in enumerate(counts) if c), None)
         if i is None:
-            return (2 if cap >= 2 else INF) if pair else 0
+            return (pair if cap >= pair else INF) if pair else 0
         best = INF
         options = [t for t in templates if i in t]
-        if pair:
-            options.append((i, i))
+        pair_t = (i,) * pair if pair else None
+        if pair_t:
+            options.append(pair_t)
         for t in options:
             c = list(counts)
             wild = 0
@@ -274,24 +285,25 @@ class HandEvaluator:
                     wild += 1
             if wild > cap:
                 continue
-            is_pair = t == (i, i) and pair and len(t) == 2
-            rest = HandEvaluator._group_min(templates, tuple(c), pair and not is_pair, cap - wild if cap < INF else cap)
+            is_pair = t is pair_t
+            rest = HandEvaluator._group_min(templates, tuple(c), 0 if is_pair else pair, cap - wild if cap < INF else cap)
             if rest < INF:
                 best = min(best, wild + rest)
         return best
 
     # pairs N ------------------------------------------------------------------------------------------
     def _pairs(self, plan: _PatternPlan, nat: tuple[int, ...], w: int, n: int) -> bool:
-        if sum(nat) + w != 2 * n:
+        size = self.pair_size
+        if sum(nat) + w != size * n:
             return False
         singles = 0
         for k, c in enumerate(nat):
-            if c > 2 and not plan.pattern.quads_as_pairs:
+            if c > size and not plan.pattern.quads_as_pairs:
                 return False
-            if c % 2:
+            if c % size:
                 if plan.pattern.honours_natural and k in self.honour_kinds:
                     return False
-                singles += 1
+                singles += size - c % size
         return singles <= w
 
     # rotten gap G ---------------------------------------------------------------------------------------
@@ -335,13 +347,14 @@ def _max_spread(all_ranks: tuple[int, ...], held: tuple[int, ...], gap: int) -> 
     return best
 
 
-def check_hand_size(tiles: TileSet, concealed: list[int], melds: list[MeldTiles], expected: int, who: str) -> None:
-    """A winning hand has ``expected`` tiles counting each meld as 3 (kongs included).
+def check_hand_size(tiles: TileSet, concealed: list[int], melds: list[MeldTiles], expected: int,
+                    set_size: int, who: str) -> None:
+    """A winning hand has ``expected`` tiles counting each meld as one set (kongs included).
 
     Raises :class:`IllegalAction` with the count found.
     """
-    n = len(concealed) + 3 * len(melds)
+    n = len(concealed) + set_size * len(melds)
     if n != expected:
         raise IllegalAction(
-            f"{who} holds {n} tiles counting melds as 3 ({tiles.format(concealed)} + {len(melds)} meld(s)); "
-            f"a complete hand has {expected}")
+            f"{who} holds {n} tiles counting each meld as {set_size} ({tiles.format(concealed)} + "
+            f"{len(melds)} meld(s)); a complete hand has {expected}")

@@ -321,8 +321,10 @@ class Scorer:
                                     f"{self.rs.name}", hint="melds: " + ", ".join(
                                         f"{x.name} ({x.meld_kind})" for x in self.rs.melds.values()))
         concealed = hand.concealed + [w.tile]
-        check_hand_size(self.tiles, concealed, hand.melds, self.complete_hand, f"winner {w.seat}")
-        readings = self.hands.readings(concealed, hand.melds, self.wild_kinds(snap), w.tile)
+        check_hand_size(self.tiles, concealed, hand.melds, self.complete_hand, self.hands.set_size,
+                        f"winner {w.seat}")
+        readings = self.hands.readings(concealed, hand.melds, self.wild_kinds(snap), w.tile,
+                                       win_tile_natural=w.by in ("discard", "rob_kong"))
         if not readings:
             raise IllegalAction(f"seat {w.seat} has no winning hand: " + self.hands.why_not(concealed, hand.melds))
         return readings
@@ -453,7 +455,8 @@ class Scorer:
             if payee == benef:
                 if payer == discarder:
                     sc, parts = actual[benef]
-                    return sc * 3, parts + ["liable for all three x3"], f"{part}.liability"
+                    payers = len(actual) - 1
+                    return sc * payers, parts + [f"liable for all {payers} payers x{payers}"], f"{part}.liability"
                 return asif[benef][0], asif[benef][1] + ["as if not claimed"], part
             # everyone else's scores as if the claim had not happened
             return asif[payee][0], asif[payee][1], part
