@@ -21,15 +21,17 @@ from .errors import IllegalAction, MjError, ScenarioError
 from .scoring import Scorer
 from .snapshot import build_snapshot, lower_indicator, wild_indicator
 
+_FIRST = (list_bundled() or ["RULES"])[0]
+
 app = typer.Typer(
     name="mjrules",
     help=(
-        "Jiangxi mahjong (南昌/冲关/赣州) rule variants as rule files.\n\n"
+        "Jiangxi mahjong rule variants as rule files.\n\n"
         "A ruleset is a bundled name (" + ", ".join(list_bundled()) + ") or a path to a .rules file; "
         "`--option name=value` picks the options a file declares.\n\n"
         "Examples:\n\n"
-        "  mjrules check rulesets/nanchang.rules\n\n"
-        "  mjrules score --rules nanchang --jing 3p --hand S=456m789m123s东西7p3p --win S --tile 南 --by discard --from W\n\n"
+        f"  mjrules check {_FIRST}\n\n"
+        f"  mjrules score --rules {_FIRST} --jing 3p --hand S=456m789m123s东西7p3p --win S --tile 南 --by discard --from W\n\n"
         "  mjrules test tests/cases/*.yaml"
     ),
     no_args_is_help=True,
@@ -49,7 +51,7 @@ def _options(pairs: list[str] | None) -> dict[str, str]:
     opts = {}
     for p in pairs or []:
         if "=" not in p:
-            raise MjError(f"--option {p!r} is not name=value", hint="e.g. --option 大七对=4")
+            raise MjError(f"--option {p!r} is not name=value", hint="e.g. --option NAME=VALUE, with a name the rule file declares")
         k, v = p.split("=", 1)
         opts[k.strip()] = v.strip()
     return opts

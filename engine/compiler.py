@@ -210,7 +210,7 @@ class _Build(Transformer):
         label = _s(rest.pop(0)) if rest[0].type == "STRING" else None
         low, high = int(rest[0]), int(rest[1])
         cyclic = any(x == "cyclic" for x in rest[2:])
-        copies = next((x[1] for x in rest[2:] if isinstance(x, tuple)), 4)
+        copies = next(x[1] for x in rest[2:] if isinstance(x, tuple))
         if low > high:
             raise RuleError(f"suit {name}: ranks {low}..{high} is empty", self.loc(rest[0]),
                             hint=f"write ranks {high}..{low}")
@@ -224,7 +224,7 @@ class _Build(Transformer):
         label = _s(rest.pop(0)) if isinstance(rest[0], Token) and rest[0].type == "STRING" else None
         tiles = [x for x in rest if isinstance(x, HonourTile)]
         cyclic = any(x == "cyclic" for x in rest)
-        copies = next((x[1] for x in rest if isinstance(x, tuple)), 4)
+        copies = next(x[1] for x in rest if isinstance(x, tuple))
         decl = Honours(name=str(name), label=label, tiles=tiles, cyclic=cyclic, copies=copies,
                        origin=self.origin(meta))
         return self._stmt(meta, "honours", name, decl)
@@ -614,7 +614,7 @@ class _Entry:
 
 
 def compile_ruleset(ref: str | Path, options: dict[str, str] | None = None, *, base_dir: Path | None = None) -> Ruleset:
-    """Compile a bundled ruleset name (``nanchang``) or a ``.rules`` path into a Ruleset.
+    """Compile a bundled ruleset name or a ``.rules`` path into a Ruleset.
 
     ``options`` chooses ``option`` values by name (as ``--option name=value``); unknown names or
     values raise :class:`RuleError` listing what the files declare.

@@ -29,7 +29,7 @@ def rulesets_dir() -> Path:
 
 
 def bundled_ruleset_names() -> list[str]:
-    """Names of the bundled rulesets (``nanchang`` …), sorted."""
+    """Names of the bundled rulesets , sorted."""
     return sorted(p.stem for p in rulesets_dir().glob("*.rules"))
 
 

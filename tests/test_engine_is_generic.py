@@ -1,0 +1,52 @@
+"""engine/ names no variant and holds no rule number: those live in rulesets/*.rules.
+
+The number check reads every numeric literal in engine/*.py; the few that are not rules
+(exit codes, JSON indent, cache sizes, parse-tree child positions) are listed per file with
+why. A new literal fails this test until it is moved to a rule file or listed here with a reason.
+"""
+from __future__ import annotations
+
+import ast
+import re
+
+from .conftest import ROOT
+
+ENGINE = ROOT / "engine"
+VARIANTS = re.compile(r"nanchang|chongguan|ganzhou|南昌|冲关麻将|赣州", re.IGNORECASE)
+
+NOT_RULES = {
+    "cli.py": {2: "exit status 2 and JSON indent"},
+    "compiler.py": {2: "parse-tree child positions / label+default token count", 8: "expected tokens listed in a syntax error"},
+    "errors.py": {2: "an East Asian wide character takes 2 cells", 0.5: "difflib cutoff"},
+    "hands.py": {10: "INF = 10**6", 6: "INF = 10**6", 4096: "lru_cache size", 200_000: "lru_cache size"},
+    "snapshot.py": {2: "skip a keyword and its value when reading a meld"},
+    "tiles.py": {2: "an honour code is at least a digit and a letter", 4: "longest honour name looked ahead"},
+}
+
+
+def _variant_lines(text: str) -> list[tuple[int, str]]:
+    return [(i, line.strip()) for i, line in enumerate(text.splitlines(), 1) if VARIANTS.search(line)]
+
+
+def _rule_numbers(source: str, allowed: dict) -> list[tuple[int, float]]:
+    return [(node.lineno, node.value) for node in ast.walk(ast.parse(source))
+            if isinstance(node, ast.Constant) and type(node.value) in (int, float)
+            and node.value not in (0, 1, -1) and node.value not in allowed]
+
+
+def test_engine_names_no_variant():
+    hits = [f"{f.relative_to(ROOT)}:{i}: {line}" for f in ENGINE.rglob("*.py")
+            for i, line in _variant_lines(f.read_text(encoding="utf-8"))]
+    assert not hits, "variant names in engine/:\n" + "\n".join(hits)
+
+
+def test_engine_holds_no_rule_number():
+    found = [f"engine/{f.name}:{line}: {value}" for f in sorted(ENGINE.glob("*.py"))
+             for line, value in _rule_numbers(f.read_text(encoding="utf-8"), NOT_RULES.get(f.name, {}))]
+    assert not found, "numbers in engine/ that may be rules (move them to a .rules file):\n" + "\n".join(found)
+
+
+def test_the_checks_can_fail():
+    """Both scans report a planted rule number and a planted variant name."""
+    assert _rule_numbers("DEALER_FACTOR = 2\nGANG_JING = 10\n", NOT_RULES["hands.py"]) == [(1, 2)]
+    assert _variant_lines("x = 1\nrules = 'Nanchang'\n") == [(2, "rules = 'Nanchang'")]
