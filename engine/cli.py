@@ -219,9 +219,13 @@ def _print_score(scorer, snap, parts, nets, winres) -> None:
                "kong_draw": "on a kong replacement (杠开)", "rob_kong": f"robbing {w.from_seat}'s kong (抢杠)"}[w.by]
         out.print(f"win: {w.seat} on {scorer.tiles.code(w.tile)} {how}; reading {r.pattern}, "
                   f"{r.wilds} 精 as wild{', 精钓' if r.jing_wait else ''}", markup=False)
-        fans = Table(title="fans", title_justify="left")
+        fans = Table(title="rules of the win", title_justify="left")
         fans.add_column("rule")
         fans.add_column("effect")
+        fans.add_row(f"pattern.{r.pattern}", "the reading scored (best for the winner)")
+        pay = next((n for n in winres.ledger.fired if n in rs.payments), None)
+        if pay:
+            fans.add_row(f"payment.{pay}", ", ".join(f"{k} x{v}" for k, v in rs.payments[pay].weights.items()))
         for name in winres.fans:
             f = rs.fans[name]
             eff = []

@@ -1,0 +1,34 @@
+"""An installed wheel works outside the repository: grammar and rulesets ship as package data."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from .conftest import ROOT
+
+hatchling = pytest.importorskip("hatchling.builders.wheel", reason="hatchling (in the test extra) builds the wheel")
+
+
+def test_wheel_carries_grammar_and_rulesets_and_runs_outside_repo(tmp_path: Path):
+    builder = hatchling.WheelBuilder(str(ROOT))
+    wheel = Path(next(iter(builder.build(directory=str(tmp_path / "dist"), versions=["standard"]))))
+    with zipfile.ZipFile(wheel) as z:
+        names = set(z.namelist())
+        assert "engine/grammar/mjrules.lark" in names
+        assert {"engine/rulesets/nanchang.rules", "engine/rulesets/nanchang-table.rules"} <= names
+        site = tmp_path / "site"
+        z.extractall(site)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    code = ("from engine import compile_ruleset; import engine; "
+            "rs = compile_ruleset('nanchang-table'); print(rs.extends, engine.__file__)")
+    env = dict(os.environ, PYTHONPATH=str(site))
+    out = subprocess.run([sys.executable, "-c", code], cwd=elsewhere, env=env, capture_output=True, text=True,
+                         check=True).stdout
+    assert out.startswith("['nanchang']")
+    assert str(site) in out
