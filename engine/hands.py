@@ -66,9 +66,12 @@ class _PatternPlan:
 class HandEvaluator:
     """Readings of winning hands under one ruleset (built once per ruleset)."""
 
-    def __init__(self, rs: Ruleset, tiles: TileSet):
+    def __init__(self, rs: Ruleset, tiles: TileSet, hand_size: int):
+        """``hand_size``: tiles in a complete hand, melds counted as one set each (table hand +
+        dealer_extra)."""
         self.rs = rs
         self.tiles = tiles
+        self.hand_size = hand_size
         self.honour_kinds = frozenset(k.index for k in tiles.kinds if not k.is_suit)
         self.templates: dict[str, list[tuple[int, ...]]] = {m.name: self._templates(m) for m in rs.melds.values()}
         # sizes come from the declarations: a set (顺子/刻子) and the pair (将)
@@ -308,7 +311,7 @@ class HandEvaluator:
 
     # rotten gap G ---------------------------------------------------------------------------------------
     def _rotten(self, plan: _PatternPlan, nat: tuple[int, ...], w: int) -> bool:
-        if any(c > 1 for c in nat):
+        if sum(nat) + w != self.hand_size or any(c > 1 for c in nat):
             return False
         gap = plan.rotten_gap
         room = 0

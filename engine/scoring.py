@@ -17,7 +17,6 @@ Rules applied (all values from the ruleset; sections of RULES.md §2):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property
 
 from . import facts as F
 from .errors import IllegalAction, MjError, RuleError
@@ -113,7 +112,7 @@ class Scorer:
     def __init__(self, rs: Ruleset):
         self.rs = rs
         self.tiles = TileSet(rs)
-        self.hands = HandEvaluator(rs, self.tiles)
+        self.hands = HandEvaluator(rs, self.tiles, self.complete_hand)
         values = rs.jing_rules("value")
         self.jing_value = values[0] if values else None
 
@@ -125,7 +124,7 @@ class Scorer:
             raise RuleError(f"this ruleset needs `table {name} = N`", None)
         return p.values[0]
 
-    @cached_property
+    @property
     def complete_hand(self) -> int:
         """Tiles in a complete (winning) hand, melds counted as 3: hand + dealer_extra."""
         return self.table_int("hand") + self.table_int("dealer_extra")
