@@ -109,7 +109,7 @@ def test_qixing_needs_seven_natural_honours():
     # 3p is 正精, wild; standing in for 白 would make 七星 — not allowed, so only 十三烂
     got = _readings("147m258p3s东南西北中发3p", "3p", "3p")
     assert {p for p, _, _ in got} == {"十三烂"}
-    got = _readings("147m258p36s东南西北中发白", "9s", "白")
+    got = _readings("147m258p3s东南西北中发白", "9s", "白")
     assert ("七星十三烂", 0, False) in got
 
 
