@@ -55,6 +55,11 @@ from .ruleset import (
     Var,
 )
 
+# Bounds that keep every compile and evaluation small (the language is not a rule set's place
+# to be big): a tile group of at most MAX_RANKS kinds, each with at most MAX_COPIES copies.
+MAX_RANKS = 36
+MAX_COPIES = 16
+
 # KIND keyword → Ruleset field
 SECTIONS = {
     "suit": "suits",
@@ -116,6 +121,7 @@ class OptionStmt:
     default: str
     choices: dict[str, list[Stmt]]
     location: Location
+    default_location: Location
 
 
 @dataclass
@@ -198,7 +204,7 @@ class _Build(Transformer):
         choices = {}
         for ch in (x for x in rest if isinstance(x, tuple)):
             choices[ch[0]] = ch[1]
-        return OptionStmt(name, label, default, choices, self.loc(meta))
+        return OptionStmt(name, label, default, choices, self.loc(meta), self.loc(toks[-1]))
 
     def choice(self, meta, c):
         return (str(_value(c[0])), list(c[1:]))
@@ -524,8 +530,10 @@ _TERMINAL_WORDS = {
     "MULT": "a multiplier like x2", "KIND": "a declaration kind (fan, meld, …)", "CMP": "a comparison",
     "PAYER": "a payer (discarder, others, each, dealer)", "SCOPE": "win, jing or exhaustive",
     "MELD_KIND": "chow, pung, kong or pair", "END": "head or tail", "$END": "the end of the file",
-    "LBRACE": "{", "RBRACE": "}", "LPAR": "(", "RPAR": ")", "EQUAL": "=", "COMMA": ",",
-    "PLUS": "+", "MINUS": "-", "COLON": ":", "VBAR": "|", "SLASH": "/",
+    "ADDOP": "`+` or `-`", "MULOP": "`*` or `/`", "ALL": "`all`", "DECLARED": "`declared`",
+    "AFTER_ADDERS": "`after adders`", "WITH_KONGS": "`with kongs`", "INSTEAD_KONG": "`instead of kong points`",
+    "LBRACE": "`{`", "RBRACE": "`}`", "LPAR": "`(`", "RPAR": "`)`", "EQUAL": "`=`", "COMMA": "`,`",
+    "PLUS": "`+`", "MINUS": "`-`", "COLON": "`:`", "VBAR": "`|`", "SLASH": "`/`",
 }
 
 
@@ -549,6 +557,7 @@ _STATEMENT_STARTS = ["ruleset", "extends", "source", "override", "remove", "opti
 
 def parse_text(text: str, file: str) -> ParsedFile:
     """Parse one rule file's text (no ``extends`` resolution). Raises :class:`RuleError`."""
+    text = text.removeprefix("\ufeff")  # a byte-order mark (Windows editors) is not content
     try:
         tree = parser().parse(text)
     except UnexpectedInput as exc:
@@ -582,26 +591,34 @@ def _syntax_error(exc: UnexpectedInput, text: str, file: str) -> RuleError:
     loc = Location(file, getattr(exc, "line", 1) or 1, getattr(exc, "column", 1) or 1)
     if isinstance(exc, UnexpectedCharacters):
         ch = text[exc.pos_in_stream] if exc.pos_in_stream < len(text) else "?"
+        line_text = text.splitlines()[loc.line - 1] if text.splitlines() else ""
+        if ch == '"':
+            return RuleError("unterminated string", loc, hint='a string closes with " on the same line',
+                             source_text=text)
         hint = None
         if ch in "“”":
             hint = 'use plain double quotes "…"'
+        elif line_text.lstrip().startswith("extends") and ch in "./\\":
+            path = line_text.split("#")[0].strip()[len("extends"):].strip()
+            hint = f'a path is quoted: extends "{path}"'
         return RuleError(f"unexpected character {ch!r}", loc, hint=hint, source_text=text)
-    if isinstance(exc, UnexpectedEOF):
-        rows = text.splitlines() or [""]
+    tok = getattr(exc, "token", None)
+    if isinstance(exc, UnexpectedEOF) or (tok is not None and tok.type == "$END"):
+        body = text.rstrip()
+        rows = body.splitlines() or [""]
         loc = Location(file, len(rows), len(rows[-1]) + 1)
         return RuleError(f"the file ends in the middle of a declaration; expected {_readable(set(exc.expected))}",
                          loc, source_text=text)
     assert isinstance(exc, UnexpectedToken)
-    tok = exc.token
-    got = "the end of the file" if tok.type == "$END" else f"`{tok}`"
     expected = _readable(set(exc.expected))
     hint = None
-    if tok.type == "NAME" and str(tok) not in _STATEMENT_STARTS and exc.column == 1:
-        hint = did_you_mean(str(tok), _STATEMENT_STARTS) or (
+    word = str(tok)
+    if tok.type in ("NAME", "RULESET_NAME") and word not in _STATEMENT_STARTS and exc.column == 1:
+        hint = did_you_mean(word, _STATEMENT_STARTS) or (
             "a statement starts with one of: " + ", ".join(_STATEMENT_STARTS))
-    elif "MULT" in exc.expected and tok.type in ("INT", "NAME"):
+    elif "MULT" in exc.expected and (tok.type in ("INT",) or word in ("x", "×")):
         hint = "a multiplier is written x2 (no space)"
-    return RuleError(f"unexpected {got}; expected {expected}", loc, hint=hint, source_text=text)
+    return RuleError(f"unexpected `{word}`; expected {expected}", loc, hint=hint, source_text=text)
 
 
 # ---- resolution: extends, override, remove, options ------------------------------------------
@@ -650,6 +667,12 @@ def _resolve(path: Path, options: dict[str, str], used: set[str], chain: tuple[s
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise RuleError(f"cannot read rule file {path}: {exc.strerror}", None) from None
+    except UnicodeDecodeError as exc:
+        raw = path.read_bytes()
+        line = raw[: exc.start].count(b"\n") + 1
+        col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise RuleError("the rule file is not UTF-8 text", Location(str(path), line, col),
+                        hint="save it as UTF-8 (e.g. `iconv -f GBK -t UTF-8`)", source_text="") from None
     return _resolve_parsed(parse_text(text, str(path)), options, used, chain, path.parent)
 
 
@@ -668,17 +691,18 @@ def _resolve_parsed(pf: ParsedFile, options: dict[str, str], used: set[str], cha
         state = _resolve(parent_path, options, used, (*chain, key))
         state["extends"].append(state["name"])
     else:
-        state = {"entries": {}, "option_infos": {}, "extends": [], "sources": [], "name": None, "label": None}
+        state = {"entries": {}, "option_infos": {}, "extends": [], "sources": [], "name": None, "label": None,
+                 "removed": {}}
     state["name"] = pf.name or Path(pf.file).stem
     state["label"] = pf.label or (state["label"] if pf.extends else None)
     state["sources"] = state["sources"] + pf.sources
     entries: dict[str, _Entry] = state["entries"]
     for st in pf.stmts:
-        _apply(entries, st, pf.text)
+        _apply(entries, st, pf.text, state["removed"])
     for opt in pf.options:
         if opt.default not in opt.choices:
             raise RuleError(f"option {opt.name}: default {opt.default!r} is not one of its choices "
-                            f"({', '.join(opt.choices)})", opt.location, source_text=pf.text)
+                            f"({', '.join(opt.choices)})", opt.default_location, source_text=pf.text)
         chosen = str(options.get(opt.name, opt.default))
         if opt.name in options:
             used.add(opt.name)
@@ -686,14 +710,20 @@ def _resolve_parsed(pf: ParsedFile, options: dict[str, str], used: set[str], cha
             raise RuleError(f"option {opt.name} has no choice {chosen!r}", opt.location,
                             hint=f"choose one of: {', '.join(opt.choices)}", source_text=pf.text)
         for st in opt.choices[chosen]:
-            _apply(entries, st, pf.text)
+            _apply(entries, st, pf.text, state["removed"])
         state["option_infos"][opt.name] = OptionInfo(
             name=opt.name, label=opt.label, default=opt.default, chosen=chosen, choices=list(opt.choices),
             origin=Origin(file=opt.location.file, line=opt.location.line, column=opt.location.column))
     return state
 
 
-def _apply(entries: dict[str, _Entry], st: Stmt, text: str) -> None:
+def _same_kind_hint(entries: dict[str, _Entry], kind: str, name: str) -> str | None:
+    names = [p.split(".", 1)[1] for p in entries if p.startswith(kind + ".")]
+    hint = did_you_mean(name, names)
+    return hint.replace("did you mean ", f"did you mean {kind}.") if hint else None
+
+
+def _apply(entries: dict[str, _Entry], st: Stmt, text: str, removed: dict[str, Location]) -> None:
     path = st.path
     if st.kind not in SECTIONS:
         raise RuleError(f"unknown declaration kind {st.kind!r}", st.location, source_text=text)
@@ -711,14 +741,15 @@ def _apply(entries: dict[str, _Entry], st: Stmt, text: str) -> None:
     elif st.op == "override":
         if old is None:
             raise RuleError(f"override of {path}, which no file in the chain declares", st.location,
-                            hint=did_you_mean(path, entries) or f"declare it without `override`",
+                            hint=_same_kind_hint(entries, st.kind, st.name) or "declare it without `override`",
                             source_text=text)
         entries[path] = _Entry(st, text)
     else:
         if old is None:
             raise RuleError(f"remove of {path}, which no file in the chain declares", st.location,
-                            hint=did_you_mean(path, entries), source_text=text)
+                            hint=_same_kind_hint(entries, st.kind, st.name), source_text=text)
         del entries[path]
+        removed[path] = st.location
 
 
 def _build(path: Path, state: dict) -> Ruleset:
@@ -733,16 +764,27 @@ def _build(path: Path, state: dict) -> Ruleset:
             sections[SECTIONS[e.stmt.kind]][decl.name] = decl
     rs = Ruleset(name=state["name"], label=state["label"], file=str(path), sources=state["sources"],
                  extends=state["extends"], base=base, options=state["option_infos"], **sections)
-    _check(rs, entries)
+    _check(rs, entries, state.get("removed", {}))
     return rs
 
 
 # ---- checks after resolution --------------------------------------------------------------------
 
 
-def _check(rs: Ruleset, entries: dict[str, _Entry]) -> None:
-    def fail(msg, st: Stmt, hint=None, loc=None):
-        raise RuleError(msg, loc or st.location, hint=hint, source_text=entries[st.path].file_text)
+_REF_KINDS = {REF_GROUP: ("suit", "honours"), REF_PATTERN: ("pattern",), REF_FAN: ("fan",),
+              REF_MELD_OR_KIND: ("meld",), REF_INDICATOR: ("indicator",), REF_FACTOR: ("factor",),
+              REF_JING_FORMULA: ("jing",)}
+
+
+def _check(rs: Ruleset, entries: dict[str, _Entry], removed: dict[str, Location]) -> None:
+    def fail(msg, st: Stmt, hint=None, loc=None, ref: Ref | None = None, related=None):
+        related = list(related or [])
+        if ref is not None:
+            for kind in _REF_KINDS.get(ref.what, ()):
+                if f"{kind}.{ref.name}" in removed:
+                    related.append((f"{kind}.{ref.name} is removed here", removed[f"{kind}.{ref.name}"]))
+        raise RuleError(msg, loc or st.location, hint=hint, source_text=entries[st.path].file_text,
+                        related=related)
 
     any_stmt = next(iter(entries.values())).stmt if entries else None
     if not rs.suits and not rs.honours:
@@ -771,20 +813,20 @@ def _check(rs: Ruleset, entries: dict[str, _Entry]) -> None:
         st = e.stmt
         for ref in st.refs:
             if ref.what == REF_GROUP and ref.name not in group_names:
-                fail(f"unknown tile group {ref.name!r}", st, did_you_mean(ref.name, group_names), ref.location)
+                fail(f"unknown tile group {ref.name!r}", st, did_you_mean(ref.name, group_names), ref.location, ref)
             elif ref.what == REF_MELD_OR_KIND and ref.name not in meld_names:
-                fail(f"unknown meld {ref.name!r}", st, did_you_mean(ref.name, meld_names), ref.location)
+                fail(f"unknown meld {ref.name!r}", st, did_you_mean(ref.name, meld_names), ref.location, ref)
             elif ref.what == REF_PATTERN and ref.name not in rs.patterns:
-                fail(f"unknown pattern {ref.name!r}", st, did_you_mean(ref.name, rs.patterns), ref.location)
+                fail(f"unknown pattern {ref.name!r}", st, did_you_mean(ref.name, rs.patterns), ref.location, ref)
             elif ref.what == REF_FAN and ref.name not in rs.fans:
-                fail(f"unknown fan {ref.name!r}", st, did_you_mean(ref.name, rs.fans), ref.location)
+                fail(f"unknown fan {ref.name!r}", st, did_you_mean(ref.name, rs.fans), ref.location, ref)
             elif ref.what == REF_FACTOR and ref.name not in rs.factors:
-                fail(f"unknown factor {ref.name!r}", st, did_you_mean(ref.name, rs.factors), ref.location)
+                fail(f"unknown factor {ref.name!r}", st, did_you_mean(ref.name, rs.factors), ref.location, ref)
             elif ref.what == REF_INDICATOR and ref.name not in rs.indicators:
-                fail(f"unknown indicator {ref.name!r}", st, did_you_mean(ref.name, rs.indicators), ref.location)
+                fail(f"unknown indicator {ref.name!r}", st, did_you_mean(ref.name, rs.indicators), ref.location, ref)
             elif ref.what == REF_JING_FORMULA and ref.name not in jing_formulas:
                 fail(f"{ref.name!r} is not a 精 formula (`jing NAME = score … when …`)", st,
-                     did_you_mean(ref.name, jing_formulas), ref.location)
+                     did_you_mean(ref.name, jing_formulas), ref.location, ref)
             elif ref.what == "fact" and ref.name not in facts_ok[ref.context]:
                 elsewhere = [c for c, names in facts_ok.items() if ref.name in names]
                 hint = did_you_mean(ref.name, facts_ok[ref.context])
@@ -796,9 +838,11 @@ def _check(rs: Ruleset, entries: dict[str, _Entry]) -> None:
         d = st.decl
         if isinstance(d, Meld):
             for sh in d.shapes:
-                if sh.type == "run" and any(g in rs.honours or g == "honours" for g in sh.groups):
-                    fail(f"meld {d.name}: a run needs ranked tiles; {'/'.join(sh.groups)} has none", st,
-                         "use `distinct N in …` for honour chows")
+                bad = [g for g in sh.groups if g in rs.honours or g == "honours"]
+                if sh.type == "run" and bad:
+                    where = next((r.location for r in st.refs if r.what == REF_GROUP and r.name == bad[0]), None)
+                    fail(f"meld {d.name}: a run needs ranked tiles; {bad[0]} has none", st,
+                         "use `distinct N in …` for honour chows", where)
                 if sh.size < 2 and d.meld_kind != "pair":
                     fail(f"meld {d.name}: a set of {sh.size} tile", st)
         if isinstance(d, Pattern):
@@ -812,12 +856,22 @@ def _check(rs: Ruleset, entries: dict[str, _Entry]) -> None:
         if isinstance(d, Fan) and d.name in d.instead_of:
             fail(f"fan {d.name} is instead of itself", st)
     pair_melds = [m for m in rs.melds.values() if m.meld_kind == "pair"]
-    needs_pair = any(c.type in ("pair", "pairs") for p in rs.patterns.values() for c in p.components)
-    if needs_pair and not pair_melds and any_stmt:
-        raise RuleError("patterns use `pair` but no `meld … pair = same 2` is declared",
-                        Location(rs.file, 1, 1), hint="add `meld 将 pair = same 2`")
-    if sum(1 for r in rs.jing.values() if r.type == "value") > 1:
-        raise RuleError("more than one `jing … = 正 N, 副 M` declared", Location(rs.file, 1, 1))
+    pair_users = [p for p in rs.patterns.values() if any(c.type in ("pair", "pairs") for c in p.components)]
+    if pair_users and not pair_melds:
+        fail(f"pattern {pair_users[0].name} uses pairs but no `meld … pair = same 2` is declared",
+             entries[f"pattern.{pair_users[0].name}"].stmt, "add `meld 将 pair = same 2`")
+    values = [e.stmt for e in entries.values() if isinstance(e.stmt.decl, JingValue)]
+    if len(values) > 1:
+        fail(f"jing.{values[1].name} declares 精 values again", values[1],
+             f"change the values with `override jing {values[0].name} = 正 N, 副 M`",
+             related=[(f"jing.{values[0].name} declares them here", values[0].location)])
+    for suit in rs.suits.values():
+        if suit.high - suit.low + 1 > MAX_RANKS or suit.copies > MAX_COPIES:
+            fail(f"suit {suit.name}: at most {MAX_RANKS} ranks and {MAX_COPIES} copies", entries[f"suit.{suit.name}"].stmt)
+    for grp in rs.honours.values():
+        if len(grp.tiles) > MAX_RANKS or grp.copies > MAX_COPIES:
+            fail(f"honours {grp.name}: at most {MAX_RANKS} tiles and {MAX_COPIES} copies",
+                 entries[f"honours.{grp.name}"].stmt)
 
 
 def list_bundled() -> list[str]:

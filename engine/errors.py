@@ -48,8 +48,9 @@ class MjError(Exception):
         if self.location:
             src = self._line_text(self.location)
             if src is not None:
-                lines.append(f"  {src}")
-                lines.append("  " + _caret_pad(src, self.location.column) + "^")
+                shown, caret_cells = _expand(src, self.location.column)
+                lines.append(f"  {shown}")
+                lines.append("  " + " " * caret_cells + "^")
         for what, loc in self.related:
             lines.append(f"{loc}: note: {what}")
         if self.hint:
@@ -93,14 +94,23 @@ class IllegalAction(MjError):
     """A hand or an action the rules do not allow; nothing was changed."""
 
 
-def _caret_pad(src: str, column: int) -> str:
-    """Spaces up to ``column``, counting East Asian wide characters as two cells."""
+def _expand(src: str, column: int, tab: int = 8) -> tuple[str, int]:
+    """The line with tabs expanded by display cells (CJK characters take two), and the cell
+    where ``column`` (1-based, in characters) starts — so the caret lands under it."""
     import unicodedata
 
-    pad = 0
-    for ch in src[: max(column - 1, 0)]:
-        pad += 2 if unicodedata.east_asian_width(ch) in "WF" else 1
-    return " " * pad
+    out, cells, caret = [], 0, None
+    for i, ch in enumerate(src):
+        if i == column - 1:
+            caret = cells
+        if ch == "\t":
+            n = tab - cells % tab
+            out.append(" " * n)
+            cells += n
+        else:
+            out.append(ch)
+            cells += 2 if unicodedata.east_asian_width(ch) in "WF" else 1
+    return "".join(out), cells if caret is None else caret
 
 
 def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:

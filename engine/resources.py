@@ -40,7 +40,7 @@ def resolve_ruleset_path(ref: str, base_dir: Path | None = None) -> Path:
     """
     p = Path(ref)
     cands = [p] if p.is_absolute() else [(base_dir or Path.cwd()) / p, Path.cwd() / p]
-    if not p.suffix:
+    if not p.suffix and p.name:
         cands += [c.with_suffix(".rules") for c in cands]
     for c in cands:
         if c.is_file():
