@@ -355,8 +355,7 @@ class Scorer:
                 for payer in snap.seats:
                     if payer == payee or not self._payer_matches(ex.payer, payer, None, snap.dealer):
                         continue
-                    env = {"floor": snap.floor, "payer_is_dealer": payer == snap.dealer,
-                           "collector_is_dealer": payee == snap.dealer}
+                    env = self._transfer_env(snap, payer, payee)
                     amount = ex.amount
                     parts = [f"exhaustive.{ex.name} {ex.amount}"]
                     for after in (False, True):
@@ -376,91 +375,100 @@ class Scorer:
             return 0
         return sum(v.main for t in tiles if t == main) + sum(v.next for t in tiles if t == nxt)
 
-    def _jing_score(self, n: int, sole: bool, floor: int) -> tuple[int, list[str]]:
+    def _jing_score(self, n: int, sole: bool, floor: int) -> tuple[int, list[str], list[str]]:
+        """A seat's 精 score from n: the formula (冲关) then multipliers (霸王).
+
+        Returns (score in 子, the factor trail, the names of the rules that applied)."""
         if n <= 0:
-            return 0, []
+            return 0, [], []
         env = {"n": n, "sole_holder": sole, "floor": floor}
-        score, parts = n, [f"n={n}"]
+        score, parts, names = n, [f"n={n}"], []
         for r in self.rs.jing_rules("formula"):
             if self.eval(r.when, env):
                 score = int(self.eval(r.score, env))
                 parts.append(f"jing.{r.name} {score}")
+                names.append(r.name)
                 break
         for r in self.rs.jing_rules("multiplier"):
             if self.eval(r.when, env):
                 score *= r.factor
                 parts.append(f"jing.{r.name} x{r.factor}")
-        return score, parts
+                names.append(r.name)
+        return score, parts, names
 
     def _formula_fires(self, rule_name: str, n: int, floor: int) -> bool:
         r = self.rs.jing[rule_name]
         return n > 0 and bool(self.eval(r.when, {"n": n, "sole_holder": False, "floor": floor}))
 
     def settle_indicator(self, snap: Snapshot, name: str) -> Ledger:
-        """One 精 settlement with indicator ``name`` on the snapshot's hands (RULES.md §2)."""
+        """One 精 settlement with indicator ``name`` on the snapshot's hands (RULES.md §2).
+
+        Each seat collects its score from each other seat. Liability (包冲关): when a seat
+        reaches the liability rule's formula only by claiming a 精 someone discarded, every
+        transfer is made as if the claim had not happened, except that the discarder pays that
+        seat's real score once for every payer (000's example). Raises :class:`MjError` if the
+        snapshot has no tile for the indicator.
+        """
         ind = self.rs.indicators[name]
         if name not in snap.indicators:
             raise MjError(f"no tile for indicator {name}")
         main, nxt = self.jing_kinds(snap.indicators[name])
         jing = {main, nxt} - {None}
         seats = snap.seats
-        held = {s: self._all_tiles(snap, s) for s in seats}
-        counts = {s: self.jing_count(held[s], main, nxt) for s in seats}
-        holders = {s for s in seats if any(t in jing for t in self._all_tiles(snap, s, with_kongs=False))}
         ledger = Ledger()
 
-        def scores(cnt: dict[str, int], hold: set[str]) -> dict[str, tuple[int, list[str]]]:
-            return {s: self._jing_score(cnt[s], hold == {s}, snap.floor) for s in seats}
+        def scores(all_tiles: dict[str, list[int]], outside_kongs: dict[str, list[int]]):
+            counts = {s: self.jing_count(all_tiles[s], main, nxt) for s in seats}
+            holders = {s for s in seats if any(t in jing for t in outside_kongs[s])}  # kongs never make 霸王
+            return {s: self._jing_score(counts[s], holders == {s}, snap.floor) for s in seats}, counts
 
-        actual = scores(counts, holders)
-        # liability (包冲关): a seat reaches the formula only by claiming a discarded 精
-        liable: dict[str, tuple[str, dict]] = {}
+        tiles = {s: self._all_tiles(snap, s) for s in seats}
+        outside = {s: self._all_tiles(snap, s, with_kongs=False) for s in seats}
+        actual, counts = scores(tiles, outside)
+        liability = None  # (beneficiary, discarder, as-if scores)
         for lia in self.rs.jing_rules("liability"):
             for s in seats:
                 for m in snap.hands.get(s, SeatHand()).melds:
-                    if m.claimed in jing and m.from_seat in seats and m.from_seat != s:
-                        v = self.jing_count([m.claimed], main, nxt)
-                        asif = dict(counts)
-                        asif[s] -= v
-                        asif[m.from_seat] += v
-                        if self._formula_fires(lia.rule, counts[s], snap.floor) and not self._formula_fires(
-                                lia.rule, asif[s], snap.floor):
-                            hold = set(holders)
-                            if not any(t in jing for t in self._all_tiles(snap, s, with_kongs=False)
-                                       if t != m.claimed) and asif[s] == 0:
-                                hold.discard(s)
-                            hold.add(m.from_seat)
-                            liable[s] = (m.from_seat, scores(asif, hold))
-                            ledger.fired.append(lia.name)
-        for s, (sc, parts) in actual.items():
-            if sc:
-                ledger.fired += [p.split()[0].split(".", 1)[1] for p in parts if p.startswith("jing.")]
-        env_f = lambda payer, payee: {"floor": snap.floor, "payer_is_dealer": payer == snap.dealer,
-                                      "collector_is_dealer": payee == snap.dealer}
+                    if liability or m.claimed not in jing or m.from_seat not in seats or m.from_seat == s:
+                        continue
+                    t2 = {k: list(v) for k, v in tiles.items()}
+                    o2 = {k: list(v) for k, v in outside.items()}
+                    for d in (t2, o2) if m.meld_kind != "kong" else (t2,):
+                        d[s].remove(m.claimed)
+                        d[m.from_seat].append(m.claimed)
+                    if m.meld_kind == "kong":
+                        o2[m.from_seat].append(m.claimed)
+                    asif, asif_counts = scores(t2, o2)
+                    if self._formula_fires(lia.rule, counts[s], snap.floor) and not self._formula_fires(
+                            lia.rule, asif_counts[s], snap.floor):
+                        liability = (s, m.from_seat, asif)
+                        ledger.fired.append(lia.name)
+        for _, _, names in actual.values():
+            ledger.fired += names
+        payers = len(seats) - 1
         for payee in seats:
             for payer in seats:
                 if payer == payee:
                     continue
-                amount, parts, rule = self._jing_due(payee, payer, actual, liable, name)
-                self._jing_transfer(ledger, payer, payee, amount, parts, name, rule, env_f(payer, payee))
+                rule = name
+                if liability is None:
+                    amount, parts, _ = actual[payee]
+                elif liability[:2] == (payee, payer):
+                    amount, parts, _ = actual[payee]
+                    amount, parts = amount * payers, parts + [f"liable for all {payers} payers x{payers}"]
+                    rule = f"{name}.liability"
+                else:
+                    amount, parts, _ = liability[2][payee]
+                    parts = parts + ["as if the 精 was not claimed"]
+                self._jing_transfer(ledger, payer, payee, amount, parts, name, rule, self._transfer_env(snap, payer, payee))
         if ind.with_kongs:
-            self._kong_points(snap, ledger, jing, name, env_f)
+            self._kong_points(snap, ledger, jing, name)
         ledger.fired = list(dict.fromkeys(ledger.fired))
         return ledger
 
-    def _jing_due(self, payee, payer, actual, liable, part):
-        """What ``payer`` owes ``payee`` for 精, with liability applied."""
-        for benef, (discarder, asif) in liable.items():
-            if payee == benef:
-                if payer == discarder:
-                    sc, parts = actual[benef]
-                    payers = len(actual) - 1
-                    return sc * payers, parts + [f"liable for all {payers} payers x{payers}"], f"{part}.liability"
-                return asif[benef][0], asif[benef][1] + ["as if not claimed"], part
-            # everyone else's scores as if the claim had not happened
-            return asif[payee][0], asif[payee][1], part
-        sc, parts = actual[payee]
-        return sc, parts, part
+    @staticmethod
+    def _transfer_env(snap: Snapshot, payer: str, payee: str) -> dict:
+        return {"floor": snap.floor, "payer_is_dealer": payer == snap.dealer, "collector_is_dealer": payee == snap.dealer}
 
     def _jing_transfer(self, ledger, payer, payee, amount, parts, part, rule, env):
         if not amount:
@@ -473,7 +481,7 @@ class Scorer:
                     parts.append(f"factor.{fname} x{v}")
         ledger.transfers.append(Transfer(payer, payee, amount, part, rule, tuple(parts)))
 
-    def _kong_points(self, snap: Snapshot, ledger: Ledger, jing: set, part: str, env_f) -> None:
+    def _kong_points(self, snap: Snapshot, ledger: Ledger, jing: set, part: str) -> None:
         kong_rules = self.rs.jing_rules("kong")
         bonus_rules = self.rs.jing_rules("kong_bonus")
         for s in snap.seats:
@@ -495,7 +503,7 @@ class Scorer:
                         if payer != s:
                             self._jing_transfer(ledger, payer, s, amount,
                                                 [f"{rule} {self.tiles.format(list(m.tiles))} {amount}"],
-                                                part, rule, env_f(payer, s))
+                                                part, rule, self._transfer_env(snap, payer, s))
 
     # ---- whole hand -----------------------------------------------------------------------------------
     def settle_end(self, snap: Snapshot) -> tuple[Ledger, WinScore | None]:
