@@ -17,6 +17,7 @@ Rules applied (all values from the ruleset; sections of RULES.md §2):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from . import facts as F
 from .errors import IllegalAction, MjError, RuleError
@@ -104,6 +105,12 @@ class WinScore:
     fans: list[str]
     ledger: Ledger
     alternatives: list[tuple[Reading, int]]  # every reading with the winner's gain
+
+
+class _Liability(NamedTuple):
+    beneficiary: str  # reached the formula by claiming a discarded 精
+    discarder: str  # pays the beneficiary's real score for every payer
+    as_if: dict  # every seat's score as if the claim had not happened
 
 
 class Scorer:
@@ -425,7 +432,7 @@ class Scorer:
         tiles = {s: self._all_tiles(snap, s) for s in seats}
         outside = {s: self._all_tiles(snap, s, with_kongs=False) for s in seats}
         actual, counts = scores(tiles, outside)
-        liability = None  # (beneficiary, discarder, as-if scores)
+        liability: _Liability | None = None
         for lia in self.rs.jing_rules("liability"):
             for s in seats:
                 for m in snap.hands.get(s, SeatHand()).melds:
@@ -441,7 +448,7 @@ class Scorer:
                     asif, asif_counts = scores(t2, o2)
                     if self._formula_fires(lia.rule, counts[s], snap.floor) and not self._formula_fires(
                             lia.rule, asif_counts[s], snap.floor):
-                        liability = (s, m.from_seat, asif)
+                        liability = _Liability(s, m.from_seat, asif)
                         ledger.fired.append(lia.name)
         for _, _, names in actual.values():
             ledger.fired += names
@@ -453,12 +460,12 @@ class Scorer:
                 rule = name
                 if liability is None:
                     amount, parts, _ = actual[payee]
-                elif liability[:2] == (payee, payer):
+                elif (liability.beneficiary, liability.discarder) == (payee, payer):
                     amount, parts, _ = actual[payee]
                     amount, parts = amount * payers, parts + [f"liable for all {payers} payers x{payers}"]
                     rule = f"{name}.liability"
                 else:
-                    amount, parts, _ = liability[2][payee]
+                    amount, parts, _ = liability.as_if[payee]
                     parts = parts + ["as if the 精 was not claimed"]
                 self._jing_transfer(ledger, payer, payee, amount, parts, name, rule, self._transfer_env(snap, payer, payee))
         if ind.with_kongs:
