@@ -295,10 +295,24 @@ def test(
 
 
 @app.command(name="list")
-def list_() -> None:
-    """List the bundled rulesets."""
+def list_(as_json: JsonOpt = False) -> None:
+    """List the bundled rulesets with their titles, parents and options."""
+    rows = []
     for name in list_bundled():
-        out.print(name, markup=False)
+        try:
+            rs = compile_ruleset(name)
+        except MjError as exc:  # a broken bundled file is reported, not hidden
+            rows.append({"name": name, "error": str(exc)})
+            continue
+        rows.append({"name": name, "label": rs.label, "extends": rs.extends,
+                     "options": {k: o.choices for k, o in rs.options.items()}})
+    if as_json:
+        print(json.dumps(rows, ensure_ascii=False, indent=2))
+        return
+    for r in rows:
+        parent = f" (extends {r['extends'][-1]})" if r.get("extends") else ""
+        opts = f"; options: {', '.join(r['options'])}" if r.get("options") else ""
+        out.print(f"{r['name']}{parent} — {r.get('label') or r.get('error', '')}{opts}", markup=False)
 
 
 def main() -> None:  # console-script entry point

@@ -128,3 +128,10 @@ def test_help_teaches():
     assert "mjrules score --rules" in r.output and "mjrules test" in r.output
     r = runner.invoke(app, ["score", "--help"])
     assert "--hand" in r.output and "kong_draw" in r.output
+
+
+def test_list_names_bundled_rulesets_and_options():
+    r = runner.invoke(app, ["list", "--json"])
+    rows = {row["name"]: row for row in json.loads(r.output)}
+    assert rows["nanchang-table"]["extends"] == ["nanchang"]
+    assert rows["nanchang"]["options"]["明杠分"] == ["1", "2"]
