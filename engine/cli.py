@@ -45,6 +45,7 @@ err = Console(stderr=True, highlight=False, soft_wrap=True)
 RulesOpt = Annotated[str, typer.Option("--rules", "-r", help="Bundled ruleset name or path to a .rules file.")]
 OptionOpt = Annotated[Optional[list[str]], typer.Option("--option", "-o", help="Choose an option: name=value (repeatable).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
+FileArg = Annotated[str, typer.Argument(help="A .rules file or a bundled ruleset name.")]
 
 
 def _options(pairs: list[str] | None) -> dict[str, str]:
@@ -55,6 +56,14 @@ def _options(pairs: list[str] | None) -> dict[str, str]:
         k, v = p.split("=", 1)
         opts[k.strip()] = v.strip()
     return opts
+
+
+def _compile(ref: str, option: list[str] | None, as_json: bool):
+    """The ruleset, or the compile error printed and exit 2."""
+    try:
+        return compile_ruleset(ref, _options(option))
+    except MjError as exc:
+        _fail(exc, as_json)
 
 
 def _fail(exc: MjError, as_json: bool, code: int = 2) -> None:
@@ -69,16 +78,9 @@ def _fail(exc: MjError, as_json: bool, code: int = 2) -> None:
 
 
 @app.command()
-def check(
-    file: Annotated[str, typer.Argument(help="A .rules file or a bundled ruleset name.")],
-    option: OptionOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
+def check(file: FileArg, option: OptionOpt = None, as_json: JsonOpt = False) -> None:
     """Compile a rule file and report what it declares; errors give file:line:col and exit 2."""
-    try:
-        rs = compile_ruleset(file, _options(option))
-    except MjError as exc:
-        _fail(exc, as_json)
+    rs = _compile(file, option, as_json)
     counts = {
         "tiles": sum(len(range(s.low, s.high + 1)) for s in rs.suits.values()) + sum(len(h.tiles) for h in rs.honours.values()),
         "melds": len(rs.melds), "patterns": len(rs.patterns), "indicators": len(rs.indicators),
@@ -101,18 +103,11 @@ def check(
 
 
 @app.command()
-def export(
-    file: Annotated[str, typer.Argument(help="A .rules file or a bundled ruleset name.")],
-    option: OptionOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
+def export(file: FileArg, option: OptionOpt = None, as_json: JsonOpt = False) -> None:
     """Print the resolved ruleset (after extends, overrides and options) as YAML, in a stable order."""
     from ruamel.yaml import YAML
 
-    try:
-        rs = compile_ruleset(file, _options(option))
-    except MjError as exc:
-        _fail(exc, as_json)
+    rs = _compile(file, option, as_json)
     data = rs.model_dump(mode="json")
     if as_json:
         print(json.dumps(data, ensure_ascii=False, indent=2))

@@ -209,56 +209,56 @@ class Indicator(Decl):
 # ---- 精 scoring ------------------------------------------------------------------------------
 
 
-class JingValue(Decl):
-    """``jing value = 正 2, 副 1``: 子 per 正精 / 副精 tile held."""
+class JingDecl(Decl):
+    """Base of the ``jing NAME = …`` declarations; ``type`` says which body form it is."""
 
     kind: Literal["jing"] = "jing"
+
+
+class JingValue(JingDecl):
+    """``jing value = 正 2, 副 1``: 子 per 正精 / 副精 tile held."""
+
     type: Literal["value"] = "value"
     main: int
     next: int
 
 
-class JingKong(Decl):
+class JingKong(JingDecl):
     """``jing kong = concealed 2, exposed 1, added 1``: kong points in a settlement with kongs."""
 
-    kind: Literal["jing"] = "jing"
     type: Literal["kong"] = "kong"
     concealed: int
     exposed: int
     added: int
 
 
-class JingMultiplier(Decl):
+class JingMultiplier(JingDecl):
     """``jing 霸王 = x2 when sole_holder``: multiplies a player's 精 score when the condition holds."""
 
-    kind: Literal["jing"] = "jing"
     type: Literal["multiplier"] = "multiplier"
     factor: int
     when: Expr
 
 
-class JingFormula(Decl):
+class JingFormula(JingDecl):
     """``jing 冲关 = score n * (n - 3) when n >= 5``: replaces the raw count n by a formula."""
 
-    kind: Literal["jing"] = "jing"
     type: Literal["formula"] = "formula"
     score: Expr
     when: Expr
 
 
-class JingKongBonus(Decl):
+class JingKongBonus(JingDecl):
     """``jing 杠精 = 10 each per jing kong [instead of kong points]``: a kong of four 精."""
 
-    kind: Literal["jing"] = "jing"
     type: Literal["kong_bonus"] = "kong_bonus"
     amount: int
     replaces_kong_points: bool = False
 
 
-class JingLiability(Decl):
+class JingLiability(JingDecl):
     """``jing 包冲关 = liability 冲关 on claimed discard``: the discarder of a claimed 精 pays."""
 
-    kind: Literal["jing"] = "jing"
     type: Literal["liability"] = "liability"
     rule: str
 
