@@ -189,6 +189,7 @@ class _Build(Transformer):
         st: Stmt = c[0]
         st.op = "override"
         st.location = self.loc(meta)
+        st.decl = st.decl.model_copy(update={"origin": self.origin(meta)})
         return st
 
     def remove(self, meta, c):
@@ -271,7 +272,9 @@ class _Build(Transformer):
         comps = [x for x in c[1:] if isinstance(x, Component)]
         flags: dict[str, Any] = {}
         for x in c[1:]:
-            if isinstance(x, tuple):
+            if isinstance(x, tuple) and x[0] == "one_of":
+                flags["one_of"], flags["one_of_plus"] = x[1]
+            elif isinstance(x, tuple):
                 flags[x[0]] = x[1]
         decl = Pattern(name=str(c[0]), components=comps, origin=self.origin(meta), **flags)
         return self._stmt(meta, "pattern", c[0], decl)
@@ -303,7 +306,10 @@ class _Build(Transformer):
         return ("quads_as_pairs", True)
 
     def one_of(self, meta, c):
-        return ("one_of", c[0])
+        return ("one_of", (c[0], c[1] if len(c) > 1 else []))
+
+    def only(self, meta, c):
+        return ("only", c[0])
 
     # -- indicators
     def indicator(self, meta, c):
@@ -400,6 +406,7 @@ class _Build(Transformer):
             elif isinstance(x, tuple) and x[0] == "instead":
                 fields["instead_of_all"] = x[1] == "all"
                 fields["instead_of"] = [] if x[1] == "all" else x[1]
+                fields["instead_except"] = x[2]
             else:
                 self._check_expr(x, F.WIN)
                 fields["when"] = x
@@ -418,11 +425,12 @@ class _Build(Transformer):
         return Fixed(amount=int(c[0]), with_factors=[str(t) for t in c[1:]])
 
     def instead(self, meta, c):
-        if len(c) == 1 and c[0].type == "ALL":
-            return ("instead", "all")
-        for tok in c:
+        names = [t for t in c if t.type != "ALL"]
+        for tok in names:
             self._ref(REF_FAN, tok)
-        return ("instead", [str(t) for t in c])
+        if c[0].type == "ALL":
+            return ("instead", "all", [str(t) for t in names])
+        return ("instead", [str(t) for t in names], [])
 
     def payment(self, meta, c):
         name = c[0]
@@ -451,9 +459,10 @@ class _Build(Transformer):
         scopes = [str(t) for t in c[2:] if isinstance(t, Token) and t.type == "SCOPE"]
         after = any(isinstance(t, Token) and t.type == "AFTER_ADDERS" for t in c[2:])
         when = c[-1] if not isinstance(c[-1], Token) else None
-        self._check_expr(value, F.TRANSFER)
+        context = F.TRANSFER if set(scopes) == {"win"} else F.SETTLE
+        self._check_expr(value, context)
         if when is not None:
-            self._check_expr(when, F.TRANSFER)
+            self._check_expr(when, context)
         decl = Factor(name=str(name), value=value, scopes=scopes, after_adders=after, when=when,
                       origin=self.origin(meta))
         return self._stmt(meta, "factor", name, decl)
@@ -503,19 +512,23 @@ class _Build(Transformer):
         return v
 
     def pattern_is(self, meta, c):
-        self._ref(REF_PATTERN, c[0])
+        self._pending_patterns.append(Ref(REF_PATTERN, str(c[0]), self.loc(c[0])))
         return PatternIs(pattern=str(c[0]))
 
     _pending_vars: list
+    _pending_patterns: list
 
     def _check_expr(self, expr, context: str) -> None:
-        """Record the facts an expression names, for the context it is used in."""
+        """Record the facts and patterns an expression names, for the context it is used in."""
         for v, loc in self._pending_vars:
             self.refs.append(Ref("fact", v.name, loc, context))
-        self._pending_vars = []
+        for ref in self._pending_patterns:
+            ref.context = context
+            self.refs.append(ref)
+        self._pending_vars, self._pending_patterns = [], []
 
     def transform(self, tree):
-        self._pending_vars = []
+        self._pending_vars, self._pending_patterns = [], []
         return super().transform(tree)
 
 
@@ -807,7 +820,7 @@ def _check(rs: Ruleset, entries: dict[str, _Entry], removed: dict[str, Location]
                 seen[n] = grp.name
     group_names = set(rs.suits) | set(rs.honours) | {"suits", "honours"}
     meld_names = set(rs.melds) | {"chow", "pung", "kong", "pair"}
-    facts_ok = {c: set(F.facts_for(c)) for c in (F.WIN, F.TRANSFER, F.JING)}
+    facts_ok = {c: set(F.facts_for(c)) for c in (F.WIN, F.TRANSFER, F.JING, F.SETTLE)}
     jing_formulas = {n for n, r in rs.jing.items() if r.type == "formula"}
     for e in entries.values():
         st = e.stmt
@@ -816,6 +829,9 @@ def _check(rs: Ruleset, entries: dict[str, _Entry], removed: dict[str, Location]
                 fail(f"unknown tile group {ref.name!r}", st, did_you_mean(ref.name, group_names), ref.location, ref)
             elif ref.what == REF_MELD_OR_KIND and ref.name not in meld_names:
                 fail(f"unknown meld {ref.name!r}", st, did_you_mean(ref.name, meld_names), ref.location, ref)
+            elif ref.what == REF_PATTERN and ref.context not in (None, F.WIN, F.TRANSFER):
+                fail(f"`pattern {ref.name}` is a fact of a win; a {ref.context} rule has no reading to test", st,
+                     "test patterns in fans, payments, or factors `on win` only", ref.location)
             elif ref.what == REF_PATTERN and ref.name not in rs.patterns:
                 fail(f"unknown pattern {ref.name!r}", st, did_you_mean(ref.name, rs.patterns), ref.location, ref)
             elif ref.what == REF_FAN and ref.name not in rs.fans:
@@ -853,8 +869,8 @@ def _check(rs: Ruleset, entries: dict[str, _Entry], removed: dict[str, Location]
                 fail(f"pattern {d.name}: write the pairs once (`pairs N`)", st)
             if "pairs" in kinds and "sets" in kinds:
                 fail(f"pattern {d.name}: `pairs N` is a whole hand; use `sets N + pair`", st)
-        if isinstance(d, Fan) and d.name in d.instead_of:
-            fail(f"fan {d.name} is instead of itself", st)
+        if isinstance(d, Fan) and d.name in d.instead_of + d.instead_except:
+            fail(f"fan {d.name} names itself after `instead of`", st)
     pair_melds = [m for m in rs.melds.values() if m.meld_kind == "pair"]
     pair_users = [p for p in rs.patterns.values() if any(c.type in ("pair", "pairs") for c in p.components)]
     if pair_users and not pair_melds:

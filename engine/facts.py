@@ -5,13 +5,16 @@ must supply each of them) and by the docs test. A context is where an expression
 
 - ``win``: a fan, a payment or a win-score factor, evaluated once per reading of the win;
 - ``transfer``: a factor, evaluated per payer (adds the payer/collector facts);
-- ``jing``: a 精 multiplier or formula, evaluated per player and indicator.
+- ``jing``: a 精 multiplier or formula, evaluated per player and indicator;
+- ``settle``: a factor that also applies to 精 or 荒庄 transfers (``on jing``, ``on exhaustive``):
+  only the facts every settlement has.
 """
 from __future__ import annotations
 
 WIN = "win"
 TRANSFER = "transfer"
 JING = "jing"
+SETTLE = "settle"
 
 FACTS: dict[str, tuple[frozenset[str], str]] = {
     # how the hand was won (RULES.md §1 Winning hands, SCENARIOS.md win.by)
@@ -34,10 +37,10 @@ FACTS: dict[str, tuple[frozenset[str], str]] = {
         "精钓: the winning tile pairs with a lone 精 of the hand in this reading",
     ),
     "concealed_hand": (frozenset({WIN, TRANSFER}), "the winner has no claimed melds"),
-    "floor": (frozenset({WIN, TRANSFER, JING}), "the dealer's 爬楼 floor (1, 2, 3 …)"),
+    "floor": (frozenset({WIN, TRANSFER, JING, SETTLE}), "the dealer's 爬楼 floor (1, 2, 3 …)"),
     # per transfer
-    "payer_is_dealer": (frozenset({TRANSFER}), "the paying seat is the dealer"),
-    "collector_is_dealer": (frozenset({TRANSFER}), "the collecting seat is the dealer"),
+    "payer_is_dealer": (frozenset({TRANSFER, SETTLE}), "the paying seat is the dealer"),
+    "collector_is_dealer": (frozenset({TRANSFER, SETTLE}), "the collecting seat is the dealer"),
     # 精 settlement (RULES.md §2 精 settlement)
     "n": (frozenset({JING}), "the player's 精 count: 正 and 副 tiles by their values"),
     "sole_holder": (

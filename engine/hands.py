@@ -172,10 +172,16 @@ class HandEvaluator:
         for m in melds:
             if self.meld_name(m) not in plan.allowed_melds:
                 return False
+        return self._groups_fit(p, {self.tiles.kinds[t].group for m in melds for t in m.tiles})
+
+    def _groups_fit(self, p: Pattern, groups: set[str]) -> bool:
+        """The ``one of … [plus …]`` and ``only …`` constraints on the groups a hand uses."""
         if p.one_of:
-            groups = {self.tiles.kinds[t].group for m in melds for t in m.tiles}
-            if not any(groups <= {g.name} for g in self.tiles.groups_named(p.one_of)):
+            plus = {g.name for g in self.tiles.groups_named(p.one_of_plus)}
+            if not any(groups <= {g.name} | plus for g in self.tiles.groups_named(p.one_of)):
                 return False
+        if p.only and not groups <= {g.name for g in self.tiles.groups_named(p.only)}:
+            return False
         return True
 
     def _splits(self, counts: list[int], wild_kinds: frozenset[int], locked: dict[int, int]):
@@ -219,10 +225,8 @@ class HandEvaluator:
 
     def _fits(self, plan: _PatternPlan, nat: tuple[int, ...], w: int, n_melds: int, pair_removed: bool) -> bool:
         p = plan.pattern
-        if p.one_of:
-            groups = {self.tiles.kinds[k].group for k, c in enumerate(nat) if c}
-            if not any(groups <= {g.name} for g in self.tiles.groups_named(p.one_of)):
-                return False
+        if (p.one_of or p.only) and not self._groups_fit(p, {self.tiles.kinds[k].group for k, c in enumerate(nat) if c}):
+            return False
         if p.min_honours and sum(1 for k in self.honour_kinds if nat[k]) < p.min_honours:
             return False
         if plan.rotten_gap:

@@ -177,7 +177,9 @@ class Pattern(Decl):
     honours_natural: bool = False
     min_honours: int = 0
     quads_as_pairs: bool = False
-    one_of: list[str] = []
+    one_of: list[str] = []  # all tiles in a single one of these groups …
+    one_of_plus: list[str] = []  # … or in these (混一色: one of suits plus honours)
+    only: list[str] = []  # all tiles within these groups (字一色: only honours)
 
 
 # ---- indicators ----------------------------------------------------------------------------
@@ -281,7 +283,7 @@ class Adder(Model):
 
 
 class Fixed(Model):
-    """``fixed 20 each [with F, …]``: a fixed amount from each payer in place of the base, the
+    """``fixed 20 each [with F/G]``: a fixed amount from each payer in place of the base, the
     payment weights and the factors applied before adders — except the factors named after
     ``with`` (RULES.md §2: 天胡/地胡 ignore self-draw and dealer factors)."""
 
@@ -290,7 +292,10 @@ class Fixed(Model):
 
 
 class Fan(Decl):
-    """``fan 德国 = x2, +5 from discarder else each when not wilds_used [instead of …]``."""
+    """``fan 德国 = x2, +5 from discarder else each when not wilds_used [instead of …]``.
+
+    ``instead of A, B`` drops those fans when this one fires; ``instead of all [except A]``
+    drops every other fan (but A)."""
 
     kind: Literal["fan"] = "fan"
     multiplier: int = 1
@@ -299,6 +304,7 @@ class Fan(Decl):
     when: Expr
     instead_of: list[str] = []
     instead_of_all: bool = False
+    instead_except: list[str] = []  # with instead_of_all: the fans that still apply
 
 
 class Payment(Decl):

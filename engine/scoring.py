@@ -187,16 +187,18 @@ class Scorer:
             return {">=": a >= b, "<=": a <= b, "==": a == b, "!=": a != b, ">": a > b, "<": a < b}[op]
         raise TypeError(f"unknown expression node {expr!r}")
 
-    def _factors(self, scope: str, env: dict, after: bool, only: set[str] | None = None) -> list[tuple[str, int]]:
+    def _factors(self, scope: str, env: dict, after: bool, only: set[str] | None = None,
+                 reading: Reading | None = None) -> list[tuple[str, int]]:
+        """(name, value) of the factors of ``scope`` whose condition holds, in declaration order."""
         out = []
         for f in self.rs.factors.values():
             if scope not in f.scopes or f.after_adders != after:
                 continue
             if only is not None and f.name not in only:
                 continue
-            if f.when is not None and not self.eval(f.when, env):
+            if f.when is not None and not self.eval(f.when, env, reading):
                 continue
-            out.append((f.name, int(self.eval(f.value, env))))
+            out.append((f.name, int(self.eval(f.value, env, reading))))
         return out
 
     # ---- win score --------------------------------------------------------------------------------------
@@ -225,8 +227,10 @@ class Scorer:
     def fired_fans(self, env: dict, reading: Reading) -> list[Fan]:
         """Fans whose condition holds, after ``instead of`` (RULES.md §2 multipliers)."""
         fired = [f for f in self.rs.fans.values() if self.eval(f.when, env, reading)]
-        if any(f.instead_of_all for f in fired):
-            return [f for f in fired if f.instead_of_all]
+        alls = [f for f in fired if f.instead_of_all]
+        if alls:
+            keep = {f.name for f in alls} | {n for f in alls for n in f.instead_except}
+            return [f for f in fired if f.name in keep]
         dropped = {n for f in fired for n in f.instead_of}
         return [f for f in fired if f.name not in dropped]
 
@@ -251,8 +255,6 @@ class Scorer:
     def _weight(self, weights: dict, payer: str, discarder: str | None, dealer: str) -> tuple[str, int] | None:
         for spec in ("discarder", "dealer", "others", "each"):
             if spec in weights and self._payer_matches(spec, payer, discarder, dealer):
-                if spec == "others" and discarder is None:
-                    continue
                 return spec, weights[spec]
         return None
 
@@ -278,7 +280,7 @@ class Scorer:
                 amount = ff.fixed.amount
                 parts.append(f"fan.{ff.name} fixed {amount}")
                 keep = set(ff.fixed.with_factors)
-                factors = self._factors("win", tenv, after=False, only=keep)
+                factors = self._factors("win", tenv, after=False, only=keep, reading=reading)
             else:
                 wt = self._weight(payment.weights, payer, discarder, snap.dealer)
                 if wt is None:
@@ -286,7 +288,7 @@ class Scorer:
                 amount = base * wt[1]
                 parts.append(f"payment.base {base}")
                 parts.append(f"payment.{payment.name} {wt[0]} x{wt[1]}")
-                factors = self._factors("win", tenv, after=False)
+                factors = self._factors("win", tenv, after=False, reading=reading)
             for f in fans:
                 if f.multiplier != 1:
                     amount *= f.multiplier
@@ -301,7 +303,7 @@ class Scorer:
                     if spec and self._payer_matches(spec, payer, discarder, snap.dealer):
                         amount += a.amount
                         parts.append(f"fan.{f.name} +{a.amount}")
-            for name, v in self._factors("win", tenv, after=True):
+            for name, v in self._factors("win", tenv, after=True, reading=reading):
                 if v != 1:
                     amount *= v
                     parts.append(f"factor.{name} x{v}")

@@ -399,3 +399,18 @@ def test_good_house_rule_file_compiles(tmp_path):
     assert {"清一色", "门清", "德国"} <= set(rs.fans)
     assert rs.fans["大七对"].multiplier == 2
     assert rs.options["大七"].chosen == "2"
+
+
+def test_pattern_in_a_settlement_factor(tmp_path):
+    """Context: a factor that also applies to 精 settlements has no reading, so no `pattern` test."""
+    err = compile_bad(tmp_path, PARENT + "factor 七对楼 = 2 on win, jing when pattern 小七对\n")
+    assert err.message == "`pattern 小七对` is a fact of a win; a settle rule has no reading to test"
+    at(err, tmp_path, 2, 42)  # the pattern name
+    assert err.hint == "test patterns in fans, payments, or factors `on win` only"
+
+
+def test_win_fact_in_a_settlement_factor(tmp_path):
+    """Context: win facts are not available to a factor `on jing`."""
+    err = compile_bad(tmp_path, PARENT + "factor 自摸精 = 2 on jing when self_drawn\n")
+    assert err.message == "unknown fact 'self_drawn' in a settle condition"
+    at(err, tmp_path, 2, 29)

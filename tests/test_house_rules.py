@@ -105,3 +105,26 @@ def test_options_choose_rules(tmp_path: Path):
     rs = compile_ruleset(str(f), {"大七对倍数": "4"})
     assert rs.fans["大七对"].multiplier == 4
     assert rs.options["大七对倍数"].chosen == "4"
+
+
+MIXED = """\
+extends nanchang
+pattern 混一色 = sets 4 + pair, one of suits plus honours
+pattern 字一色 = sets 4 + pair, only honours
+fan 混一色 = x2 when pattern 混一色
+fan 字一色 = x4 when pattern 字一色
+"""
+
+
+@pytest.mark.parametrize("hand, fan", [
+    ("123m345m567m东南西中", "混一色"),        # one suit and honours
+    ("东南西北北北发白南南南西西", "字一色"),  # honours only: winds and dragons
+    ("123m345m567p东南西中", None),            # two suits: neither
+])
+def test_mixed_group_patterns(tmp_path, hand, fan):
+    f = tmp_path / "mixed.rules"
+    f.write_text(MIXED, encoding="utf-8")
+    scorer = Scorer(compile_ruleset(str(f)))
+    snap = build_snapshot(scorer, jing="1s", hands={"S": hand}, win={"seat": "S", "tile": "中", "by": "self_draw"})
+    fans = scorer.score_win(snap).fans
+    assert {"混一色", "字一色"} & set(fans) == ({fan} if fan else set())
