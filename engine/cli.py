@@ -36,6 +36,7 @@ app = typer.Typer(
     ),
     no_args_is_help=True,
     add_completion=False,
+    pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
 
@@ -310,5 +311,18 @@ def list_(as_json: JsonOpt = False) -> None:
         out.print(f"{r['name']}{parent} — {r.get('label') or r.get('error', '')}{opts}", markup=False)
 
 
-def main() -> None:  # console-script entry point
-    app()
+def main() -> None:
+    """Console-script entry point. An unexpected internal error is reported in one line (set
+    MJRULES_DEBUG=1 for the traceback) rather than as a wall of Python."""
+    import os
+
+    try:
+        app()
+    except SystemExit:
+        raise
+    except Exception as exc:  # a bug of ours, not bad input: say so plainly
+        if os.environ.get("MJRULES_DEBUG"):
+            raise
+        err.print(f"internal error: {type(exc).__name__}: {exc}\n"
+                  "this is a bug in mjrules; rerun with MJRULES_DEBUG=1 for details and report it", markup=False)
+        raise SystemExit(3)

@@ -15,6 +15,7 @@ from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
 from . import facts as F
+from . import flow as FLOW
 from .errors import Location, RuleError, did_you_mean
 from .resources import bundled_ruleset_names, grammar_text, resolve_ruleset_path
 from .ruleset import (
@@ -472,17 +473,31 @@ class _Build(Transformer):
         return self._stmt(meta, "exhaustive", c[0], decl)
 
     def flow(self, meta, c):
-        args, params = [], {}
-        for a in c[1:]:
-            if isinstance(a, tuple):
-                params[a[0]] = a[1]
-            else:
-                args.append(_value(a))
-        decl = Flow(name=str(c[0]), args=args, params=params, origin=self.origin(meta))
-        return self._stmt(meta, "flow", c[0], decl)
+        name, policy = c[0], c[1]
+        params: dict[str, list] = {}
+        where: dict[str, Location] = {}
+        for a in c[2:]:
+            if a.key is None:
+                raise RuleError(f"flow {name}: name each parameter, e.g. {policy}(key: value)", a.location,
+                                hint=_flow_hint(str(policy)))
+            key, values, loc = a.key, a.values, a.location
+            if key in params:
+                raise RuleError(f"flow {name}: parameter {key!r} given twice", loc)
+            params[key], where[key] = values, loc
+        problem = FLOW.check(str(policy), params)
+        if problem:
+            message, key = problem
+            raise RuleError(f"flow {name}: {message}", where[key] if key else self.loc(policy),
+                            hint=did_you_mean(str(policy), FLOW.POLICIES) if str(policy) not in FLOW.POLICIES
+                            else _flow_hint(str(policy)))
+        decl = Flow(name=str(name), policy=str(policy), params=params, origin=self.origin(meta))
+        return self._stmt(meta, "flow", name, decl)
 
     def flow_kv(self, meta, c):
-        return (str(c[0]), _value(c[1]))
+        return _FlowArg(str(c[0]), c[1].values, self.loc(c[0]))
+
+    def flow_value(self, meta, c):
+        return _FlowArg(None, [_value(t) for t in c], self.loc(c[0]))
 
     # -- expressions
     def or_(self, meta, c):
@@ -530,6 +545,19 @@ class _Build(Transformer):
     def transform(self, tree):
         self._pending_vars, self._pending_patterns = [], []
         return super().transform(tree)
+
+
+@dataclass
+class _FlowArg:
+    key: str | None  # None: a value given without its parameter name
+    values: list
+    location: Location
+
+
+def _flow_hint(policy: str) -> str:
+    spec = FLOW.POLICIES[policy]
+    return f"{policy}(" + ", ".join(
+        f"{k}: {'/'.join(p.words) if p.words else 'N'}" for k, p in spec.params.items()) + ")"
 
 
 def _mult(tok: Token) -> int:

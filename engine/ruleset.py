@@ -344,11 +344,14 @@ class Exhaustive(Decl):
 
 
 class Flow(Decl):
-    """``flow NAME = word … key=value``: a flow policy, read by the game core."""
+    """``flow NAME = policy(key: value, key: a/b)``: a flow policy the game core follows.
+
+    ``policy`` is a kind from :data:`engine.flow.POLICIES`; ``params`` maps each given parameter
+    to its values (a list, for ``a/b/c``)."""
 
     kind: Literal["flow"] = "flow"
-    args: list[str | int] = []
-    params: dict[str, str | int] = {}
+    policy: str
+    params: dict[str, list[str | int]] = {}
 
 
 class OptionInfo(Model):

@@ -414,3 +414,26 @@ def test_win_fact_in_a_settlement_factor(tmp_path):
     err = compile_bad(tmp_path, PARENT + "factor 自摸精 = 2 on jing when self_drawn\n")
     assert err.message == "unknown fact 'self_drawn' in a settle condition"
     at(err, tmp_path, 2, 29)
+
+
+def test_unknown_flow_policy(tmp_path):
+    """Flow: a policy the core does not know, with a did-you-mean."""
+    err = compile_bad(tmp_path, PARENT + "flow 弃 = pass_lok(until: own_turn)\n")
+    assert err.message == "flow 弃: unknown flow policy 'pass_lok'"
+    at(err, tmp_path, 2, 10)
+    assert err.hint == "did you mean pass_lock?"
+
+
+def test_flow_parameter_value(tmp_path):
+    """Flow: a value the policy does not take; the hint lists its parameters."""
+    err = compile_bad(tmp_path, PARENT + "override flow 弃先胡后 = pass_lock(until: own_draw)\n")
+    assert err.message == "flow 弃先胡后: pass_lock(until: …) takes own_turn, not 'own_draw'"
+    at(err, tmp_path, 2, 32)  # the parameter at fault
+    assert err.hint.startswith("pass_lock(until: own_turn, scope: any/same_tile")
+
+
+def test_flow_parameter_without_name(tmp_path):
+    """Flow: a value given without its parameter name."""
+    err = compile_bad(tmp_path, PARENT + "override flow 抄庄 = follow_first_discard(5)\n")
+    assert err.message == "flow 抄庄: name each parameter, e.g. follow_first_discard(key: value)"
+    at(err, tmp_path, 2, 41)

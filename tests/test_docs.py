@@ -149,8 +149,9 @@ DOCUMENTED: dict[str, list[str]] = {
     "weight": ["dealer x3", "each x2"],
     "factor": ["factor 荒庄庄家 = 2 on exhaustive when", "on win, jing after adders"],
     "exhaustive": ["exhaustive 荒庄 = dealer pays 5 each"],
-    "flow": ["flow 弃先胡后 = pass_blocks_until own_draw"],
-    "flow_kv": ["resets=kong", "amount=10"],
+    "flow": ["flow 弃先胡后 = pass_lock("],
+    "flow_kv": ["until: own_turn", "pays: 10"],
+    "flow_value": ["kong/jing_discard", "dealer_win"],
     "or_": [" or "],
     "and_": [" and "],
     "not_": ["not "],
@@ -311,6 +312,19 @@ def test_facts_table_is_engine_facts() -> None:
             rows[m.group(1)] = {c.strip() for c in m.group(2).split(",")}
     want = {name: set(ctxs) for name, (ctxs, _) in FACTS.items()}
     assert rows == want
+
+
+def test_flow_table_is_engine_flow() -> None:
+    """Every policy and parameter of engine/flow.py is in the reference's table, and no other."""
+    from engine.flow import POLICIES
+
+    rows, policy = set(), None
+    for line in LANGUAGE.read_text(encoding="utf-8").splitlines():
+        m = re.match(r"^\| (?:`(\w+)`)? *\| `(\w+)` \| ", line)
+        if m:
+            policy = m.group(1) or policy
+            rows.add((policy, m.group(2)))
+    assert rows == {(p, k) for p, spec in POLICIES.items() for k in spec.params}
 
 
 def test_scenario_page_names_exactly_the_runner_keys() -> None:
