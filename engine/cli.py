@@ -43,10 +43,12 @@ app = typer.Typer(
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 
-RulesOpt = Annotated[str, typer.Option("--rules", "-r", help="Bundled ruleset name or path to a .rules file.")]
-OptionOpt = Annotated[Optional[list[str]], typer.Option("--option", "-o", help="Choose an option: name=value (repeatable).")]
+RulesOpt = Annotated[str, typer.Option("--rules", "-r", metavar="RULES",
+                                       help="Bundled ruleset name or path to a .rules file.")]
+OptionOpt = Annotated[Optional[list[str]], typer.Option("--option", "-o", metavar="NAME=VALUE",
+                                                        help="Choose an option the rule file declares (repeatable).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
-FileArg = Annotated[str, typer.Argument(help="A .rules file or a bundled ruleset name.")]
+FileArg = Annotated[str, typer.Argument(metavar="FILE", help="A .rules file or a bundled ruleset name.")]
 
 
 def _options(pairs: list[str] | None) -> dict[str, str]:
@@ -124,6 +126,16 @@ def export(file: FileArg, option: OptionOpt = None, as_json: JsonOpt = False) ->
 # ---- score ------------------------------------------------------------------------------------
 
 
+def _hands(scorer: Scorer, specs: list[str]) -> dict:
+    hands: dict = {}
+    for spec in specs:
+        seat, value = _hand_arg(scorer, spec)
+        if seat in hands:
+            raise ScenarioError(f"--hand gives seat {seat} twice", hint="one --hand per seat: SEAT=TILES; MELD; …")
+        hands[seat] = value
+    return hands
+
+
 def _hand_arg(scorer: Scorer, spec: str) -> tuple[str, object]:
     if "=" not in spec:
         raise ScenarioError(f"--hand {spec!r}: write SEAT=TILES[; MELD; MELD]",
@@ -138,15 +150,15 @@ def _hand_arg(scorer: Scorer, spec: str) -> tuple[str, object]:
 @app.command()
 def score(
     rules: RulesOpt,
-    hand: Annotated[list[str], typer.Option("--hand", "-H", help="SEAT=TILES[; MELD; …], e.g. 'S=456m789m123s东西7p3p' or 'N=1s; pung 777p from W'. Repeat per seat.")],
-    jing: Annotated[Optional[str], typer.Option(help="The upper (上精) indicator tile: 正精 = it, 副精 = the next.")] = None,
-    lower: Annotated[Optional[str], typer.Option(help="The lower (下精) indicator tile.")] = None,
-    win: Annotated[Optional[str], typer.Option("--win", help="The winning seat; leave out for a 荒庄 (drawn hand).")] = None,
-    tile: Annotated[Optional[str], typer.Option(help="The winning tile.")] = None,
-    by: Annotated[str, typer.Option(help="discard, self_draw, kong_draw (杠开) or rob_kong (抢杠).")] = "self_draw",
-    from_: Annotated[Optional[str], typer.Option("--from", help="Seat that discarded (discard) or whose kong is robbed.")] = None,
-    first_turn: Annotated[bool, typer.Option("--first-turn", help="天胡 / 地胡 timing.")] = False,
-    dealer: Annotated[Optional[str], typer.Option(help="Dealer seat (default: the first seat).")] = None,
+    hand: Annotated[list[str], typer.Option("--hand", "-H", metavar="SEAT=TILES", help="SEAT=TILES[; MELD; …], e.g. 'S=456m789m123s东西7p3p' or 'N=1s; pung 777p from W'. Repeat per seat.")],
+    jing: Annotated[Optional[str], typer.Option(metavar="TILE", help="The upper (上精) indicator tile: 正精 = it, 副精 = the next.")] = None,
+    lower: Annotated[Optional[str], typer.Option(metavar="TILE", help="The lower (下精) indicator tile.")] = None,
+    win: Annotated[Optional[str], typer.Option("--win", metavar="SEAT", help="The winning seat; leave out for a 荒庄 (drawn hand).")] = None,
+    tile: Annotated[Optional[str], typer.Option(metavar="TILE", help="The winning tile.")] = None,
+    by: Annotated[str, typer.Option(metavar="HOW", help="discard, self_draw, kong_draw (杠开) or rob_kong (抢杠).")] = "self_draw",
+    from_: Annotated[Optional[str], typer.Option("--from", metavar="SEAT", help="Seat that discarded (discard) or whose kong is robbed.")] = None,
+    first_turn: Annotated[bool, typer.Option("--first-turn", help="Marks 天胡 (the dealer self-draws on the deal) or 地胡 (a win on the dealer's first discard).")] = False,
+    dealer: Annotated[Optional[str], typer.Option(metavar="SEAT", help="Dealer seat (default: the first seat).")] = None,
     floor: Annotated[int, typer.Option(help="The dealer's 爬楼 floor.")] = 1,
     option: OptionOpt = None,
     as_json: JsonOpt = False,
@@ -158,11 +170,14 @@ def score(
     try:
         rs = compile_ruleset(rules, _options(option))
         scorer = Scorer(rs)
-        hands = dict(_hand_arg(scorer, h) for h in hand)
+        hands = _hands(scorer, hand)
         w = None
         if win:
             if not tile:
                 raise ScenarioError("--win needs --tile (the winning tile)")
+            if from_ and by in ("self_draw", "kong_draw"):
+                raise ScenarioError(f"--from is for a discard or a robbed kong, not a {by}",
+                                    hint="leave out --from, or use --by discard / rob_kong")
             w = {"seat": win, "tile": tile, "by": by, "first_turn": first_turn}
             if from_:
                 w["from"] = from_
@@ -257,7 +272,7 @@ def _print_score(scorer, snap, parts, nets, winres) -> None:
 
 @app.command()
 def test(
-    files: Annotated[list[Path], typer.Argument(help="Scenario YAML files (SCENARIOS.md, format v1).")],
+    files: Annotated[list[Path], typer.Argument(metavar="FILE...", help="Scenario YAML files (docs/scenarios.md, format v1); the ruleset and options come from each file.")],
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Explain passing cases too.")] = False,
     as_json: JsonOpt = False,
 ) -> None:

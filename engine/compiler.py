@@ -578,6 +578,12 @@ _TERMINAL_WORDS = {
 }
 
 
+def _looks_like(word: str, keyword: str) -> bool:
+    import difflib
+
+    return word != keyword and difflib.SequenceMatcher(None, word, keyword).ratio() >= 0.75
+
+
 def _readable(expected: set[str]) -> str:
     words = []
     for t in sorted(expected):
@@ -659,6 +665,10 @@ def _syntax_error(exc: UnexpectedInput, text: str, file: str) -> RuleError:
             "a statement starts with one of: " + ", ".join(_STATEMENT_STARTS))
     elif "MULT" in exc.expected and (tok.type in ("INT",) or word in ("x", "×")):
         hint = "a multiplier is written x2 (no space)"
+    else:
+        before = text[: getattr(tok, "start_pos", 0) or 0].split()
+        if before and _looks_like(before[-1], "pattern"):
+            hint = f"did you mean `pattern {word}`?"
     return RuleError(f"unexpected `{word}`; expected {expected}", loc, hint=hint, source_text=text)
 
 
@@ -683,14 +693,11 @@ def compile_ruleset(ref: str | Path, options: dict[str, str] | None = None, *, b
     state = _resolve(path, options, used, chain=())
     unknown = set(options) - used
     if unknown:
-        declared = sorted(state["option_infos"])
+        declared = list(state["option_infos"])  # in declaration order
         name = sorted(unknown)[0]
-        raise RuleError(
-            f"unknown option {name!r}",
-            None,
-            hint=(did_you_mean(name, declared) or "")
-            + (f" (options of this ruleset: {', '.join(declared)})" if declared else " (this ruleset declares no options)"),
-        )
+        listing = f"options of this ruleset: {', '.join(declared)}" if declared else "this ruleset declares no options"
+        close = did_you_mean(name, declared)
+        raise RuleError(f"unknown option {name!r}", None, hint=f"{close} ({listing})" if close else listing)
     return _build(path, state)
 
 
@@ -874,6 +881,8 @@ def _check(rs: Ruleset, entries: dict[str, _Entry], removed: dict[str, Location]
             elif ref.what == "fact" and ref.name not in facts_ok[ref.context]:
                 elsewhere = [c for c, names in facts_ok.items() if ref.name in names]
                 hint = did_you_mean(ref.name, facts_ok[ref.context])
+                if _looks_like(ref.name, "pattern"):
+                    hint = "did you mean `pattern NAME`?"
                 if elsewhere:
                     hint = f"{ref.name} is a fact of {elsewhere[0]} rules, not of {ref.context} rules"
                 fail(f"unknown fact {ref.name!r} in a {ref.context} condition", st,

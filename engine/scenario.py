@@ -172,15 +172,18 @@ def _run_case(scorer: Scorer, file: str, name: str, snap, expect: dict, err, cas
             res.differences.append(f"{key}: no settlement (give the indicator tile: "
                                    f"`{'jing' if key == 'upper' else 'lower'}:`)")
             continue
+        wrong = False
         for seat, v in want.items():
             if seat not in seats:
                 raise err(f"case {name!r}: expect.{key} names no seat {seat!r}", want, seat)
             if got[seat] != v:
                 res.passed = False
                 res.differences.append(f"{key}.{seat}: expected {v}, got {got[seat]}")
-        lg = total if key == "total" else parts[key]
-        for t in lg.transfers:
-            res.explanation.append(f"{key}: {t.payer}→{t.payee} {t.amount} [{' · '.join(t.factors)}]")
+                wrong = True
+        if wrong or key != "total":  # the total repeats the parts: explain it only when it is off
+            lg = total if key == "total" else parts[key]
+            for t in lg.transfers:
+                res.explanation.append(f"{key}: {t.payer}→{t.payee} {t.amount} [{' · '.join(t.factors)}]")
     if "fans" in expect:
         want_fans = expect["fans"]
         if not isinstance(want_fans, list):

@@ -149,6 +149,14 @@ def build_snapshot(scorer: Scorer, *, hands: dict, jing: str | None = None, lowe
     w = parse_win(scorer, win, seats) if win is not None else None
     snap = Snapshot(seats, dealer, floor, indicators, parsed, w)
     check_copies(scorer, snap)
+    if w is not None:
+        h = parsed[w.seat]
+        n = len(h.concealed) + 1 + scorer.hands.set_size * len(h.melds)
+        if n != scorer.complete_hand:
+            raise ScenarioError(
+                f"winner {w.seat} holds {n} tiles with the winning tile, counting each meld as "
+                f"{scorer.hands.set_size}; a complete hand has {scorer.complete_hand}",
+                hint="the winner's concealed tiles exclude the winning tile")
     return snap
 
 

@@ -135,3 +135,19 @@ def test_list_names_bundled_rulesets_and_options():
     rows = {row["name"]: row for row in json.loads(r.output)}
     assert rows["nanchang-table"]["extends"] == ["nanchang"]
     assert rows["nanchang"]["options"]["明杠分"] == ["1", "2"]
+
+
+def test_score_input_errors_exit_2():
+    base = ["score", "--rules", "nanchang", "--jing", "3p"]
+    twice = runner.invoke(app, base + ["--hand", "S=456m789m123s东西7p3p", "--hand", "S=1m", "--win", "S", "--tile", "南"])
+    assert twice.exit_code == 2 and "--hand gives seat S twice" in twice.output
+    short = runner.invoke(app, base + ["--hand", "S=456m789m123s东西7p", "--win", "S", "--tile", "南"])
+    assert short.exit_code == 2 and "winner S holds 13 tiles" in short.output
+    frm = runner.invoke(app, base + ["--hand", "S=456m789m123s东西7p3p", "--win", "S", "--tile", "南", "--from", "W"])
+    assert frm.exit_code == 2 and "--from is for a discard or a robbed kong" in frm.output
+
+
+def test_unknown_option_hint():
+    r = runner.invoke(app, ["check", "nanchang", "--option", "foo=1"])
+    assert r.exit_code == 2
+    assert "hint: options of this ruleset: 明杠分, 四归, 下精" in r.output

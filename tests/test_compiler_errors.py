@@ -437,3 +437,13 @@ def test_flow_parameter_without_name(tmp_path):
     err = compile_bad(tmp_path, PARENT + "override flow 抄庄 = follow_first_discard(5)\n")
     assert err.message == "flow 抄庄: name each parameter, e.g. follow_first_discard(key: value)"
     at(err, tmp_path, 2, 41)
+
+
+def test_misspelt_pattern_keyword(tmp_path):
+    """Syntax: `patern NAME` in a condition hints at `pattern NAME`."""
+    err = compile_bad(tmp_path, PARENT + "fan 新 = x2 when patern 小七对\n")
+    at(err, tmp_path, 2, 24)
+    assert err.hint == "did you mean `pattern 小七对`?"
+    err = compile_bad(tmp_path, PARENT + "fan 新 = x2 when patern\n")
+    assert err.message == "unknown fact 'patern' in a win condition"
+    assert err.hint == "did you mean `pattern NAME`?"
