@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import json
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -303,6 +304,149 @@ def test(
                     out.print(f"    {e}", markup=False)
         out.print(f"{passed} passed, {failed} failed", markup=False)
     raise typer.Exit(0 if failed == 0 else 1)
+
+
+# ---- simulate, replay, play ---------------------------------------------------------------------
+
+
+@app.command()
+def simulate(
+    rules: Annotated[str, typer.Argument(metavar="RULES", help="Bundled ruleset name or path to a .rules file.")],
+    n: Annotated[int, typer.Option("-n", "--hands", min=1, help="How many hands.")] = 100,
+    seed: Annotated[int, typer.Option(help="Seed: the same seed gives the same hands and output.")] = 1,
+    bots: Annotated[str, typer.Option(metavar="KIND[,KIND…]", help="Bot per seat: greedy or random; one kind for all, or one per seat.")] = "greedy",
+    workers: Annotated[int, typer.Option(min=1, help="Processes to play in; the output does not depend on it.")] = 1,
+    records: Annotated[Optional[Path], typer.Option(metavar="DIR", help="Save every hand's record (YAML) in DIR; `mjrules replay` plays one again.")] = None,
+    option: OptionOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Play many hands with bots and summarise them: wins by seat, patterns, fans, 精 rules, 子 per hand.
+
+    Hands run as matches (the deal rotates, floors climb) in blocks seeded from --seed alone.
+    """
+    import time
+
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from .simulate import simulate as run
+
+    opts = _options(option)
+    _compile(rules, option, as_json)
+    started = time.perf_counter()
+    show = not as_json and err.is_terminal
+    try:
+        with Progress(TextColumn("simulating"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                      console=err, disable=not show, transient=True) as prog:
+            task = prog.add_task("hands", total=n)
+            summary = run(rules, opts, n, seed, bots.split(","), workers, records,
+                          progress=lambda done: prog.update(task, completed=done))
+    except MjError as exc:
+        _fail(exc, as_json)
+    elapsed = time.perf_counter() - started
+    data = summary.to_json()
+    if as_json:
+        print(json.dumps({"ruleset": rules, "seed": seed, "bots": bots, **data}, ensure_ascii=False, indent=2))
+    else:
+        _print_summary(rules, seed, bots, data)
+    err.print(f"{summary.hands} hands in {elapsed:.1f}s ({summary.hands / max(elapsed, 1e-9):.1f} hands/s)",
+              markup=False, style="dim")
+
+
+def _print_summary(rules: str, seed: int, bots: str, d: dict) -> None:
+    out.print(f"simulate {rules}: {d['hands']} hands, seed {seed}, bots {bots}", markup=False)
+    t = Table(title="by seat", title_justify="left")
+    for c in ("seat", "wins", "win rate", "hands as dealer", "子 per hand"):
+        t.add_column(c, justify="left" if c == "seat" else "right")
+    for s, v in d["seats"].items():
+        t.add_row(s, str(v["wins"]), f"{v['win_rate']:.1%}", str(v["dealer_hands"]), f"{v['avg_zi_per_hand']:+.2f}")
+    out.print(t)
+    out.print(f"荒庄 (drawn hands): {d['exhaustive_rate']:.1%}   抄庄 (follow_first): {d['follow_first_rate']:.1%}   "
+              f"highest floor: {d['max_floor']}", markup=False)
+    for title, key in (("win by", "win_by"), ("patterns (share of hands)", "patterns"),
+                       ("fans (share of hands)", "fans"), ("精 rules (share of hands)", "jing_rules")):
+        items = d[key]
+        if items:
+            out.print(f"{title}: " + ", ".join(f"{k} {v:.1%}" for k, v in items.items()), markup=False)
+
+
+@app.command()
+def replay(
+    file: Annotated[Path, typer.Argument(metavar="RECORD", help="A hand record (YAML or JSON) from simulate --records or play --record.")],
+    as_json: JsonOpt = False,
+) -> None:
+    """Play a recorded hand again and check it ends exactly as recorded (exit 1 if not)."""
+    from .records import load, replay as run
+
+    try:
+        rec = load(file)
+        g, diffs = run(rec)
+    except MjError as exc:
+        _fail(exc, as_json)
+    if as_json:
+        print(json.dumps({"identical": not diffs, "differences": diffs, "actions": len(g.actions),
+                          "total": g.result.net(g.seats) if g.result else None}, ensure_ascii=False, indent=2))
+    else:
+        for e in g.events:
+            out.print(_event_text(e), markup=False)
+        out.print("identical to the record" if not diffs else "DIFFERS from the record:\n  " + "\n  ".join(diffs),
+                  markup=False)
+    raise typer.Exit(0 if not diffs else 1)
+
+
+def _event_text(e: dict) -> str:
+    kind = e["event"]
+    rest = " ".join(f"{k}={v}" for k, v in e.items() if k not in ("n", "event", "seat"))
+    return f"{e['n']:4d} {e.get('seat', '-'):>2} {kind:15s} {rest}"
+
+
+@app.command()
+def play(
+    rules: Annotated[str, typer.Argument(metavar="RULES", help="Bundled ruleset name or path to a .rules file.")],
+    seat: Annotated[str, typer.Option(metavar="SEAT", help="Your seat.")] = "S",
+    bots: Annotated[str, typer.Option(metavar="KIND", help="The other players: greedy or random.")] = "greedy",
+    auto: Annotated[bool, typer.Option("--auto", help="Watch four bots play instead of playing.")] = False,
+    hands: Annotated[int, typer.Option(min=1, help="Hands to play.")] = 1,
+    seed: Annotated[Optional[int], typer.Option(help="Seed for the wall and dice (random if left out).")] = None,
+    record: Annotated[Optional[Path], typer.Option(metavar="DIR", help="Save each hand's record in DIR.")] = None,
+    option: OptionOpt = None,
+) -> None:
+    """Play in the terminal against three bots (or watch four with --auto): your tiles, the table,
+    and the legal actions as a numbered menu; the ledger after each hand."""
+    from .bots import BOTS
+    from .match import Match, next_deal
+    from .play import Narrator, TerminalPlayer, show_hand_end
+
+    rs = _compile(rules, option, False)
+    import random as _random
+
+    seed = seed if seed is not None else _random.SystemRandom().randrange(2**31)
+    if bots not in BOTS:
+        _fail(MjError(f"unknown bot {bots!r}", hint=f"one of: {', '.join(BOTS)}"), False)
+    m = Match(rs, seed)
+    if seat not in m.seats:
+        _fail(MjError(f"no seat {seat!r}", hint=f"seats: {' '.join(m.seats)}"), False)
+    players = {s: BOTS[bots](seed + i) for i, s in enumerate(m.seats)}
+    if not auto:
+        players[seat] = TerminalPlayer(out)
+    out.print(f"{rs.label or rs.name} — seed {seed}" + ("" if auto else f"; you are {seat}"), markup=False)
+
+    def after(g):
+        show_hand_end(out, g, None if auto else seat)
+        if record is not None:
+            from .records import dump, game_record
+
+            record.mkdir(parents=True, exist_ok=True)
+            dump(game_record(g), record / f"hand-{len(m.games):03d}.yaml")
+
+    try:
+        m.play(players, hands, after, Narrator(out, None if auto else seat))
+    except (EOFError, KeyboardInterrupt):
+        out.print("\nleft the table", markup=False)
+        raise typer.Exit(0)
+    total = Counter()
+    for g in m.games:
+        total.update(g.result.net(g.seats))
+    out.print("match total: " + ", ".join(f"{s} {total[s]:+d}" for s in m.seats), markup=False)
 
 
 @app.command(name="list")

@@ -61,6 +61,7 @@ class _PatternPlan:
     sets: int = 0
     pairs: int = 0
     rotten_gap: int = 0
+    spans: list | None = None  # filled on first use by HandEvaluator._spans
 
 
 class HandEvaluator:
@@ -80,8 +81,13 @@ class HandEvaluator:
         pair_sizes = [sh.size for m in rs.melds.values() if m.meld_kind == "pair" for sh in m.shapes]
         self.set_size = min(set_sizes) if set_sizes else 0
         self.pair_size = pair_sizes[0] if pair_sizes else 0
-        self.plans = {p.name: self._plan(p) for p in rs.patterns.values()}
         self._memo: dict = {}
+        self._templates_by_id: list[tuple[tuple[int, ...], ...]] = []
+        self._group_memo: dict = {}
+        self._meld_names: dict = {}
+        # groups are contiguous ranges of kinds: (group, first kind, end) for slicing count vectors
+        self.group_spans = [(g, g.kinds[0], g.kinds[-1] + 1) for g in tiles.groups.values()]
+        self.plans = {p.name: self._plan(p) for p in rs.patterns.values()}
 
     # ---- meld shapes ------------------------------------------------------------------------
     def _templates(self, meld: Meld) -> list[tuple[int, ...]]:
@@ -107,11 +113,11 @@ class HandEvaluator:
 
     def meld_name(self, m: MeldTiles) -> str | None:
         """The declared meld a hand's meld is, or None if the ruleset has no such meld."""
-        key = tuple(sorted(m.tiles))
-        for meld in self.rs.melds.values():
-            if meld.meld_kind == m.meld_kind and key in self.templates[meld.name]:
-                return meld.name
-        return None
+        key = (m.meld_kind, tuple(sorted(m.tiles)))
+        if key not in self._meld_names:
+            self._meld_names[key] = next((meld.name for meld in self.rs.melds.values()
+                                          if meld.meld_kind == m.meld_kind and key[1] in self.templates[meld.name]), None)
+        return self._meld_names[key]
 
     # ---- patterns -------------------------------------------------------------------------------
     def _plan(self, p: Pattern) -> _PatternPlan:
@@ -158,12 +164,33 @@ class HandEvaluator:
                 out.append(Reading(name, jw, True))
         return out
 
+    def is_win(self, concealed: list[int], melds: list[MeldTiles], wild_kinds: frozenset[int],
+               win_tile: int, win_tile_natural: bool = False) -> bool:
+        """Whether the hand has any reading (faster than :meth:`readings`, for legality checks).
+
+        A 精 standing as a wild can be anything its face could be, so the split with every
+        held 精 wild is enough — except for patterns that count natural honours, which try
+        every split.
+        """
+        counts = self.tiles.counts(concealed)
+        locked = {win_tile: 1} if win_tile_natural else {}
+        splits = self._splits(counts, wild_kinds, locked)
+        for plan in self.plans.values():
+            if not self._melds_fit(plan, melds):
+                continue
+            tries = splits if (plan.pattern.honours_natural or plan.pattern.min_honours) else splits[-1:]
+            if any(self._fits(plan, nat, w, len(melds), False) for w, nat in tries):
+                return True
+        return False
+
     def why_not(self, concealed: list[int], melds: list[MeldTiles]) -> str:
         """A short reason a hand is not a win (for ``win: false`` and error messages)."""
         names = ", ".join(self.plans)
         return f"{self.tiles.format(concealed)} with {len(melds)} meld(s) matches no pattern ({names})"
 
     def _melds_fit(self, plan: _PatternPlan, melds: list[MeldTiles]) -> bool:
+        if not melds:
+            return True
         p = plan.pattern
         if (p.concealed or plan.pairs or plan.rotten_gap) and melds:
             return False
@@ -240,40 +267,61 @@ class HandEvaluator:
         total = sum(nat) + w
         if k < 0 or total != self.set_size * k + (self.pair_size if pair else 0):
             return False
-        no_honour_wilds = plan.pattern.honours_natural
-        per_group: list[tuple[int, int]] = []  # (without pair, with pair)
-        for g in self.tiles.groups.values():
-            sub = tuple(nat[i] for i in g.kinds)
+        memo, pair_size = self._group_memo, self.pair_size
+        per_group: list[tuple[int, int]] = []  # fewest wilds per group: (without the pair, with it)
+        for lo, hi, tid, cap in self._spans(plan):
+            sub = nat[lo:hi]
             if not any(sub):
-                per_group.append((0, self.pair_size if pair else INF))
                 continue
-            templates = self._local_templates(plan, g)
-            cap = 0 if (no_honour_wilds and not g.is_suit) else INF
-            a = self._group_min(templates, sub, 0, cap)
-            b = self._group_min(templates, sub, self.pair_size, cap) if pair else INF
+            a = memo.get((tid, sub, 0, cap))
+            if a is None:
+                a = self._group_min(tid, sub, 0, cap)
+            if a >= INF and not pair:
+                return False
+            b = INF
+            if pair:
+                b = memo.get((tid, sub, pair_size, cap))
+                if b is None:
+                    b = self._group_min(tid, sub, pair_size, cap)
+            if a >= INF and b >= INF:
+                return False
             per_group.append((a, b))
-        base = sum(a for a, _ in per_group)
-        if base >= INF:
-            return False
+        base = sum(a for a, _ in per_group)  # ≥ INF when some group needs the pair
         if not pair:
             return base <= w
-        best = base + self.pair_size  # the pair made of wilds only
+        best = base + pair_size  # the pair made of wilds only
         for a, b in per_group:
             best = min(best, base - a + b)
         return best <= w
 
-    def _local_templates(self, plan: _PatternPlan, g) -> tuple[tuple[int, ...], ...]:
+    def _spans(self, plan: _PatternPlan) -> list[tuple[int, int, int, int]]:
+        """Per group: (first kind, end, template id, how many wilds it may use)."""
+        if plan.spans is None:
+            plan.spans = [(lo, hi, self._local_templates(plan, g),
+                           0 if (plan.pattern.honours_natural and not g.is_suit) else INF)
+                          for g, lo, hi in self.group_spans]
+        return plan.spans
+
+    def _local_templates(self, plan: _PatternPlan, g) -> int:
+        """An id for the plan's set templates within group ``g`` (positions within the group)."""
         key = (plan.pattern.name, g.name)
         if key not in self._memo:
             pos = {k: i for i, k in enumerate(g.kinds)}
-            self._memo[key] = tuple(tuple(pos[k] for k in t) for t in plan.set_templates.get(g.name, ()))
+            local = tuple(tuple(pos[k] for k in t) for t in plan.set_templates.get(g.name, ()))
+            self._memo[key] = len(self._templates_by_id)
+            self._templates_by_id.append(local)
         return self._memo[key]
 
-    @staticmethod
-    @lru_cache(maxsize=200_000)
-    def _group_min(templates: tuple[tuple[int, ...], ...], counts: tuple[int, ...], pair: int, cap: int) -> int:
-        """Fewest wilds completing ``counts`` into sets (and one pair of ``pair`` tiles if
-        ``pair`` > 0); INF if none."""
+    def _group_min(self, tid: int, counts: tuple[int, ...], pair: int, cap: int) -> int:
+        """Fewest wilds completing ``counts`` into sets of template set ``tid`` (and one pair of
+        ``pair`` tiles if ``pair`` > 0); INF if none. Memoised per ruleset."""
+        key = (tid, counts, pair, cap)
+        got = self._group_memo.get(key)
+        if got is None:
+            got = self._group_memo[key] = self._group_search(self._templates_by_id[tid], tid, counts, pair, cap)
+        return got
+
+    def _group_search(self, templates, tid: int, counts: tuple[int, ...], pair: int, cap: int) -> int:
         i = next((j for j, c in enumerate(counts) if c), None)
         if i is None:
             return (pair if cap >= pair else INF) if pair else 0
@@ -293,7 +341,7 @@ class HandEvaluator:
             if wild > cap:
                 continue
             is_pair = t is pair_t
-            rest = HandEvaluator._group_min(templates, tuple(c), 0 if is_pair else pair, cap - wild if cap < INF else cap)
+            rest = self._group_min(tid, tuple(c), 0 if is_pair else pair, cap - wild if cap < INF else cap)
             if rest < INF:
                 best = min(best, wild + rest)
         return best

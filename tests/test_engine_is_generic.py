@@ -15,12 +15,21 @@ ENGINE = ROOT / "engine"
 VARIANTS = re.compile(r"nanchang|chongguan|ganzhou|南昌|冲关麻将|赣州", re.IGNORECASE)
 
 NOT_RULES = {
-    "cli.py": {2: "exit status 2 and JSON indent", 3: "exit status 3: an internal error"},
+    "cli.py": {2: "exit status 2 and JSON indent; seed space 2**31", 3: "exit status 3: an internal error",
+               100: "default hands to simulate", 31: "seed space 2**31", 1e-9: "no division by zero"},
     "compiler.py": {2: "parse-tree child positions / label+default token count", 8: "expected tokens listed in a syntax error", 0.75: "similarity cutoff for a misspelt keyword",
                     36: "MAX_RANKS, a bound on evaluation, not a rule", 16: "MAX_COPIES, a bound on evaluation"},
     "errors.py": {2: "an East Asian wide character takes 2 cells", 0.5: "difflib cutoff", 8: "tab stops every 8 cells"},
     "hands.py": {10: "INF = 10**6", 6: "INF = 10**6", 4096: "lru_cache size", 200_000: "lru_cache size"},
     "snapshot.py": {2: "skip a keyword and its value when reading a meld"},
+    "game.py": {2: "words in an action's text (`S pung`); two_rolls throws the dice twice",
+                3: "words in an action's text with a tile (`S discard 5p`)",
+                12: "legal actions listed in an error's hint"},
+    "wall.py": {6: "a die has six faces", 2: "two_rolls: the second throw"},
+    "bots.py": {2: "bot heuristic: neighbours within two ranks, a copy worth two", 3: "sort-key tuple position"},
+    "shanten.py": {2: "shanten counts a set as two partial steps", 100_000: "cache size", 4096: "cache size"},
+    "match.py": {2: "seed space 2**31", 31: "seed space 2**31", 1_000_003: "seed mixing prime"},
+    "simulate.py": {25: "hands per block of work", 4: "decimals in JSON rates", 3: "decimals in JSON averages"},
     "tiles.py": {2: "an honour code is at least a digit and a letter", 4: "longest honour name looked ahead"},
 }
 

@@ -1,0 +1,117 @@
+"""Bots: a random-legal player and a greedy one that plays sensibly with 精 wilds.
+
+A bot is a callable ``choose(game, seat) -> Action`` over :meth:`Game.legal_actions`; it sees
+the game only through ``game.observation(seat)``-level facts (its own tiles, melds, the wild
+kinds, what is public). Each bot has its own random generator, separate from the game's, so a
+record replays without the bots.
+"""
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+from .game import Action, Game
+from .shanten import Shanten
+
+
+class RandomBot:
+    """A uniformly random legal action — except that it always takes a win when offered."""
+
+    name = "random"
+
+    def __init__(self, seed: int | None = None):
+        self.rng = random.Random(seed)
+
+    def __call__(self, game: Game, seat: str) -> Action:
+        acts = game.legal_actions(seat)
+        wins = [a for a in acts if a.kind == "win"]
+        return wins[0] if wins else self.rng.choice(acts)
+
+
+class GreedyBot:
+    """Greedy play by shanten with wilds: wins when it can, keeps its 精, claims and declares
+    kongs when that does not move it away from a win, and discards the tile whose loss leaves
+    the fewest tiles to go (ties: the least connected tile)."""
+
+    name = "greedy"
+
+    def __init__(self, seed: int | None = None):
+        self.rng = random.Random(seed)
+        self._shanten: dict[int, Shanten] = {}
+
+    def _sh(self, game: Game) -> Shanten:
+        key = id(game.scorer)
+        if key not in self._shanten:
+            self._shanten[key] = Shanten(game.scorer.hands)
+        return self._shanten[key]
+
+    def __call__(self, game: Game, seat: str) -> Action:
+        acts = game.legal_actions(seat)
+        by_kind: dict[str, list[Action]] = {}
+        for a in acts:
+            by_kind.setdefault(a.kind, []).append(a)
+        if "win" in by_kind:
+            return by_kind["win"][0]
+        if "draw" in by_kind:
+            return by_kind["draw"][0]
+        sh = self._sh(game)
+        hand = game.hands[seat]
+        wild = game.wild
+        now = sh.of(hand.concealed, len(hand.melds), wild)
+        if "discard" in by_kind:
+            for kind in ("concealed_kong", "added_kong"):
+                for a in by_kind.get(kind, []):
+                    rest = [t for t in hand.concealed if t != a.tile] if kind == "concealed_kong" else \
+                        _minus(hand.concealed, [a.tile])
+                    if a.tile not in wild and sh.of(rest, len(hand.melds) + (kind == "concealed_kong"), wild) <= now:
+                        return a
+            return self._discard(game, seat, by_kind["discard"], sh)
+        # a claim: take it when it brings the hand closer to a win
+        best, best_gain = by_kind["pass"][0], 0
+        tile = game.last_discard[1] if game.last_discard else None
+        for kind in ("kong", "pung", "chow"):
+            for a in by_kind.get(kind, []):
+                if tile in wild:
+                    continue
+                used = list(a.tiles) if kind == "chow" else [tile] * (game.meld_size[kind] - 1)
+                rest = _minus(hand.concealed, used)
+                after = min((sh.of(_minus(rest, [d]), len(hand.melds) + 1, wild) for d in set(rest)), default=now)
+                gain = now - after if kind != "kong" else now - sh.of(rest, len(hand.melds) + 1, wild)
+                if gain > best_gain or (kind == "kong" and gain >= 0 and best_gain == 0):
+                    best, best_gain = a, gain
+        return best
+
+    def _discard(self, game: Game, seat: str, options: list[Action], sh: Shanten) -> Action:
+        hand = game.hands[seat]
+        wild = game.wild
+        counts = Counter(hand.concealed)
+        plain = [a for a in options if a.tile not in wild] or options
+        scored = []
+        for a in plain:
+            s = sh.of(_minus(hand.concealed, [a.tile]), len(hand.melds), wild)
+            scored.append((s, _connectivity(game, counts, a.tile), self.rng.random(), a))
+        scored.sort(key=lambda x: x[:3])
+        return scored[0][3]
+
+
+def _minus(tiles: list[int], remove: list[int]) -> list[int]:
+    out = list(tiles)
+    for t in remove:
+        out.remove(t)
+    return out
+
+
+def _connectivity(game: Game, counts: Counter, tile: int) -> int:
+    """How much a tile is worth keeping: copies held, and neighbours in its suit."""
+    k = game.tiles.kinds[tile]
+    score = 2 * (counts[tile] - 1)
+    if k.is_suit:
+        g = game.tiles.groups[k.group].kinds
+        for d in (-2, -1, 1, 2):
+            j = k.position + d
+            if 0 <= j < len(g) and counts[g[j]]:
+                score += 1
+    return score
+
+
+BOTS = {"random": RandomBot, "greedy": GreedyBot}

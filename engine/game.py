@@ -1,0 +1,659 @@
+"""One hand of play under a ruleset: wall, deal, 精 flip, turns, claims and settlements.
+
+API::
+
+    g = Game(ruleset, seed=7)
+    while not g.over:
+        seat = g.to_act()[0]
+        g.apply(g.legal_actions(seat)[0])
+    g.result.net()        # {seat: 子}
+
+Every number and policy comes from the ruleset: the ``table`` parameters (seats, hand, deal,
+stacks, dead wall, dice) and the ``flow`` policies of :mod:`engine.flow` (RULES.md §1).
+
+Phases: ``draw`` (the seat to play must draw: from the head, or from the tail after a kong),
+``act`` (the seat holds a complete count: discard, declare a kong, or win), ``claim`` (after a
+discard every seat that may claim answers: win, kong, pung, chow or pass; then the highest
+claim, nearest the discarder, is taken), ``rob`` (after an added kong, seats that can win on it
+answer), ``over``. An illegal action raises :class:`~engine.errors.IllegalAction` and changes
+nothing. Randomness is only the wall's shuffle and the dice, both kept in the record.
+"""
+from __future__ import annotations
+
+import random
+from collections import Counter
+from dataclasses import dataclass, field
+
+from . import flow as FLOW
+from .errors import IllegalAction, MjError
+from .hands import MeldTiles
+from .ruleset import Ruleset
+from .scoring import Ledger, Scorer, SeatHand, Snapshot, Transfer, WinInfo
+from .wall import Wall, break_position, roll
+
+DRAW, ACT, CLAIM, ROB, OVER = "draw", "act", "claim", "rob", "over"
+KINDS = ("draw", "discard", "win", "pung", "kong", "chow", "concealed_kong", "added_kong", "pass")
+
+
+@dataclass(frozen=True)
+class Action:
+    """What a seat does: ``kind`` (see :data:`KINDS`), the tile it concerns (a discard, a kong's
+    kind, the tile a chow takes) and, for a chow, the two tiles from the hand."""
+
+    seat: str
+    kind: str
+    tile: int | None = None
+    tiles: tuple[int, ...] = ()
+
+    def text(self, scorer: Scorer) -> str:
+        """``S discard 5p``, ``W pung``, ``N chow 46m``, ``E concealed_kong 8m``."""
+        out = f"{self.seat} {self.kind}"
+        if self.kind == "chow":
+            return f"{out} {scorer.tiles.format(list(self.tiles))}"
+        if self.tile is not None and self.kind in ("discard", "concealed_kong", "added_kong"):
+            return f"{out} {scorer.tiles.code(self.tile)}"
+        return out
+
+    @staticmethod
+    def parse(text: str, scorer: Scorer) -> "Action":
+        """The inverse of :meth:`text`; raises :class:`IllegalAction` naming what is wrong."""
+        words = str(text).split()
+        if len(words) < 2 or words[1] not in KINDS:
+            raise IllegalAction(f"cannot read action {text!r}",
+                                hint="write SEAT KIND [TILE], e.g. `S discard 5p`, `W pung`, `N chow 46m`; "
+                                     f"kinds: {', '.join(KINDS)}")
+        seat, kind = words[0], words[1]
+        if kind == "chow":
+            if len(words) != 3:
+                raise IllegalAction(f"{text!r}: a chow names the two tiles from the hand, e.g. `N chow 46m`")
+            return Action(seat, kind, None, tuple(sorted(scorer.tiles.parse(words[2]))))
+        if kind in ("discard", "concealed_kong", "added_kong"):
+            if len(words) != 3:
+                raise IllegalAction(f"{text!r}: say which tile, e.g. `{seat} {kind} 5p`")
+            return Action(seat, kind, scorer.tiles.parse_one(words[2]))
+        if len(words) != 2:
+            raise IllegalAction(f"{text!r}: `{kind}` takes no tile")
+        return Action(seat, kind)
+
+
+@dataclass
+class Lock:
+    """弃先胡后: a seat passed a win on ``tile`` worth ``value`` 子 to it."""
+
+    tile: int
+    value: int
+
+
+@dataclass
+class HandResult:
+    """How the hand ended and every settlement made, by part, in the order made."""
+
+    winner: str | None
+    win: WinInfo | None
+    reading: str | None
+    fans: list[str]
+    parts: list[tuple[str, str, Ledger]]  # (when, part, ledger): after_deal / during / end
+    follow_first: bool = False
+
+    def net(self, seats: list[str]) -> dict[str, int]:
+        out = {s: 0 for s in seats}
+        for _, _, lg in self.parts:
+            for s, v in lg.net(seats).items():
+                out[s] += v
+        return out
+
+
+@dataclass
+class _Claim:
+    options: list[Action]
+    answer: Action | None = None
+
+
+class Game:
+    """One hand. ``seed`` shuffles the wall and throws the dice; ``ring`` and ``dice`` (a record)
+    or ``wall`` (a linear wall, head first, as scripted scenarios give) fix them instead.
+
+    Raises :class:`~engine.errors.MjError` if the ruleset lacks a table parameter it needs.
+    """
+
+    def __init__(self, ruleset: Ruleset, seed: int | None = None, *, dealer: str | None = None, floor: int = 1,
+                 ring: list[int] | None = None, wall: list[int] | None = None,
+                 dice: list[tuple[int, ...]] | None = None, previous_indicators: dict[str, int] | None = None,
+                 scorer: Scorer | None = None):
+        self.rs = ruleset
+        self.scorer = scorer or Scorer(ruleset)
+        self.tiles = self.scorer.tiles
+        s = self.scorer
+        self.seats: list[str] = [str(v) for v in self.rs.table["seats"].values] if "seats" in self.rs.table else []
+        if not self.seats:
+            raise MjError(f"ruleset {self.rs.name} declares no `table seats = …`")
+        self.dealer = dealer or self.seats[0]
+        self.floor = floor
+        self.seed = seed
+        self.rng = random.Random(seed)
+        self.hand_size = s.table_int("hand")
+        self.dealer_extra = s.table_int("dealer_extra")
+        self.height = s.table_int("stack_height")
+        self.dead_tiles = s.table_int("dead_wall") * self.height
+        self.n_dice = s.table_int("dice")
+        deal = self.rs.table.get("deal")
+        self.deal_chunks = [int(v) for v in deal.values] if deal else [self.hand_size]
+        if sum(self.deal_chunks) != self.hand_size:
+            raise MjError(f"table deal {self.deal_chunks} does not add up to table hand {self.hand_size}")
+        self.policies = {name: FLOW.policy(self.rs, name) for name in FLOW.POLICIES}
+        self.meld_size = {kind: self._same_size(kind) for kind in ("pung", "kong")}
+        self.previous_indicators = dict(previous_indicators or {})
+        self.dice_rolls: list[tuple[int, ...]] = list(dice or [])
+        self._dice_next = 0
+        self.ring: list[int] | None = None
+        self.events: list[dict] = []
+        self._build_wall(ring, wall)
+        self.hands: dict[str, SeatHand] = {x: SeatHand() for x in self.seats}
+        self.discards: dict[str, list[int]] = {x: [] for x in self.seats}
+        self.actions: list[Action] = []
+        self.locks: dict[str, Lock] = {}
+        self.phase = DRAW
+        self.current = self.dealer
+        self.last_drawn: int | None = None
+        self.from_tail = False
+        self.must_discard = False
+        self.pending: dict[str, _Claim] = {}
+        self.last_discard: tuple[str, int] | None = None
+        self.robbed: tuple[str, int] | None = None
+        self.discard_count = 0
+        self.interrupted = False  # a claim or kong has happened (no more 天胡/地胡/抄庄)
+        self.first_discards: list[tuple[str, int]] = []
+        self.follow_first = False
+        self.result: HandResult | None = None
+        self.parts: list[tuple[str, str, Ledger]] = []
+        self.indicators: dict[str, int] = {}
+        self.indicator_positions: dict[str, int] = {}
+        self._deal()
+
+    # ---- setup ---------------------------------------------------------------------------------
+    def _same_size(self, kind: str) -> int | None:
+        """Tiles in a pung / kong, from the ruleset's ``same N`` meld of that kind."""
+        for m in self.rs.melds.values():
+            if m.meld_kind == kind:
+                for sh in m.shapes:
+                    if sh.type == "same":
+                        return sh.size
+        return None
+
+    def _roll(self) -> tuple[int, ...]:
+        if self._dice_next < len(self.dice_rolls):
+            r = self.dice_rolls[self._dice_next]
+        else:
+            r = roll(self.rng, self.n_dice)
+            self.dice_rolls.append(r)
+        self._dice_next += 1
+        return r
+
+    def _build_wall(self, ring: list[int] | None, linear: list[int] | None) -> None:
+        total = [k.index for k in self.tiles.kinds for _ in range(k.copies)]
+        spp = self.scorer.table_int("stacks_per_seat")
+        if spp * self.height * len(self.seats) != len(total):
+            raise MjError(f"{len(self.seats)} seats × {spp} stacks × {self.height} tiles ≠ the {len(total)} tiles "
+                          "the ruleset declares")
+        if linear is not None:
+            if Counter(linear) != Counter(total):
+                raise MjError("a scripted wall must hold exactly the ruleset's tiles")
+            self.wall = Wall(list(linear), self.height)
+            return
+        if ring is None:
+            ring = list(total)
+            self.rng.shuffle(ring)
+        elif Counter(ring) != Counter(total):
+            raise MjError("a recorded wall must hold exactly the ruleset's tiles")
+        self.ring = list(ring)
+        stacks = [ring[i:i + self.height] for i in range(0, len(ring), self.height)]
+        method = (self.policies["break_wall"] or {"method": ("two_rolls",)})["method"][0]
+        throws = 2 if method == "two_rolls" else 1
+        rolls = [self._roll() for _ in range(throws)]
+        start, _ = break_position(method, rolls, self.seats.index(self.dealer), len(self.seats), spp)
+        ordered = stacks[start:] + stacks[:start]
+        self.wall = Wall([t for st in ordered for t in st], self.height)
+        self._log("break", rolls=[list(r) for r in rolls], stack=start)
+
+    def _deal(self) -> None:
+        order = self.seats[self.seats.index(self.dealer):] + self.seats[: self.seats.index(self.dealer)]
+        for chunk in self.deal_chunks:
+            for seat in order:
+                for _ in range(chunk):
+                    self.hands[seat].concealed.append(self.wall.draw_head()[0])
+        for _ in range(self.dealer_extra):
+            t, _ = self.wall.draw_head()
+            self.hands[self.dealer].concealed.append(t)
+            self.last_drawn = t
+        self._log("deal", hands={s: self.tiles.format(h.concealed) for s, h in self.hands.items()})
+        self._flip_indicators()
+        self.wild = self.scorer.wild_kinds(self._snapshot())
+        for name, ind in self.rs.indicators.items():
+            if ind.settle == "after_deal" and name in self.indicators:
+                lg = self.scorer.settle_indicator(self._snapshot(), name)
+                self.parts.append(("after_deal", name, lg))
+                self._log("settle", part=name, net=lg.net(self.seats))
+        self.phase, self.current = ACT, self.dealer
+
+    def _flip_indicators(self) -> None:
+        for name, ind in self.rs.indicators.items():
+            pos = ind.position
+            if pos.type == "stack_top":
+                d = sum(self._roll())
+                stack = self.wall.stack_from_tail(d) if pos.end == "tail" else self.wall.stack_from_head(d)
+                p = self.wall.position(stack, 0)
+            elif pos.type == "previous":
+                if pos.ref in self.previous_indicators:
+                    self.indicators[name] = self.previous_indicators[pos.ref]
+                continue
+            elif pos.ref in self.indicator_positions:
+                ref = self.indicator_positions[pos.ref]
+                stack, level = divmod(ref, self.height)
+                if pos.type == "under":
+                    p = self.wall.position(stack, level + 1)
+                else:
+                    p = self.wall.position(stack + (-1 if pos.type == "left" else 1), level)
+            else:
+                continue
+            self.indicator_positions[name] = p
+            self.indicators[name] = self.wall.tiles[p]
+            if not ind.hidden:
+                self._log("indicator", name=name, tile=self.tiles.code(self.wall.tiles[p]), position=p)
+
+    # ---- views ------------------------------------------------------------------------------------
+    @property
+    def over(self) -> bool:
+        return self.phase == OVER
+
+    @property
+    def live_remaining(self) -> int:
+        """Tiles that can still be drawn from the head before the hand is drawn (荒庄)."""
+        return max(self.wall.remaining - self.dead_tiles, 0)
+
+    def to_act(self) -> list[str]:
+        """Seats that have an action to take now (several during a claim)."""
+        if self.phase in (CLAIM, ROB):
+            return [s for s, c in self.pending.items() if c.answer is None]
+        if self.phase == OVER:
+            return []
+        return [self.current]
+
+    def next_seat(self, seat: str, k: int = 1) -> str:
+        return self.seats[(self.seats.index(seat) + k) % len(self.seats)]
+
+    def _snapshot(self, win: WinInfo | None = None, hands: dict[str, SeatHand] | None = None) -> Snapshot:
+        return Snapshot(self.seats, self.dealer, self.floor, dict(self.indicators), hands or self.hands, win)
+
+    def _log(self, kind: str, **data) -> None:
+        self.events.append({"n": len(self.events), "event": kind, **data})
+
+    # ---- legal actions ---------------------------------------------------------------------------
+    def legal_actions(self, seat: str) -> list[Action]:
+        """Every action ``seat`` may take now ([] when it has none)."""
+        if self.phase == OVER or seat not in self.seats:
+            return []
+        if self.phase in (CLAIM, ROB):
+            c = self.pending.get(seat)
+            return [] if c is None or c.answer is not None else list(c.options) + [Action(seat, "pass")]
+        if seat != self.current:
+            return []
+        if self.phase == DRAW:
+            return [Action(seat, "draw")]
+        hand = self.hands[seat]
+        out: list[Action] = []
+        if not self.must_discard and self._self_win(seat) is not None:
+            out.append(Action(seat, "win"))
+        if not self.must_discard and self.wall.remaining > 0:
+            counts = Counter(hand.concealed)
+            for k, n in sorted(counts.items()):
+                if self.meld_size["kong"] and n >= self.meld_size["kong"] and self._concealed_kong_allowed(seat):
+                    out.append(Action(seat, "concealed_kong", k))
+            for m in hand.melds:
+                if m.meld_kind == "pung" and counts[m.tiles[0]]:
+                    out.append(Action(seat, "added_kong", m.tiles[0]))
+        for k in sorted(set(hand.concealed)):
+            out.append(Action(seat, "discard", k))
+        return out
+
+    def _concealed_kong_allowed(self, seat: str) -> bool:
+        p = self.policies["no_concealed_kong"]
+        if p is None or self.discards[seat]:
+            return True
+        return not (p["who"][0] == "anyone" or seat == self.dealer)
+
+    def _win_info(self, seat: str, tile: int, by: str, from_seat: str | None = None) -> WinInfo:
+        first = False
+        if not self.interrupted:
+            if by == "self_draw" and seat == self.dealer and self.discard_count == 0:
+                first = True  # 天胡
+            if by == "discard" and from_seat == self.dealer and self.discard_count == 1 and seat != self.dealer:
+                first = True  # 地胡
+        return WinInfo(seat, tile, by, from_seat, first)
+
+    def _readings(self, seat: str, tile: int, natural: bool, hand: SeatHand | None = None, full: bool = False):
+        """The readings of ``seat``'s hand with ``tile`` (``full``), or just whether it wins."""
+        h = hand or self.hands[seat]
+        ev = self.scorer.hands
+        if full:
+            return ev.readings(h.concealed + [tile], h.melds, self.wild, tile, natural)
+        return ev.is_win(h.concealed + [tile], h.melds, self.wild, tile, natural)
+
+    def _self_win(self, seat: str) -> WinInfo | None:
+        """The self-drawn win ``seat`` has now, if any (the last drawn tile wins)."""
+        if self.last_drawn is None:
+            return None
+        hand = self.hands[seat]
+        rest = list(hand.concealed)
+        rest.remove(self.last_drawn)
+        if not self._readings(seat, self.last_drawn, False, SeatHand(rest, hand.melds)):
+            return None
+        return self._win_info(seat, self.last_drawn, "kong_draw" if self.from_tail else "self_draw")
+
+    def _discard_win(self, seat: str, tile: int, by: str, from_seat: str) -> WinInfo | None:
+        """The win ``seat`` may take on another's tile, after 精钓 and 弃先胡后 (pass_lock)."""
+        if not self._readings(seat, tile, True):
+            return None
+        jw = self.policies["jing_wait_discard"]
+        if by == "discard" and jw and jw["win"][0] == "forbid" and any(
+                r.jing_wait for r in self._readings(seat, tile, True, full=True)):
+            return None
+        info = self._win_info(seat, tile, by, from_seat)
+        lock = self.locks.get(seat)
+        pl = self.policies["pass_lock"]
+        if by == "discard" and lock is not None and pl is not None:
+            same_only = pl["scope"][0] == "same_tile"
+            if not same_only or lock.tile == tile:
+                if not ("higher_score" in pl["resets"] and self._win_value(info) > lock.value):
+                    return None
+        return info
+
+    def _win_value(self, info: WinInfo) -> int:
+        hands = {s: SeatHand(list(h.concealed), list(h.melds)) for s, h in self.hands.items()}
+        snap = self._snapshot(info, hands)
+        try:
+            return self.scorer.score_win(snap).ledger.net(self.seats)[info.seat]
+        except IllegalAction:
+            return 0
+
+    def _claim_options(self, seat: str, tile: int, discarder: str) -> list[Action]:
+        out: list[Action] = []
+        if self._discard_win(seat, tile, "discard", discarder):
+            out.append(Action(seat, "win"))
+        n = self.hands[seat].concealed.count(tile)
+        kong, pung = self.meld_size["kong"], self.meld_size["pung"]
+        if kong and n >= kong - 1 and self.wall.remaining > 0:
+            out.append(Action(seat, "kong"))
+        if pung and n >= pung - 1:
+            out.append(Action(seat, "pung"))
+        chow = self.policies["chow"]
+        if chow and (chow["from"][0] == "any" or seat == self.next_seat(discarder)):
+            have = Counter(self.hands[seat].concealed)
+            seen = set()
+            for meld in self.rs.melds.values():
+                if meld.meld_kind != "chow":
+                    continue
+                for t in self.scorer.hands.templates[meld.name]:
+                    if tile not in t:
+                        continue
+                    rest = list(t)
+                    rest.remove(tile)
+                    need = Counter(rest)
+                    if all(have[k] >= c for k, c in need.items()) and tuple(rest) not in seen:
+                        seen.add(tuple(rest))
+                        out.append(Action(seat, "chow", None, tuple(sorted(rest))))
+        return out
+
+    # ---- applying actions --------------------------------------------------------------------------
+    def apply(self, action: Action | str) -> None:
+        """Apply one legal action. Raises :class:`IllegalAction` (state unchanged) otherwise."""
+        if isinstance(action, str):
+            action = Action.parse(action, self.scorer)
+        legal = self.legal_actions(action.seat)
+        if action not in legal:
+            if self.phase == OVER:
+                raise IllegalAction("the hand is over")
+            why = "it is not this seat's turn" if not legal else "legal now: " + ", ".join(
+                a.text(self.scorer) for a in legal[:12]) + (" …" if len(legal) > 12 else "")
+            raise IllegalAction(f"illegal action {action.text(self.scorer)!r} in phase {self.phase}", hint=why)
+        self.actions.append(action)
+        getattr(self, f"_do_{action.kind}")(action)
+
+    def _do_draw(self, a: Action) -> None:
+        if self.from_tail:
+            tile, pos = self.wall.draw_tail()
+        else:
+            tile, pos = self.wall.draw_head()
+        self.hands[a.seat].concealed.append(tile)
+        self.last_drawn = tile
+        self.locks.pop(a.seat, None)  # 弃先胡后 lifts on the seat's own draw
+        self._log("draw", seat=a.seat, tile=self.tiles.code(tile), tail=self.from_tail, position=pos)
+        self.phase = ACT
+
+    def _do_discard(self, a: Action) -> None:
+        hand = self.hands[a.seat]
+        hand.concealed.remove(a.tile)
+        self.discards[a.seat].append(a.tile)
+        self.discard_count += 1
+        self.must_discard = self.from_tail = False
+        self.last_drawn = None
+        self._log("discard", seat=a.seat, tile=self.tiles.code(a.tile))
+        self._track_follow_first(a.seat, a.tile)
+        pl = self.policies["pass_lock"]
+        if pl and "jing_discard" in pl["resets"] and a.tile in self.wild:
+            self.locks.clear()
+        self.last_discard = (a.seat, a.tile)
+        self.pending = {}
+        for k in range(1, len(self.seats)):
+            seat = self.next_seat(a.seat, k)
+            opts = self._claim_options(seat, a.tile, a.seat)
+            if opts:
+                self.pending[seat] = _Claim(opts)
+        if self.pending:
+            self.phase = CLAIM
+        else:
+            self._next_turn(self.next_seat(a.seat))
+
+    def _next_turn(self, seat: str) -> None:
+        self.current = seat
+        self.from_tail = False
+        if self.live_remaining <= 0:
+            self._end(None)
+            return
+        self.phase = DRAW
+
+    def _answer(self, a: Action) -> None:
+        self.pending[a.seat].answer = a
+        if all(c.answer is not None for c in self.pending.values()):
+            if self.phase == CLAIM:
+                self._resolve_claims()
+            else:
+                self._resolve_rob()
+
+    _do_pass = _answer
+
+    def _do_win(self, a: Action) -> None:
+        if self.phase in (CLAIM, ROB):
+            self._answer(a)
+            return
+        info = self._self_win(a.seat)
+        self._end(info)
+
+    def _do_pung(self, a: Action) -> None:
+        self._answer(a)
+
+    def _do_kong(self, a: Action) -> None:
+        self._answer(a)
+
+    def _do_chow(self, a: Action) -> None:
+        self._answer(a)
+
+    def _resolve_claims(self) -> None:
+        discarder, tile = self.last_discard
+        order = (self.policies["claim_priority"] or {"order": ("win", "kong", "pung", "chow")})["order"]
+        answers = {s: c.answer for s, c in self.pending.items()}
+        for seat, c in self.pending.items():  # 弃先胡后: a seat that could win and did not
+            if any(o.kind == "win" for o in c.options) and c.answer.kind != "win" and self.policies["pass_lock"]:
+                info = self._win_info(seat, tile, "discard", discarder)
+                self.locks[seat] = Lock(tile, self._win_value(info))
+                self._log("pass_lock", seat=seat, tile=self.tiles.code(tile))
+        taken = None
+        for kind in order:
+            claimants = [s for s, ans in answers.items() if ans.kind == kind]
+            if claimants:  # nearest after the discarder (截胡); pending is in that order
+                taken = answers[claimants[0]]
+                break
+        self.pending = {}
+        if taken is None:
+            self._next_turn(self.next_seat(discarder))
+            return
+        seat = taken.seat
+        if taken.kind == "win":
+            self._end(self._win_info(seat, tile, "discard", discarder))
+            return
+        self.discards[discarder].pop()
+        self._skip_to(discarder, seat)
+        self.interrupted = True
+        hand = self.hands[seat]
+        self.locks.pop(seat, None)  # its own claim lifts its lock
+        if taken.kind == "chow":
+            for t in taken.tiles:
+                hand.concealed.remove(t)
+            meld = MeldTiles("chow", tuple(sorted(taken.tiles + (tile,))), from_seat=discarder, claimed=tile)
+        else:
+            size = self.meld_size[taken.kind]
+            for _ in range(size - 1):
+                hand.concealed.remove(tile)
+            meld = MeldTiles(taken.kind, (tile,) * size, from_seat=discarder, claimed=tile)
+        hand.melds.append(meld)
+        self._log(taken.kind, seat=seat, tile=self.tiles.code(tile), source=discarder)
+        self.current = seat
+        if taken.kind == "kong":
+            self._after_kong()
+        else:
+            self.phase, self.must_discard = ACT, True
+
+    def _skip_to(self, discarder: str, claimer: str) -> None:
+        """Seats between the discarder and the claimer lose their turn (skipped_turn reset)."""
+        pl = self.policies["pass_lock"]
+        if not pl or "skipped_turn" not in pl["resets"]:
+            return
+        k = 1
+        while self.next_seat(discarder, k) != claimer:
+            self.locks.pop(self.next_seat(discarder, k), None)
+            k += 1
+
+    def _after_kong(self) -> None:
+        pl = self.policies["pass_lock"]
+        if pl and "kong" in pl["resets"]:
+            self.locks.clear()
+        self.from_tail = True
+        self.must_discard = False
+        self.phase = DRAW
+
+    def _do_concealed_kong(self, a: Action) -> None:
+        hand = self.hands[a.seat]
+        size = self.meld_size["kong"]
+        for _ in range(size):
+            hand.concealed.remove(a.tile)
+        hand.melds.append(MeldTiles("kong", (a.tile,) * size, concealed=True))
+        self.interrupted = True
+        self._log("concealed_kong", seat=a.seat, tile=self.tiles.code(a.tile))
+        self._after_kong()
+
+    def _do_added_kong(self, a: Action) -> None:
+        rob = self.policies["rob_kong"]
+        self.pending = {}
+        if rob is not None:
+            for k in range(1, len(self.seats)):
+                seat = self.next_seat(a.seat, k)
+                if self._discard_win(seat, a.tile, "rob_kong", a.seat):
+                    self.pending[seat] = _Claim([Action(seat, "win")])
+        self.robbed = (a.seat, a.tile)
+        self._log("added_kong", seat=a.seat, tile=self.tiles.code(a.tile))
+        if self.pending:
+            self.phase = ROB
+        else:
+            self._complete_added_kong()
+
+    def _complete_added_kong(self) -> None:
+        seat, tile = self.robbed
+        hand = self.hands[seat]
+        hand.concealed.remove(tile)
+        i = next(i for i, m in enumerate(hand.melds) if m.meld_kind == "pung" and m.tiles[0] == tile)
+        old = hand.melds[i]
+        hand.melds[i] = MeldTiles("kong", old.tiles + (tile,), added=True, from_seat=old.from_seat, claimed=old.claimed)
+        self.robbed = None
+        self.interrupted = True
+        self.current = seat
+        self._after_kong()
+
+    def _resolve_rob(self) -> None:
+        seat, tile = self.robbed
+        winners = [s for s, c in self.pending.items() if c.answer.kind == "win"]
+        self.pending = {}
+        if winners:
+            self.hands[seat].concealed.remove(tile)
+            self._end(self._win_info(winners[0], tile, "rob_kong", seat))
+        else:
+            self._complete_added_kong()
+
+    # ---- 抄庄 ----------------------------------------------------------------------------------------
+    def _track_follow_first(self, seat: str, tile: int) -> None:
+        p = self.policies["follow_first_discard"]
+        if p is None or self.interrupted or self.discard_count > len(self.seats):
+            return
+        self.first_discards.append((seat, tile))
+        if len(self.first_discards) == len(self.seats) and len({t for _, t in self.first_discards}) == 1:
+            self.follow_first = True
+            lg = Ledger(fired=["follow_first_discard"])
+            for other in self.seats:
+                if other != self.dealer and p["pays"][0]:
+                    lg.transfers.append(Transfer(self.dealer, other, p["pays"][0], "follow_first",
+                                                 "flow.follow_first_discard", (f"pays {p['pays'][0]}",)))
+            self.parts.append(("during", "follow_first", lg))
+            self._log("follow_first", tile=self.tiles.code(tile), net=lg.net(self.seats))
+
+    # ---- the end ---------------------------------------------------------------------------------------
+    def _end(self, win: WinInfo | None) -> None:
+        snap = self._snapshot(win)
+        if win is not None:
+            hand = self.hands[win.seat]
+            if win.by in ("self_draw", "kong_draw"):
+                hand.concealed.remove(win.tile)
+        ledger, ws = self.scorer.settle_end(snap)
+        parts: dict[str, Ledger] = {}
+        for t in ledger.transfers:
+            parts.setdefault(t.part, Ledger()).transfers.append(t)
+        for name, lg in parts.items():
+            lg.fired = ledger.fired
+            self.parts.append(("end", name, lg))
+        self.result = HandResult(win.seat if win else None, win, ws.reading.pattern if ws else None,
+                                 ws.fans if ws else [], self.parts, self.follow_first)
+        if win is not None:  # the winning tile ends in the winner's hand
+            if win.by == "discard":
+                self.discards[win.from_seat].pop()
+            hand.concealed.append(win.tile)
+        self.phase = OVER
+        self._log("end", winner=win.seat if win else None, by=win.by if win else "exhaustive",
+                  fans=self.result.fans, net=self.result.net(self.seats))
+
+    # ---- observation ---------------------------------------------------------------------------------------
+    def observation(self, seat: str) -> dict:
+        """What ``seat`` may see: its own tiles, everyone's melds (others' concealed kongs face down),
+        discards, the revealed indicators, the wall count, whose turn it is and its legal actions."""
+        fmt = self.tiles.format
+        melds = {}
+        for s, h in self.hands.items():
+            melds[s] = [("kong ????" if (m.concealed and s != seat and not self.over) else
+                         f"{m.meld_kind} {fmt(list(m.tiles))}") for m in h.melds]
+        shown = {n: self.tiles.code(t) for n, t in self.indicators.items()
+                 if self.over or not self.rs.indicators[n].hidden}
+        return {
+            "seat": seat, "phase": self.phase, "current": self.current, "dealer": self.dealer, "floor": self.floor,
+            "hand": fmt(self.hands[seat].concealed),
+            "hand_sizes": {s: len(h.concealed) for s, h in self.hands.items()},
+            "melds": melds, "discards": {s: [self.tiles.code(t) for t in d] for s, d in self.discards.items()},
+            "indicators": shown, "wall": self.wall.remaining, "live_wall": self.live_remaining,
+            "last_discard": (self.last_discard[0], self.tiles.code(self.last_discard[1])) if self.last_discard else None,
+            "legal": [a.text(self.scorer) for a in self.legal_actions(seat)],
+        }

@@ -1,0 +1,81 @@
+"""A match: hands in a row, the deal passing by the ruleset's ``dealer`` policy (连庄), the
+dealer's floor climbing by its ``floor`` policy (爬楼), 抄庄 passing the deal, and each hand
+given the previous hand's indicators (for indicators declared ``previous …``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from . import flow as FLOW
+from .game import Action, Game, HandResult
+from .ruleset import Ruleset
+from .scoring import Scorer
+
+Bot = Callable[[Game, str], Action]
+
+
+def play_hand(game: Game, bots: dict[str, Bot], on_action: Callable[[Game], None] | None = None) -> HandResult:
+    """Drive a game to its end with one bot per seat; ``on_action`` is called after each action."""
+    while not game.over:
+        for seat in game.to_act():
+            game.apply(bots[seat](game, seat))
+            if on_action:
+                on_action(game)
+            if game.over:
+                break
+    return game.result
+
+
+def next_deal(rs: Ruleset, seats: list[str], result: HandResult, dealer: str, floor: int) -> tuple[str, int]:
+    """(dealer, floor) of the next hand (RULES.md §1 Dealer; §2 爬楼; 001 抄庄)."""
+    keeps = (FLOW.policy(rs, "dealer") or {"keeps": ()})["keeps"]
+    climbs = (FLOW.policy(rs, "floor") or {"climbs": ()})["climbs"]
+    follow = FLOW.policy(rs, "follow_first_discard")
+    dealer_won = result.winner == dealer
+    keep = (dealer_won and "dealer_win" in keeps) or (result.winner is None and "exhaustive" in keeps)
+    if result.follow_first and follow and follow["passes_deal"][0] == "yes":
+        keep = False
+    if not keep:
+        return seats[(seats.index(dealer) + 1) % len(seats)], 1
+    return dealer, floor + 1 if dealer_won and "dealer_win" in climbs else floor
+
+
+@dataclass
+class Match:
+    """Hands in a row under one ruleset; ``seed`` derives each hand's seed."""
+
+    ruleset: Ruleset
+    seed: int
+    dealer: str | None = None
+    floor: int = 1
+    scorer: Scorer | None = None
+    previous: dict[str, int] = field(default_factory=dict)
+    games: list[Game] = field(default_factory=list)
+
+    def __post_init__(self):
+        self.scorer = self.scorer or Scorer(self.ruleset)
+        self.seats = [str(v) for v in self.ruleset.table["seats"].values]
+        self.dealer = self.dealer or self.seats[0]
+
+    def play(self, bots: dict[str, Bot], hands: int, on_hand: Callable[[Game], None] | None = None,
+             on_action: Callable[[Game], None] | None = None) -> list[Game]:
+        """Play ``hands`` hands; ``on_hand`` is called after each one (progress, records) and
+        ``on_action`` after every action."""
+        for _ in range(hands):
+            g = Game(self.ruleset, hand_seed(self.seed, len(self.games)), dealer=self.dealer, floor=self.floor,
+                     previous_indicators=self.previous, scorer=self.scorer)
+            if on_action:
+                on_action(g)  # the deal and the 精 flip
+            play_hand(g, bots, on_action)
+            self.games.append(g)
+            self.previous = dict(g.indicators)
+            self.dealer, self.floor = next_deal(self.ruleset, self.seats, g.result, self.dealer, self.floor)
+            if on_hand:
+                on_hand(g)
+        return self.games
+
+
+def hand_seed(seed: int, index: int) -> int:
+    """A distinct, reproducible seed for hand ``index`` of a match seeded ``seed``."""
+    return (seed * 1_000_003 + index) % (2**31)

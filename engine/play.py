@@ -1,0 +1,139 @@
+"""``mjrules play``: a person at the terminal against bots, or four bots watched (--auto).
+
+The person sees only what their seat may see (:meth:`Game.observation`): their tiles grouped
+by suit with the 精 marked, every meld and discard, the face-up indicators, and the legal
+actions as a numbered menu. After each hand the ledger is shown.
+"""
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+
+from .game import Action, Game
+
+
+def tiles_text(game: Game, kinds: list[int], wild: frozenset[int] = frozenset()) -> str:
+    """Tiles grouped by suit, 精 marked with a *: ``123m 5p* 东南``."""
+    groups: dict[str, list[int]] = {}
+    for k in sorted(kinds):
+        groups.setdefault(game.tiles.kinds[k].group, []).append(k)
+    parts = []
+    for ks in groups.values():
+        plain = [k for k in ks if k not in wild]
+        jing = [k for k in ks if k in wild]
+        text = game.tiles.format(plain) if plain else ""
+        text += "".join(f" {game.tiles.code(k)}*" for k in jing)
+        parts.append(text.strip())
+    return "  ".join(parts)
+
+
+def show_table(out: Console, game: Game, seat: str | None) -> None:
+    """The table as ``seat`` sees it (all of it when ``seat`` is None, after the hand)."""
+    obs = game.observation(seat or game.current)
+    inds = ", ".join(f"{game.rs.indicators[n].label or n} {t}" for n, t in obs["indicators"].items())
+    out.print(f"dealer {obs['dealer']} (floor {obs['floor']})   wall {obs['live_wall']}   {inds}", markup=False)
+    t = Table(show_header=True, box=None, pad_edge=False)
+    for c in ("seat", "tiles", "melds", "discards"):
+        t.add_column(c)
+    for s in game.seats:
+        mine = seat is None or s == seat
+        hand = tiles_text(game, game.hands[s].concealed, game.wild) if mine else f"{obs['hand_sizes'][s]} tiles"
+        t.add_row(s + (" ←" if s == game.current and not game.over else ""), hand, "  ".join(obs["melds"][s]),
+                  " ".join(obs["discards"][s]))
+    out.print(t)
+
+
+def action_text(game: Game, a: Action) -> str:
+    """A menu line: ``discard 5p``, ``pung 7p (from W)``, ``chow 46m + 5m``."""
+    if a.kind == "chow" and game.last_discard:
+        return f"chow {game.tiles.format(list(a.tiles))} + {game.tiles.code(game.last_discard[1])}"
+    if a.kind in ("pung", "kong", "win") and game.phase in ("claim", "rob") and game.last_discard:
+        src = game.robbed or game.last_discard
+        return f"{a.kind} {game.tiles.code(src[1])} (from {src[0]})"
+    return a.text(game.scorer).split(" ", 1)[1]
+
+
+class TerminalPlayer:
+    """Asks the person for each decision; takes a lone forced action (a draw) without asking."""
+
+    def __init__(self, out: Console):
+        self.out = out
+
+    def __call__(self, game: Game, seat: str) -> Action:
+        acts = game.legal_actions(seat)
+        if len(acts) == 1:
+            return acts[0]
+        self.out.rule()
+        show_table(self.out, game, seat)
+        if game.last_discard and game.phase == "claim":
+            self.out.print(f"{game.last_discard[0]} discarded {game.tiles.code(game.last_discard[1])}", markup=False)
+        for i, a in enumerate(acts, 1):
+            self.out.print(f"  {i:2d}. {action_text(game, a)}", markup=False)
+        while True:
+            answer = self.out.input("your choice: ").strip()
+            if answer.isdigit() and 1 <= int(answer) <= len(acts):
+                return acts[int(answer) - 1]
+            match = [a for a in acts if action_text(game, a) == answer or a.text(game.scorer) == f"{seat} {answer}"]
+            if match:
+                return match[0]
+            self.out.print(f"type a number from 1 to {len(acts)}", markup=False)
+
+
+def show_hand_end(out: Console, game: Game, seat: str | None) -> None:
+    """The end of a hand: the final table, how it ended, and the ledger with a row per transfer."""
+    out.rule()
+    show_table(out, game, None)
+    r = game.result
+    if r.winner:
+        out.print(f"{r.winner} wins ({r.win.by}) — {r.reading}; fans: {', '.join(r.fans) or 'none'}", markup=False)
+    else:
+        out.print("荒庄: the wall is empty, no winner", markup=False)
+    t = Table(title="ledger", title_justify="left")
+    for c in ("when", "part", "payer → payee", "子", "how"):
+        t.add_column(c, justify="right" if c == "子" else "left")
+    for when, part, lg in r.parts:
+        for tr in lg.transfers:
+            t.add_row(when, part, f"{tr.payer} → {tr.payee}", str(tr.amount), " · ".join(tr.factors))
+    out.print(t)
+    net = r.net(game.seats)
+    out.print("net: " + ", ".join(f"{s} {net[s]:+d}" + (" (you)" if s == seat else "") for s in game.seats),
+              markup=False)
+
+
+class Narrator:
+    """Prints each new event of a game as it happens, hiding what ``viewer`` may not see
+    (another seat's drawn tile, its dealt hand, a hidden indicator)."""
+
+    def __init__(self, out: Console, viewer: str | None):
+        self.out, self.viewer, self.seen = out, viewer, {}
+
+    def __call__(self, game: Game) -> None:
+        start = self.seen.get(id(game), 0)
+        for e in game.events[start:]:
+            line = self.line(game, e)
+            if line:
+                self.out.print(line, markup=False)
+        self.seen[id(game)] = len(game.events)
+
+    def line(self, game: Game, e: dict) -> str | None:
+        kind, seat = e["event"], e.get("seat")
+        hide = self.viewer is not None and seat is not None and seat != self.viewer
+        if kind == "break":
+            return f"dice {e['rolls']}: the wall breaks at stack {e['stack']}"
+        if kind == "deal":
+            if self.viewer is None:
+                return "deal: " + "  ".join(f"{s} {h}" for s, h in e["hands"].items())
+            return f"deal: you hold {e['hands'][self.viewer]}"
+        if kind == "indicator":
+            return f"{game.rs.indicators[e['name']].label or e['name']}: {e['tile']}"
+        if kind == "settle":
+            return f"{e['part']} settled: " + ", ".join(f"{s} {v:+d}" for s, v in e["net"].items())
+        if kind == "draw":
+            return f"{seat} draws" + ("" if hide else f" {e['tile']}") + (" (replacement)" if e.get("tail") else "")
+        if kind == "end":
+            return None  # show_hand_end tells it
+        tile = e.get("tile")
+        extra = f" from {e['source']}" if e.get("source") else ""
+        if kind == "concealed_kong" and hide:
+            tile = "????"
+        return f"{seat} {kind} {tile or ''}{extra}".rstrip()

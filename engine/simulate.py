@@ -1,0 +1,145 @@
+"""``mjrules simulate``: many hands with bots, and what happened in them.
+
+Hands are played in blocks of consecutive hands (a :class:`~engine.match.Match` each, so the
+deal rotates and floors climb); block ``b`` is seeded from (seed, b) alone, so the summary is
+the same whatever ``workers`` is, and two runs with the same seed print the same thing.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from .bots import BOTS
+from .compiler import compile_ruleset
+from .errors import MjError
+from .game import Game
+from .match import Match, hand_seed
+
+BLOCK = 25  # hands per block: the unit of work a worker takes
+
+
+@dataclass
+class Summary:
+    """Counts over simulated hands. Rule names are the ruleset's own (fans, patterns, 精 rules)."""
+
+    seats: list[str]
+    hands: int = 0
+    wins: Counter = field(default_factory=Counter)
+    dealer_hands: Counter = field(default_factory=Counter)
+    exhaustive: int = 0
+    follow_first: int = 0
+    by: Counter = field(default_factory=Counter)
+    patterns: Counter = field(default_factory=Counter)
+    fans: Counter = field(default_factory=Counter)
+    jing_rules: Counter = field(default_factory=Counter)
+    net: Counter = field(default_factory=Counter)
+    max_floor: int = 1
+
+    def add(self, g: Game) -> None:
+        r = g.result
+        self.hands += 1
+        self.dealer_hands[g.dealer] += 1
+        self.max_floor = max(self.max_floor, g.floor)
+        if r.winner:
+            self.wins[r.winner] += 1
+            self.by[r.win.by] += 1
+            self.patterns[r.reading] += 1
+            self.fans.update(set(r.fans))
+        else:
+            self.exhaustive += 1
+        self.follow_first += r.follow_first
+        jing_names = set(g.rs.jing)
+        fired = {n for _, part, lg in r.parts if part in g.rs.indicators for n in lg.fired if n in jing_names}
+        self.jing_rules.update(fired)
+        self.net.update(r.net(g.seats))
+
+    def merge(self, o: "Summary") -> None:
+        self.hands += o.hands
+        self.exhaustive += o.exhaustive
+        self.follow_first += o.follow_first
+        self.max_floor = max(self.max_floor, o.max_floor)
+        for name in ("wins", "dealer_hands", "by", "patterns", "fans", "jing_rules", "net"):
+            getattr(self, name).update(getattr(o, name))
+
+    def to_json(self) -> dict:
+        n = self.hands or 1
+        rate = lambda c: {k: round(v / n, 4) for k, v in c.most_common()}
+        return {
+            "hands": self.hands,
+            "seats": {s: {"wins": self.wins[s], "win_rate": round(self.wins[s] / n, 4),
+                          "dealer_hands": self.dealer_hands[s], "avg_zi_per_hand": round(self.net[s] / n, 3)}
+                      for s in self.seats},
+            "exhaustive_rate": round(self.exhaustive / n, 4),
+            "follow_first_rate": round(self.follow_first / n, 4),
+            "win_by": rate(self.by),
+            "patterns": rate(self.patterns),
+            "fans": rate(self.fans),
+            "jing_rules": rate(self.jing_rules),
+            "max_floor": self.max_floor,
+        }
+
+
+def _block(args) -> tuple[Summary, list[dict]]:
+    """Play one block (runs in a worker process)."""
+    ref, options, seed, block, count, bots, want_records = args
+    from .records import game_record
+
+    rs = compile_ruleset(ref, options)
+    match = Match(rs, hand_seed(seed, block))
+    players = {s: BOTS[kind](hand_seed(hand_seed(seed, block), i)) for i, (s, kind) in enumerate(zip(match.seats, bots))}
+    summary = Summary(match.seats)
+    records: list[dict] = []
+
+    def on_hand(g: Game) -> None:
+        summary.add(g)
+        if want_records:
+            records.append(game_record(g))
+
+    match.play(players, count, on_hand)
+    return summary, records
+
+
+def simulate(ref: str, options: dict[str, str], hands: int, seed: int, bots: list[str], workers: int = 1,
+             records_dir: Path | None = None, progress: Callable[[int], None] | None = None) -> Summary:
+    """Simulate ``hands`` hands; ``bots`` names one bot kind per seat (see :data:`BOTS`).
+
+    Raises :class:`MjError` for an unknown bot or a ruleset that cannot be compiled.
+    """
+    rs = compile_ruleset(ref, options)
+    seats = [str(v) for v in rs.table["seats"].values]
+    if len(bots) == 1:
+        bots = bots * len(seats)
+    unknown = [b for b in bots if b not in BOTS]
+    if unknown or len(bots) != len(seats):
+        raise MjError(f"bots: give one kind or one per seat ({len(seats)}), from: {', '.join(BOTS)}",
+                      hint="e.g. --bots greedy or --bots greedy,greedy,random,random")
+    blocks = [(ref, options, seed, b, min(BLOCK, hands - b * BLOCK), bots, records_dir is not None)
+              for b in range((hands + BLOCK - 1) // BLOCK)]
+    total = Summary(seats)
+    done = 0
+
+    def take(result: tuple[Summary, list[dict]], block: int) -> None:
+        nonlocal done
+        summary, records = result
+        total.merge(summary)
+        if records_dir is not None:
+            from .records import dump
+
+            records_dir.mkdir(parents=True, exist_ok=True)
+            for i, rec in enumerate(records):
+                dump(rec, records_dir / f"hand-{block * BLOCK + i + 1:06d}.yaml")
+        done += summary.hands
+        if progress:
+            progress(done)
+
+    if workers <= 1:
+        for i, args in enumerate(blocks):
+            take(_block(args), i)
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            for i, result in enumerate(pool.map(_block, blocks)):
+                take(result, i)
+    return total

@@ -1,0 +1,97 @@
+"""The wall: stacks (墩) of tiles, broken by the dice, drawn from the head, replaced from the tail.
+
+Geometry (RULES.md §1 Wall, 精): each seat builds ``stacks_per_seat`` stacks of ``stack_height``
+tiles in front of it; the seats' walls form a ring, seat k owning stacks
+``[k·spp, (k+1)·spp)``. The dice choose a stack where the wall is broken (``break_wall``); from
+there the ring is read in draw order, the *linear* wall: stack 0 is the head, the last stack is
+the tail. Position ``p = stack·height + level`` (level 0 is the top tile).
+
+- head draws take positions 0, 1, 2 … (a stack's top, then the tile under it);
+- tail draws (kong replacements) take the last stack's top, then the tile under it, then the
+  stack before it …;
+- the 上精 indicator is the top of the stack the dice count from the tail (the tail stack is 1);
+  it stays in the wall, and a replacement draw may take it (000, 002).
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from .errors import IllegalAction
+
+
+def roll(rng: random.Random, dice: int) -> tuple[int, ...]:
+    """One throw of ``dice`` six-sided dice."""
+    return tuple(rng.randint(1, 6) for _ in range(dice))
+
+
+def break_position(method: str, rolls: list[tuple[int, ...]], dealer_index: int, seats: int,
+                   stacks_per_seat: int) -> tuple[int, int]:
+    """(ring stack where the head starts, how many throws were used) for a break method.
+
+    two_rolls (000, 002): the dealer's throw counts seats from the dealer to the roller; the
+    roller's throw counts stacks along its wall. one_roll (001): one throw picks the wall by its
+    sum and the stack by its smallest die.
+    """
+    first = rolls[0]
+    roller = (dealer_index + sum(first) - 1) % seats
+    if method == "two_rolls":
+        return roller * stacks_per_seat + (sum(rolls[1]) - 1) % stacks_per_seat, 2
+    return roller * stacks_per_seat + min(first) % stacks_per_seat, 1
+
+
+@dataclass
+class Wall:
+    """The linear wall (head → tail) and which positions have been drawn."""
+
+    tiles: list[int]
+    height: int
+    taken: set[int] = field(default_factory=set)
+    _head: int = 0
+    _tail: int = 0  # index into tail_order()
+
+    @property
+    def stacks(self) -> int:
+        return len(self.tiles) // self.height
+
+    def tail_order(self) -> list[int]:
+        return [s * self.height + lv for s in range(self.stacks - 1, -1, -1) for lv in range(self.height)]
+
+    @property
+    def remaining(self) -> int:
+        """Tiles not yet drawn (the face-up indicator included)."""
+        return len(self.tiles) - len(self.taken)
+
+    def draw_head(self) -> tuple[int, int]:
+        """(tile, position) from the head. Raises :class:`IllegalAction` when the wall is empty."""
+        while self._head < len(self.tiles) and self._head in self.taken:
+            self._head += 1
+        if self._head >= len(self.tiles):
+            raise IllegalAction("the wall is empty")
+        p = self._head
+        self.taken.add(p)
+        return self.tiles[p], p
+
+    def draw_tail(self) -> tuple[int, int]:
+        """(tile, position) from the tail, for a kong replacement."""
+        order = self.tail_order()
+        while self._tail < len(order) and order[self._tail] in self.taken:
+            self._tail += 1
+        if self._tail >= len(order):
+            raise IllegalAction("the wall is empty")
+        p = order[self._tail]
+        self.taken.add(p)
+        return self.tiles[p], p
+
+    def stack_from_tail(self, count: int) -> int:
+        """The stack ``count`` stacks from the tail (the tail stack is 1)."""
+        return (self.stacks - count) % self.stacks
+
+    def stack_from_head(self, count: int) -> int:
+        return (count - 1) % self.stacks
+
+    def position(self, stack: int, level: int) -> int:
+        return (stack % self.stacks) * self.height + level
+
+    def copy(self) -> "Wall":
+        return Wall(list(self.tiles), self.height, set(self.taken), self._head, self._tail)
