@@ -414,6 +414,10 @@ class Game:
                 raise IllegalAction("the hand is over")
             why = "it is not this seat's turn" if not legal else "legal now: " + ", ".join(
                 a.text(self.scorer) for a in legal[:12]) + (" …" if len(legal) > 12 else "")
+            lock = self.locks.get(action.seat)
+            if action.kind == "win" and lock is not None and self.phase == CLAIM:
+                why = (f"{action.seat} passed a win on {self.tiles.code(lock.tile)} and may not win on a discard "
+                       "until its own draw or claim (pass_lock)")
             raise IllegalAction(f"illegal action {action.text(self.scorer)!r} in phase {self.phase}", hint=why)
         self.actions.append(action)
         getattr(self, f"_do_{action.kind}")(action)

@@ -16,11 +16,13 @@ from ruamel.yaml.error import MarkedYAMLError
 from .compiler import compile_ruleset
 from .errors import IllegalAction, Location, MjError, RuleError, ScenarioError
 from .scoring import Ledger, Scorer
+from .scripted import build_game
 from .snapshot import build_snapshot, lower_indicator, wild_indicator
 
 FILE_KEYS = {"ruleset", "options", "cases"}
-CASE_KEYS = {"name", "source", "dealer", "floor", "jing", "lower", "hands", "win", "expect"}
-EXPECT_KEYS = {"hand", "upper", "lower", "total", "fans", "win"}
+CASE_KEYS = {"name", "source", "dealer", "floor", "jing", "lower", "hands", "win", "expect", "game"}
+EXPECT_KEYS = {"hand", "upper", "lower", "total", "fans", "win", "winner", "by", "follow_first", "phase"}
+GAME_EXPECT_KEYS = {"hand", "upper", "lower", "total", "fans", "winner", "by", "follow_first", "phase"}
 
 
 @dataclass
@@ -114,6 +116,19 @@ def run_file(path: Path) -> list[CaseResult]:
         for k in expect:
             if k not in EXPECT_KEYS:
                 raise err(f"unknown expect key {k!r}", expect, k, hint="expect keys: " + ", ".join(sorted(EXPECT_KEYS)))
+        if "game" in case:
+            bad = set(expect) - GAME_EXPECT_KEYS
+            if bad or set(case) & {"hands", "win", "jing", "lower", "dealer", "floor"}:
+                what = sorted(bad)[0] if bad else sorted(set(case) & {"hands", "win", "jing", "lower", "dealer", "floor"})[0]
+                raise err(f"case {name!r}: {what!r} does not go with `game` (put table keys inside `game`)",
+                          case, "game", hint="game expect keys: " + ", ".join(sorted(GAME_EXPECT_KEYS)))
+            try:
+                game = build_game(scorer, dict(case["game"]) if isinstance(case["game"], dict) else {})
+            except ScenarioError as exc:
+                raise err(f"case {name!r}: {exc.message}", case, "game", hint=exc.hint) from None
+            results.append(_run_game_case(scorer, file, name, game, case["game"].get("actions") or [], expect, err,
+                                          case))
+            continue
         try:
             snap = build_snapshot(scorer, hands=case.get("hands") or {}, jing=case.get("jing"), lower=case.get("lower"),
                                   dealer=case.get("dealer"), floor=case.get("floor", 1), win=case.get("win"))
@@ -201,3 +216,116 @@ def run_files(paths: list[Path]) -> list[CaseResult]:
     for p in paths:
         out += run_file(p)
     return out
+
+
+def _fingerprint(game) -> tuple:
+    return (game.phase, game.current, len(game.actions), len(game.events), len(game.wall.taken),
+            tuple((s, tuple(h.concealed), tuple(h.melds)) for s, h in game.hands.items()),
+            tuple((s, tuple(d)) for s, d in game.discards.items()), tuple(sorted(game.locks)),
+            tuple((s, c.answer) for s, c in game.pending.items()))
+
+
+def _auto(game, how: str) -> None:
+    """Play on by a simple rule: ``discard_drawn`` draws, discards the drawn tile and passes
+    every claim, until the hand is over (a 荒庄 unless a discard-free win was forced)."""
+    while not game.over:
+        seat = game.to_act()[0]
+        acts = game.legal_actions(seat)
+        kinds = {a.kind: a for a in acts}
+        if "draw" in kinds:
+            game.apply(kinds["draw"])
+        elif "pass" in kinds:
+            game.apply(kinds["pass"])
+        else:
+            tile = game.last_drawn if game.last_drawn is not None else game.hands[seat].concealed[0]
+            game.apply(next(a for a in acts if a.kind == "discard" and a.tile == tile))
+
+
+def _run_game_case(scorer, file: str, name: str, game, actions: list, expect: dict, err, case) -> CaseResult:
+    """Apply a scripted game's actions and compare the outcome with ``expect``."""
+    from .game import Action
+
+    res = CaseResult(file, name, True)
+    for i, item in enumerate(actions, 1):
+        where = f"action {i}"
+        try:
+            if isinstance(item, str):
+                game.apply(Action.parse(item, scorer))
+                res.explanation.append(f"{where}: {item}")
+            elif isinstance(item, dict) and set(item) == {"refused"}:
+                before = _fingerprint(game)
+                try:
+                    game.apply(Action.parse(str(item["refused"]), scorer))
+                except IllegalAction as exc:
+                    res.explanation.append(f"{where}: {item['refused']} refused ({exc.message}" + (f"; {exc.hint})" if exc.hint else ")"))
+                    if _fingerprint(game) != before:
+                        res.passed = False
+                        res.differences.append(f"{where}: refusing {item['refused']!r} changed the game")
+                    continue
+                res.passed = False
+                res.differences.append(f"{where}: expected {item['refused']!r} to be refused, but it was applied")
+                return res
+            elif isinstance(item, dict) and set(item) == {"legal"}:
+                want = Action.parse(str(item["legal"]), scorer)
+                if want not in game.legal_actions(want.seat):
+                    res.passed = False
+                    res.differences.append(f"{where}: expected {item['legal']!r} to be legal; legal: "
+                                           + ", ".join(a.text(scorer) for a in game.legal_actions(want.seat)))
+            elif isinstance(item, dict) and set(item) == {"play"} and item["play"] == "discard_drawn":
+                _auto(game, "discard_drawn")
+                res.explanation.append(f"{where}: played on, discarding each drawn tile")
+            else:
+                raise err(f"case {name!r}: {where} is an action string, {{refused: …}}, {{legal: …}} or "
+                          "{play: discard_drawn}", case, "game")
+        except IllegalAction as exc:
+            res.passed = False
+            res.differences.append(f"{where} ({item!r}) was refused: {exc.message}" + (f" — {exc.hint}" if exc.hint else ""))
+            return res
+    r = game.result
+    seats = game.seats
+    if "phase" in expect and game.phase != expect["phase"]:
+        res.passed = False
+        res.differences.append(f"phase: expected {expect['phase']}, got {game.phase}")
+    if any(k in expect for k in ("hand", "upper", "lower", "total", "winner", "by", "fans", "follow_first")) and r is None:
+        res.passed = False
+        res.differences.append(f"the hand is not over (phase {game.phase}); expectations need its end")
+        return res
+    if r is None:
+        return res
+    winner = r.winner or "none"
+    if "winner" in expect and str(expect["winner"]) != winner:
+        res.passed = False
+        res.differences.append(f"winner: expected {expect['winner']}, got {winner}")
+    if "by" in expect and expect["by"] != (r.win.by if r.win else "exhaustive"):
+        res.passed = False
+        res.differences.append(f"by: expected {expect['by']}, got {r.win.by if r.win else 'exhaustive'}")
+    if "follow_first" in expect and bool(expect["follow_first"]) != r.follow_first:
+        res.passed = False
+        res.differences.append(f"follow_first: expected {expect['follow_first']}, got {r.follow_first}")
+    fired = [r.reading] if r.reading else []
+    for _, _, lg in r.parts:
+        fired += [f for f in lg.fired if f not in fired]
+    fired += [f for f in r.fans if f not in fired]
+    res.fired = fired
+    nets = {"total": r.net(seats)}
+    for when, part, lg in r.parts:
+        key = {"hand": "hand", wild_indicator(scorer): "upper", lower_indicator(scorer): "lower"}.get(part)
+        if key:
+            acc = nets.setdefault(key, {x: 0 for x in seats})
+            for x, v in lg.net(seats).items():
+                acc[x] += v
+    for key in ("hand", "upper", "lower", "total"):
+        if key in expect:
+            got = nets.get(key, {x: 0 for x in seats})
+            for seat, v in expect[key].items():
+                if got.get(seat) != v:
+                    res.passed = False
+                    res.differences.append(f"{key}.{seat}: expected {v}, got {got.get(seat)}")
+    for f in expect.get("fans") or []:
+        if str(f) not in fired:
+            res.passed = False
+            res.differences.append(f"fans: expected {f} to fire; fired: {', '.join(fired) or 'nothing'}")
+    for when, part, lg in r.parts:
+        for t in lg.transfers:
+            res.explanation.append(f"{when} {part}: {t.payer}→{t.payee} {t.amount} [{' · '.join(t.factors)}]")
+    return res

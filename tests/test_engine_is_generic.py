@@ -30,6 +30,7 @@ NOT_RULES = {
     "shanten.py": {2: "shanten counts a set as two partial steps", 100_000: "cache size", 4096: "cache size"},
     "match.py": {2: "seed space 2**31", 31: "seed space 2**31", 1_000_003: "seed mixing prime"},
     "simulate.py": {25: "hands per block of work", 4: "decimals in JSON rates", 3: "decimals in JSON averages"},
+    "scripted.py": {2: "a scripted game's default indicator throw (1, 2)"},
     "tiles.py": {2: "an honour code is at least a digit and a letter", 4: "longest honour name looked ahead"},
 }
 

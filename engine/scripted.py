@@ -1,0 +1,112 @@
+"""Scripted games for scenario files: a wall built from what the case says, then its actions.
+
+A ``game:`` case (docs/scenarios.md) gives the dealt hands, the next draws from the head, the
+kong replacements from the tail, the indicator tiles and a seed for everything left out. This
+module turns that into the linear wall :class:`~engine.game.Game` takes, placing each given
+tile where the deal, the draws and the dice will put it (RULES.md §1 Wall).
+"""
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+from .errors import ScenarioError
+from .game import Game
+from .scoring import Scorer
+from .snapshot import lower_indicator, seats_of, wild_indicator
+from .wall import Wall
+
+GAME_KEYS = {"dealer", "floor", "jing", "lower", "hands", "draws", "replacements", "dice", "seed", "actions"}
+
+
+def _tiles(scorer: Scorer, value) -> list[int]:
+    if value is None:
+        return []
+    if isinstance(value, list):
+        return [t for v in value for t in scorer.tiles.parse(str(v))]
+    return scorer.tiles.parse(str(value))
+
+
+def build_game(scorer: Scorer, spec: dict) -> Game:
+    """A game whose wall holds the case's tiles where play will find them.
+
+    Raises :class:`ScenarioError` when the spec is malformed or asks for more copies of a tile
+    than the set has.
+    """
+    unknown = set(spec) - GAME_KEYS
+    if unknown:
+        raise ScenarioError(f"unknown game key {sorted(unknown)[0]!r}", hint="game keys: " + ", ".join(sorted(GAME_KEYS)))
+    rs = scorer.rs
+    seats = seats_of(scorer)
+    dealer = str(spec.get("dealer", seats[0]))
+    if dealer not in seats:
+        raise ScenarioError(f"dealer {dealer!r} is not a seat", hint=f"seats: {' '.join(seats)}")
+    height = scorer.table_int("stack_height")
+    total = [k.index for k in scorer.tiles.kinds for _ in range(k.copies)]
+    size = len(total)
+    dice = [tuple(int(x) for x in r) for r in (spec.get("dice") or [])]
+    if not dice:
+        dice = [(1, 2)]  # the indicator throw: the third stack from the tail
+    probe = Wall([0] * size, height)
+    placed: dict[int, int] = {}
+
+    def put(pos: int, tile: int, what: str) -> None:
+        if pos in placed and placed[pos] != tile:
+            raise ScenarioError(f"{what}: wall position {pos} is already given another tile")
+        placed[pos] = tile
+
+    # indicators: the wild one on its stack's top, the one under it below
+    ind_stack = probe.stack_from_tail(sum(dice[0]))
+    reserved = {probe.position(ind_stack, 0), probe.position(ind_stack, 1)}
+    if spec.get("jing") is not None and wild_indicator(scorer):
+        put(probe.position(ind_stack, 0), scorer.tiles.parse_one(str(spec["jing"])), "jing")
+    if spec.get("lower") is not None and lower_indicator(scorer):
+        put(probe.position(ind_stack, 1), scorer.tiles.parse_one(str(spec["lower"])), "lower")
+    # the deal: chunks in seat order from the dealer, then the dealer's extra tile(s)
+    hands = spec.get("hands") or {}
+    if not isinstance(hands, dict):
+        raise ScenarioError("game.hands is a mapping seat → dealt tiles")
+    deal = rs.table.get("deal")
+    chunks = [int(v) for v in deal.values] if deal else [scorer.table_int("hand")]
+    order = seats[seats.index(dealer):] + seats[:seats.index(dealer)]
+    slots: dict[str, list[int]] = {s: [] for s in seats}
+    pos = 0
+    for chunk in chunks:
+        for s in order:
+            for _ in range(chunk):
+                slots[s].append(pos)
+                pos += 1
+    for _ in range(scorer.table_int("dealer_extra")):
+        slots[dealer].append(pos)
+        pos += 1
+    for s, value in hands.items():
+        if s not in seats:
+            raise ScenarioError(f"game.hands: no seat {s!r}", hint=f"seats: {' '.join(seats)}")
+        tiles = _tiles(scorer, value)
+        if len(tiles) != len(slots[s]):
+            raise ScenarioError(f"game.hands.{s}: {len(tiles)} tiles given; {s} is dealt {len(slots[s])}")
+        for p, t in zip(slots[s], tiles):
+            put(p, t, f"hands.{s}")
+    # the head draws after the deal, and the tail replacements
+    for t in _tiles(scorer, spec.get("draws")):
+        while pos in reserved:
+            pos += 1
+        put(pos, t, "draws")
+        pos += 1
+    tail = [p for p in probe.tail_order()]
+    for i, t in enumerate(_tiles(scorer, spec.get("replacements"))):
+        put(tail[i], t, "replacements")
+    # the rest at random, from the tiles not given
+    left = Counter(total)
+    left.subtract(placed.values())
+    over = [scorer.tiles.code(k) for k, n in left.items() if n < 0]
+    if over:
+        raise ScenarioError(f"the game uses more {over[0]} than the set has "
+                            f"({scorer.tiles.kinds[scorer.tiles.parse_one(over[0])].copies})")
+    rest = list(left.elements())
+    random.Random(spec.get("seed", 0)).shuffle(rest)
+    wall = [placed.get(p) for p in range(size)]
+    it = iter(rest)
+    wall = [t if t is not None else next(it) for t in wall]
+    return Game(rs, spec.get("seed", 0), dealer=dealer, floor=int(spec.get("floor", 1)), wall=wall, dice=dice,
+                scorer=scorer)
