@@ -410,15 +410,21 @@ class Game:
             action = Action.parse(action, self.scorer)
         legal = self.legal_actions(action.seat)
         if action not in legal:
+            text = action.text(self.scorer)
             if self.phase == OVER:
-                raise IllegalAction("the hand is over")
-            why = "it is not this seat's turn" if not legal else "legal now: " + ", ".join(
-                a.text(self.scorer) for a in legal[:12]) + (" …" if len(legal) > 12 else "")
+                raise IllegalAction(f"illegal action {text!r}: the hand is over")
             lock = self.locks.get(action.seat)
             if action.kind == "win" and lock is not None and self.phase == CLAIM:
-                why = (f"{action.seat} passed a win on {self.tiles.code(lock.tile)} and may not win on a discard "
-                       "until its own draw or claim (pass_lock)")
-            raise IllegalAction(f"illegal action {action.text(self.scorer)!r} in phase {self.phase}", hint=why)
+                raise IllegalAction(
+                    f"illegal action {text!r}: {action.seat} passed a win on {self.tiles.code(lock.tile)} and may not "
+                    "win on a discard until its own draw or claim (pass_lock)")
+            if not legal:
+                waiting = ", ".join(self.to_act())
+                raise IllegalAction(f"illegal action {text!r}: {action.seat} has nothing to do now; "
+                                    f"waiting for {waiting} ({self.phase})")
+            raise IllegalAction(f"illegal action {text!r} in phase {self.phase}",
+                                hint="legal now: " + ", ".join(a.text(self.scorer) for a in legal[:12])
+                                + (" …" if len(legal) > 12 else ""))
         self.actions.append(action)
         getattr(self, f"_do_{action.kind}")(action)
 

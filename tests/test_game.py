@@ -1,0 +1,129 @@
+"""The game core's API, the match (连庄, 爬楼, 抄庄 passing the deal), observations, simulate."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from engine import Scorer, compile_ruleset
+from engine.bots import GreedyBot
+from engine.cli import app
+from engine.errors import IllegalAction
+from engine.game import Action, Game, HandResult
+from engine.match import Match, next_deal, play_hand
+from engine.scoring import WinInfo
+
+runner = CliRunner()
+RS = compile_ruleset("nanchang")
+SEATS = ["E", "S", "W", "N"]
+
+
+def _result(winner=None, follow_first=False):
+    win = WinInfo(winner, 0, "self_draw") if winner else None
+    return HandResult(winner, win, None, [], [], follow_first)
+
+
+@pytest.mark.parametrize("winner, follow, want", [
+    ("E", False, ("E", 3)),    # the dealer wins: keeps the deal, climbs a floor (爬楼)
+    (None, False, ("E", 2)),   # 荒庄: the dealer keeps the deal, the floor stays
+    ("S", False, ("S", 1)),    # a 闲 wins: the next seat deals, floor 1
+    ("N", False, ("S", 1)),
+    ("E", True, ("S", 1)),     # 抄庄 passes the deal even when the dealer wins
+])
+def test_next_deal(winner, follow, want):
+    assert next_deal(RS, SEATS, _result(winner, follow), "E", 2) == want
+
+
+def test_a_match_rotates_and_carries_indicators():
+    m = Match(RS, seed=3)
+    bots = {s: GreedyBot(i) for i, s in enumerate(m.seats)}
+    games = m.play(bots, 6)
+    for prev, nxt in zip(games, games[1:]):
+        assert (nxt.dealer, nxt.floor) == next_deal(RS, SEATS, prev.result, prev.dealer, prev.floor)
+        assert nxt.previous_indicators == prev.indicators
+
+
+def test_observation_hides_other_hands_and_concealed_kongs():
+    g = Game(RS, 5)
+    obs = g.observation("S")
+    assert obs["hand"] == g.tiles.format(g.hands["S"].concealed)
+    assert "E" not in obs["hand"] and set(obs["hand_sizes"]) == set(SEATS)
+    assert obs["legal"] == []  # the dealer acts first
+    assert g.observation("E")["legal"]
+
+
+def test_illegal_actions_say_what_is_legal_and_change_nothing():
+    g = Game(RS, 5)
+    before = (len(g.actions), [list(h.concealed) for h in g.hands.values()])
+    with pytest.raises(IllegalAction, match="S has nothing to do now; waiting for E"):
+        g.apply("S draw")
+    tile = next(k for k in range(len(g.tiles)) if k not in g.hands["E"].concealed)
+    with pytest.raises(IllegalAction, match="illegal action 'E discard") as info:
+        g.apply(Action("E", "discard", tile))
+    assert info.value.hint.startswith("legal now: ") and "E discard" in info.value.hint
+    with pytest.raises(IllegalAction, match="cannot read action"):
+        g.apply("E flip 5p")
+    assert (len(g.actions), [list(h.concealed) for h in g.hands.values()]) == before
+
+
+def test_a_hand_settles_the_lower_indicator_right_after_the_deal():
+    g = Game(RS, 8)
+    assert [(w, p) for w, p, _ in g.parts] == [("after_deal", "lower")]
+    play_hand(g, {s: GreedyBot(i) for i, s in enumerate(g.seats)})
+    assert ("end", "upper") in [(w, p) for w, p, _ in g.result.parts]
+
+
+def test_simulate_is_deterministic_and_independent_of_workers(tmp_path: Path):
+    args = ["simulate", "nanchang", "-n", "30", "--seed", "7", "--json"]
+    one = runner.invoke(app, args)
+    again = runner.invoke(app, args)
+    two = runner.invoke(app, args + ["--workers", "2"])
+    assert one.exit_code == 0, one.output
+    assert json.loads(one.stdout) == json.loads(again.stdout) == json.loads(two.stdout)
+    data = json.loads(one.stdout)
+    assert data["hands"] == 30
+    assert sum(v["wins"] for v in data["seats"].values()) + round(data["exhaustive_rate"] * 30) == 30
+    assert abs(sum(v["avg_zi_per_hand"] for v in data["seats"].values())) < 1e-6
+
+
+def test_simulate_records_replay(tmp_path: Path):
+    r = runner.invoke(app, ["simulate", "nanchang-table", "-n", "3", "--seed", "2", "--records", str(tmp_path),
+                            "--bots", "random,greedy,greedy,random"])
+    assert r.exit_code == 0, r.output
+    files = sorted(tmp_path.glob("hand-*.yaml"))
+    assert len(files) == 3
+    for f in files:
+        rr = runner.invoke(app, ["replay", str(f), "--json"])
+        assert rr.exit_code == 0, rr.output
+        assert json.loads(rr.stdout)["identical"] is True
+
+
+def test_replay_reports_a_tampered_record(tmp_path: Path):
+    runner.invoke(app, ["simulate", "nanchang", "-n", "1", "--seed", "2", "--records", str(tmp_path)])
+    f = next(tmp_path.glob("hand-*.yaml"))
+    text = f.read_text(encoding="utf-8")
+    f.write_text(text.replace("follow_first: false", "follow_first: true"), encoding="utf-8")
+    rr = runner.invoke(app, ["replay", str(f)])
+    assert rr.exit_code == 1
+    assert "DIFFERS from the record" in rr.stdout
+
+
+def test_play_auto_watches_four_bots():
+    r = runner.invoke(app, ["play", "nanchang", "--auto", "--seed", "3"])
+    assert r.exit_code == 0, r.output
+    assert "E discard" in r.output and "ledger" in r.output and "match total:" in r.output
+
+
+def test_play_takes_a_persons_choices():
+    # the person at S answers every question with "1" (the first legal action)
+    r = runner.invoke(app, ["play", "nanchang", "--seed", "5", "--seat", "S"], input="1\n" * 400)
+    assert r.exit_code == 0, r.output
+    assert "your choice:" in r.output and "(you)" in r.output
+
+
+def test_unknown_bot_is_refused():
+    r = runner.invoke(app, ["simulate", "nanchang", "-n", "1", "--bots", "clever"])
+    assert r.exit_code == 2
+    assert "bots: give one kind or one per seat" in r.output
