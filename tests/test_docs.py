@@ -367,3 +367,12 @@ def test_tutorial_house_rules_pass_their_scenarios(tmp_path: Path) -> None:
     results = scenario.run_files([tmp_path / "myhouse.yaml"])
     assert len(results) >= 3
     assert all(r.passed for r in results), {r.name: r.differences for r in results if not r.passed}
+
+
+def test_game_page_covers_every_flow_policy() -> None:
+    """docs/game.md says what the core does with each policy of engine/flow.py."""
+    from engine.flow import POLICIES
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "game.md").read_text(encoding="utf-8")
+    missing = [p for p in POLICIES if f"`{p}(" not in text]
+    assert not missing, f"docs/game.md does not describe: {missing}"
