@@ -414,7 +414,9 @@ class Game:
             if self.phase == OVER:
                 raise IllegalAction(f"illegal action {text!r}: the hand is over")
             lock = self.locks.get(action.seat)
-            if action.kind == "win" and lock is not None and self.phase == CLAIM:
+            if (action.kind == "win" and lock is not None and self.last_discard is not None
+                    and self.last_discard[0] != action.seat
+                    and self._readings(action.seat, self.last_discard[1], True)):
                 raise IllegalAction(
                     f"illegal action {text!r}: {action.seat} passed a win on {self.tiles.code(lock.tile)} and may not "
                     "win on a discard until its own draw or claim (pass_lock)")
