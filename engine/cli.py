@@ -6,7 +6,6 @@ Every command takes ``--json`` for a program to read.
 """
 from __future__ import annotations
 
-import io
 import json
 import sys
 from collections import Counter
@@ -109,19 +108,14 @@ def check(file: FileArg, option: OptionOpt = None, as_json: JsonOpt = False) -> 
 @app.command()
 def export(file: FileArg, option: OptionOpt = None, as_json: JsonOpt = False) -> None:
     """Print the resolved ruleset (after extends, overrides and options) as YAML, in a stable order."""
-    from ruamel.yaml import YAML
+    from .records import to_yaml
 
     rs = _compile(file, option, as_json)
     data = rs.model_dump(mode="json")
     if as_json:
         print(json.dumps(data, ensure_ascii=False, indent=2))
         return
-    y = YAML()
-    y.default_flow_style = False
-    y.allow_unicode = True
-    buf = io.StringIO()
-    y.dump(data, buf)
-    sys.stdout.write(buf.getvalue())
+    sys.stdout.write(to_yaml(data, compact=False))
 
 
 # ---- score ------------------------------------------------------------------------------------

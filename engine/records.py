@@ -59,17 +59,22 @@ def game_record(g: Game) -> dict:
     return rec
 
 
+def to_yaml(data, compact: bool = True) -> str:
+    """YAML text in the data's key order (ruamel.yaml); ``compact`` writes short lists inline."""
+    y = YAML()
+    y.allow_unicode = True
+    y.default_flow_style = None if compact else False
+    buf = io.StringIO()
+    y.dump(data, buf)
+    return buf.getvalue()
+
+
 def dump(rec: dict, path: Path) -> None:
     """Write a record as JSON (``.json``) or YAML (anything else)."""
     if path.suffix == ".json":
         path.write_text(json.dumps(rec, ensure_ascii=False, indent=1), encoding="utf-8")
-        return
-    y = YAML()
-    y.allow_unicode = True
-    y.default_flow_style = None
-    buf = io.StringIO()
-    y.dump(rec, buf)
-    path.write_text(buf.getvalue(), encoding="utf-8")
+    else:
+        path.write_text(to_yaml(rec), encoding="utf-8")
 
 
 def load(path: Path) -> dict:
