@@ -3,7 +3,7 @@
 A record (YAML or JSON, format ``mjrules-record/1``) holds the ruleset (name, file, options),
 the seed, dealer and floor, the wall (the shuffled ring, or a scripted linear wall), every
 dice throw, the previous hand's indicators, every action as text (``S discard 5p``) and the
-result (winner, reading, fans, net 子 per part). :func:`replay` rebuilds the game from it and
+result (winner, reading, fans, net 子 per part, and every settlement transfer). :func:`replay` rebuilds the game from it and
 reports any difference from the recorded result.
 """
 from __future__ import annotations
@@ -31,9 +31,11 @@ def result_summary(g: Game) -> dict:
         acc = parts.setdefault(key, {s: 0 for s in g.seats})
         for s, v in lg.net(g.seats).items():
             acc[s] += v
+    transfers = [{"when": when, "part": part, "payer": t.payer, "payee": t.payee, "amount": t.amount,
+                  "rule": t.rule, "factors": list(t.factors)} for when, part, lg in r.parts for t in lg.transfers]
     return {
         "winner": r.winner, "by": r.win.by if r.win else "exhaustive", "reading": r.reading, "fans": list(r.fans),
-        "follow_first": r.follow_first, "net": parts, "total": r.net(g.seats),
+        "follow_first": r.follow_first, "net": parts, "total": r.net(g.seats), "settlements": transfers,
     }
 
 
