@@ -238,22 +238,13 @@ class Game:
     def _flip_indicators(self) -> None:
         for name, ind in self.rs.indicators.items():
             pos = ind.position
-            if pos.type == "stack_top":
-                d = sum(self._roll())
-                stack = self.wall.stack_from_tail(d) if pos.end == "tail" else self.wall.stack_from_head(d)
-                p = self.wall.position(stack, 0)
-            elif pos.type == "previous":
+            if pos.type == "previous":
                 if pos.ref in self.previous_indicators:
                     self.indicators[name] = self.previous_indicators[pos.ref]
+                    self._log("indicator", name=name, tile=self.tiles.code(self.indicators[name]), previous=True)
                 continue
-            elif pos.ref in self.indicator_positions:
-                ref = self.indicator_positions[pos.ref]
-                stack, level = divmod(ref, self.height)
-                if pos.type == "under":
-                    p = self.wall.position(stack, level + 1)
-                else:
-                    p = self.wall.position(stack + (-1 if pos.type == "left" else 1), level)
-            else:
+            p = self.wall.locate(pos.type, pos.end, self.indicator_positions.get(pos.ref), self._roll)
+            if p is None:
                 continue
             self.indicator_positions[name] = p
             self.indicators[name] = self.wall.tiles[p]

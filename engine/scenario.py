@@ -20,9 +20,9 @@ from .scripted import build_game
 from .snapshot import build_snapshot, lower_indicator, wild_indicator
 
 FILE_KEYS = {"ruleset", "options", "cases"}
-CASE_KEYS = {"name", "source", "dealer", "floor", "jing", "lower", "hands", "win", "expect", "game"}
-EXPECT_KEYS = {"hand", "upper", "lower", "total", "fans", "win", "winner", "by", "follow_first", "phase"}
-GAME_EXPECT_KEYS = {"hand", "upper", "lower", "total", "fans", "winner", "by", "follow_first", "phase"}
+CASE_KEYS = {"name", "source", "dealer", "floor", "jing", "lower", "hands", "win", "expect", "game", "indicators"}
+EXPECT_KEYS = {"hand", "upper", "lower", "total", "fans", "win", "winner", "by", "follow_first", "phase", "settlements"}
+GAME_EXPECT_KEYS = {"hand", "upper", "lower", "total", "fans", "winner", "by", "follow_first", "phase", "settlements"}
 
 
 @dataclass
@@ -118,8 +118,9 @@ def run_file(path: Path) -> list[CaseResult]:
                 raise err(f"unknown expect key {k!r}", expect, k, hint="expect keys: " + ", ".join(sorted(EXPECT_KEYS)))
         if "game" in case:
             bad = set(expect) - GAME_EXPECT_KEYS
-            if bad or set(case) & {"hands", "win", "jing", "lower", "dealer", "floor"}:
-                what = sorted(bad)[0] if bad else sorted(set(case) & {"hands", "win", "jing", "lower", "dealer", "floor"})[0]
+            table_keys = {"hands", "win", "jing", "lower", "dealer", "floor", "indicators"}
+            if bad or set(case) & table_keys:
+                what = sorted(bad)[0] if bad else sorted(set(case) & table_keys)[0]
                 raise err(f"case {name!r}: {what!r} does not go with `game` (put table keys inside `game`)",
                           case, "game", hint="game expect keys: " + ", ".join(sorted(GAME_EXPECT_KEYS)))
             try:
@@ -131,9 +132,11 @@ def run_file(path: Path) -> list[CaseResult]:
             continue
         try:
             snap = build_snapshot(scorer, hands=case.get("hands") or {}, jing=case.get("jing"), lower=case.get("lower"),
-                                  dealer=case.get("dealer"), floor=case.get("floor", 1), win=case.get("win"))
+                                  dealer=case.get("dealer"), floor=case.get("floor", 1), win=case.get("win"),
+                                  indicators=case.get("indicators"))
         except ScenarioError as exc:
-            key = next((k for k in ("hands", "win", "jing", "lower", "dealer", "floor") if k in case), "name")
+            key = next((k for k in ("hands", "win", "jing", "lower", "indicators", "dealer", "floor") if k in case),
+                       "name")
             raise err(f"case {name!r}: {exc.message}", case, key, hint=exc.hint) from None
         results.append(_run_case(scorer, file, name, snap, expect, err, case))
     return results
@@ -164,6 +167,8 @@ def _run_case(scorer: Scorer, file: str, name: str, snap, expect: dict, err, cas
         for key, ind in (("upper", wild_indicator(scorer)), ("lower", lower_indicator(scorer))):
             if ind and ind in snap.indicators:
                 parts[key] = scorer.settle_indicator(snap, ind)
+        for ind in snap.indicators:
+            parts[f"settlements.{ind}"] = scorer.settle_indicator(snap, ind)
         total, _ = scorer.settle_end(snap)
     except IllegalAction as exc:
         res.passed = False
@@ -199,6 +204,16 @@ def _run_case(scorer: Scorer, file: str, name: str, snap, expect: dict, err, cas
             lg = total if key == "total" else parts[key]
             for t in lg.transfers:
                 res.explanation.append(f"{key}: {t.payer}→{t.payee} {t.amount} [{' · '.join(t.factors)}]")
+    for ind, want in (expect.get("settlements") or {}).items():
+        key = f"settlements.{ind}"
+        if key not in parts:
+            raise err(f"case {name!r}: expect.settlements.{ind}: give its tile under `indicators` "
+                      f"(indicators of this ruleset: {', '.join(scorer.rs.indicators)})", expect, "settlements")
+        got = parts[key].net(seats)
+        for seat, v in want.items():
+            if got.get(seat) != v:
+                res.passed = False
+                res.differences.append(f"settlements.{ind}.{seat}: expected {v}, got {got.get(seat)}")
     if "fans" in expect:
         want_fans = expect["fans"]
         if not isinstance(want_fans, list):
@@ -314,6 +329,17 @@ def _run_game_case(scorer, file: str, name: str, game, actions: list, expect: di
             acc = nets.setdefault(key, {x: 0 for x in seats})
             for x, v in lg.net(seats).items():
                 acc[x] += v
+    for when, part, lg in r.parts:
+        if part in game.rs.indicators:
+            acc = nets.setdefault(f"settlements.{part}", {x: 0 for x in seats})
+            for x, v in lg.net(seats).items():
+                acc[x] += v
+    for ind, want in (expect.get("settlements") or {}).items():
+        got = nets.get(f"settlements.{ind}", {x: 0 for x in seats})
+        for seat, v in want.items():
+            if got.get(seat) != v:
+                res.passed = False
+                res.differences.append(f"settlements.{ind}.{seat}: expected {v}, got {got.get(seat)}")
     for key in ("hand", "upper", "lower", "total"):
         if key in expect:
             got = nets.get(key, {x: 0 for x in seats})

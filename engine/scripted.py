@@ -16,7 +16,8 @@ from .scoring import Scorer
 from .snapshot import lower_indicator, seats_of, wild_indicator
 from .wall import Wall
 
-GAME_KEYS = {"dealer", "floor", "jing", "lower", "hands", "draws", "replacements", "dice", "seed", "actions"}
+GAME_KEYS = {"dealer", "floor", "jing", "lower", "indicators", "previous", "hands", "draws", "replacements", "dice",
+             "seed", "actions"}
 
 
 def _tiles(scorer: Scorer, value) -> list[int]:
@@ -55,13 +56,25 @@ def build_game(scorer: Scorer, spec: dict) -> Game:
             raise ScenarioError(f"{what}: wall position {pos} is already given another tile")
         placed[pos] = tile
 
-    # indicators: the wild one on its stack's top, the one under it below
-    ind_stack = probe.stack_from_tail(sum(dice[0]))
-    reserved = {probe.position(ind_stack, 0), probe.position(ind_stack, 1)}
-    if spec.get("jing") is not None and wild_indicator(scorer):
-        put(probe.position(ind_stack, 0), scorer.tiles.parse_one(str(spec["jing"])), "jing")
-    if spec.get("lower") is not None and lower_indicator(scorer):
-        put(probe.position(ind_stack, 1), scorer.tiles.parse_one(str(spec["lower"])), "lower")
+    # indicators: where the game will look for them (the same dice, the same positions)
+    given = dict(spec.get("indicators") or {})
+    for key, finder in (("jing", wild_indicator), ("lower", lower_indicator)):
+        if spec.get(key) is not None and finder(scorer):
+            given[finder(scorer)] = spec[key]
+    throws = iter(dice)
+    where: dict[str, int] = {}
+    for name, ind in rs.indicators.items():
+        if ind.position.type == "previous":
+            continue
+        p = probe.locate(ind.position.type, ind.position.end, where.get(ind.position.ref), lambda: next(throws))
+        if p is not None:
+            where[name] = p
+    reserved = set(where.values())
+    for name, tile in given.items():
+        if name not in where:
+            raise ScenarioError(f"game.indicators: {name!r} is not an indicator on the wall",
+                                hint="on the wall: " + ", ".join(where) or "none")
+        put(where[name], scorer.tiles.parse_one(str(tile)), f"indicator {name}")
     # the deal: chunks in seat order from the dealer, then the dealer's extra tile(s)
     hands = spec.get("hands") or {}
     if not isinstance(hands, dict):
@@ -108,5 +121,6 @@ def build_game(scorer: Scorer, spec: dict) -> Game:
     wall = [placed.get(p) for p in range(size)]
     it = iter(rest)
     wall = [t if t is not None else next(it) for t in wall]
+    previous = {name: scorer.tiles.parse_one(str(t)) for name, t in (spec.get("previous") or {}).items()}
     return Game(rs, spec.get("seed", 0), dealer=dealer, floor=int(spec.get("floor", 1)), wall=wall, dice=dice,
-                scorer=scorer)
+                previous_indicators=previous, scorer=scorer)

@@ -115,7 +115,8 @@ def seats_of(scorer: Scorer) -> list[str]:
 
 
 def build_snapshot(scorer: Scorer, *, hands: dict, jing: str | None = None, lower: str | None = None,
-                   dealer: str | None = None, floor: int = 1, win: dict | None = None) -> Snapshot:
+                   dealer: str | None = None, floor: int = 1, win: dict | None = None,
+                   indicators: dict | None = None) -> Snapshot:
     """A checked snapshot: seats exist, no tile has more copies than the set, melds parse.
 
     Raises :class:`ScenarioError` with what is wrong.
@@ -135,19 +136,29 @@ def build_snapshot(scorer: Scorer, *, hands: dict, jing: str | None = None, lowe
         parsed[seat] = parse_hand(scorer, value, seats)
     for s in seats:
         parsed.setdefault(s, SeatHand())
-    indicators = {}
+    indicators_dict: dict[str, int] = {}
     if jing is not None:
         name = wild_indicator(scorer)
         if name is None:
             raise ScenarioError("`jing` is given but the ruleset declares no wild indicator")
-        indicators[name] = scorer.tiles.parse_one(str(jing))
+        indicators_dict[name] = scorer.tiles.parse_one(str(jing))
     if lower is not None:
         name = lower_indicator(scorer)
         if name is None:
             raise ScenarioError("`lower` is given but the ruleset declares no indicator `under` the wild one")
-        indicators[name] = scorer.tiles.parse_one(str(lower))
+        indicators_dict[name] = scorer.tiles.parse_one(str(lower))
+    if indicators is not None:
+        if not isinstance(indicators, dict):
+            raise ScenarioError("`indicators` is a mapping indicator name → tile")
+        for name, tile in indicators.items():
+            if name not in scorer.rs.indicators:
+                raise ScenarioError(f"the ruleset declares no indicator {name!r}",
+                                    hint="indicators: " + ", ".join(scorer.rs.indicators))
+            if name in indicators_dict:
+                raise ScenarioError(f"indicator {name!r} is given twice (by `jing`/`lower` and by `indicators`)")
+            indicators_dict[name] = scorer.tiles.parse_one(str(tile))
     w = parse_win(scorer, win, seats) if win is not None else None
-    snap = Snapshot(seats, dealer, floor, indicators, parsed, w)
+    snap = Snapshot(seats, dealer, floor, indicators_dict, parsed, w)
     check_copies(scorer, snap)
     if w is not None:
         h = parsed[w.seat]

@@ -95,3 +95,21 @@ class Wall:
 
     def copy(self) -> "Wall":
         return Wall(list(self.tiles), self.height, set(self.taken), self._head, self._tail)
+
+    def locate(self, kind: str, end: str | None, ref_position: int | None, throw) -> int | None:
+        """The wall position of an indicator (RULES.md §1 精, §2 上下左右翻).
+
+        ``kind``: ``stack_top`` (the top of the stack ``throw()`` counts from ``end``),
+        ``under`` (the tile below ``ref_position``), ``left`` / ``right`` (the tile at the same
+        level in the stack before / after it). None when a relative one has no reference.
+        """
+        if kind == "stack_top":
+            d = sum(throw())
+            stack = self.stack_from_tail(d) if end == "tail" else self.stack_from_head(d)
+            return self.position(stack, 0)
+        if ref_position is None:
+            return None
+        stack, level = divmod(ref_position, self.height)
+        if kind == "under":
+            return self.position(stack, level + 1)
+        return self.position(stack + (-1 if kind == "left" else 1), level)
