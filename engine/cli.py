@@ -300,6 +300,50 @@ def test(
     raise typer.Exit(0 if failed == 0 else 1)
 
 
+# ---- diff -----------------------------------------------------------------------------------------
+
+
+@app.command()
+def diff(
+    a: Annotated[str, typer.Argument(metavar="A", help="The ruleset before: a bundled name or a .rules file.")],
+    b: Annotated[str, typer.Argument(metavar="B", help="The ruleset after.")],
+    option: OptionOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """What B changes from A, rule path by rule path: + added, - removed, ~ changed (old → new),
+    each with the file and line it comes from. Exit 0 when they are the same, 1 when they differ."""
+    from .diff import diff as compare, where
+
+    ra, rb = _compile(a, option, as_json), _compile(b, option, as_json)
+    changes = compare(ra, rb)
+    counts = {op: sum(c.op == op for c in changes) for op in "+-~"}
+    summary = (f"{len(changes)} difference{'s' if len(changes) != 1 else ''}: {counts['+']} added, "
+               f"{counts['-']} removed, {counts['~']} changed") if changes else "no differences"
+    if as_json:
+        print(json.dumps({"a": ra.name, "b": rb.name, "changes": [c.to_json() for c in changes],
+                          "added": counts["+"], "removed": counts["-"], "changed": counts["~"]},
+                         ensure_ascii=False, indent=2))
+    else:
+        out.print(f"--- {ra.name}  ({where_file(ra)})", markup=False)
+        out.print(f"+++ {rb.name}  ({where_file(rb)})", markup=False)
+        for c in changes:
+            if c.op == "~":
+                out.print(f"~ {c.path}", markup=False)
+                out.print(f"    - {c.old.text}    [{where(c.old.origin)}]", markup=False)
+                out.print(f"    + {c.new.text}    [{where(c.new.origin)}]", markup=False)
+            else:
+                r = c.new or c.old
+                out.print(f"{c.op} {c.path} = {r.text}    [{where(r.origin)}]", markup=False)
+        out.print(summary, markup=False)
+    raise typer.Exit(1 if changes else 0)
+
+
+def where_file(rs) -> str:
+    from .diff import short_path
+
+    return short_path(rs.file) + (f", extends {' ← '.join(reversed(rs.extends))}" if rs.extends else "")
+
+
 # ---- simulate, replay, play ---------------------------------------------------------------------
 
 

@@ -21,8 +21,10 @@ from .snapshot import build_snapshot, lower_indicator, wild_indicator
 
 FILE_KEYS = {"ruleset", "options", "cases"}
 CASE_KEYS = {"name", "source", "dealer", "floor", "jing", "lower", "hands", "win", "expect", "game", "indicators"}
-EXPECT_KEYS = {"hand", "upper", "lower", "total", "fans", "win", "winner", "by", "follow_first", "phase", "settlements"}
-GAME_EXPECT_KEYS = {"hand", "upper", "lower", "total", "fans", "winner", "by", "follow_first", "phase", "settlements"}
+EXPECT_KEYS = {"hand", "upper", "lower", "total", "fans", "win", "winner", "by", "follow_first", "phase", "settlements",
+               "wall"}
+GAME_EXPECT_KEYS = {"hand", "upper", "lower", "total", "fans", "winner", "by", "follow_first", "phase", "settlements",
+                    "wall"}
 
 
 @dataclass
@@ -298,9 +300,22 @@ def _run_game_case(scorer, file: str, name: str, game, actions: list, expect: di
             return res
     r = game.result
     seats = game.seats
+    if "wall" in expect and game.wall.remaining != expect["wall"]:
+        res.passed = False
+        res.differences.append(f"wall: expected {expect['wall']} tiles left, got {game.wall.remaining}")
     if "phase" in expect and game.phase != expect["phase"]:
         res.passed = False
         res.differences.append(f"phase: expected {expect['phase']}, got {game.phase}")
+    for ind, want in (expect.get("settlements") or {}).items():  # made so far (after the deal, or at the end)
+        got = {x: 0 for x in seats}
+        for _, part, lg in game.parts:
+            if part == ind:
+                for x, v in lg.net(seats).items():
+                    got[x] += v
+        for seat, v in want.items():
+            if got.get(seat) != v:
+                res.passed = False
+                res.differences.append(f"settlements.{ind}.{seat}: expected {v}, got {got.get(seat)}")
     if any(k in expect for k in ("hand", "upper", "lower", "total", "winner", "by", "fans", "follow_first")) and r is None:
         res.passed = False
         res.differences.append(f"the hand is not over (phase {game.phase}); expectations need its end")
@@ -329,17 +344,6 @@ def _run_game_case(scorer, file: str, name: str, game, actions: list, expect: di
             acc = nets.setdefault(key, {x: 0 for x in seats})
             for x, v in lg.net(seats).items():
                 acc[x] += v
-    for when, part, lg in r.parts:
-        if part in game.rs.indicators:
-            acc = nets.setdefault(f"settlements.{part}", {x: 0 for x in seats})
-            for x, v in lg.net(seats).items():
-                acc[x] += v
-    for ind, want in (expect.get("settlements") or {}).items():
-        got = nets.get(f"settlements.{ind}", {x: 0 for x in seats})
-        for seat, v in want.items():
-            if got.get(seat) != v:
-                res.passed = False
-                res.differences.append(f"settlements.{ind}.{seat}: expected {v}, got {got.get(seat)}")
     for key in ("hand", "upper", "lower", "total"):
         if key in expect:
             got = nets.get(key, {x: 0 for x in seats})
