@@ -623,13 +623,15 @@ class Game:
             hand = self.hands[win.seat]
             if win.by in ("self_draw", "kong_draw"):
                 hand.concealed.remove(win.tile)
-        ledger, ws = self.scorer.settle_end(snap)
-        parts: dict[str, Ledger] = {}
-        for t in ledger.transfers:
-            parts.setdefault(t.part, Ledger()).transfers.append(t)
-        for name, lg in parts.items():
-            lg.fired = ledger.fired
-            self.parts.append(("end", name, lg))
+        ws = None
+        if win is not None:
+            ws = self.scorer.score_win(snap)
+            self.parts.append(("end", "hand", ws.ledger))
+        else:
+            self.parts.append(("end", "hand", self.scorer.settle_exhaustive(snap)))
+        for name, ind in self.rs.indicators.items():  # each one a part, even when nobody pays
+            if ind.settle == "at_end" and name in self.indicators:
+                self.parts.append(("end", name, self.scorer.settle_indicator(snap, name)))
         self.result = HandResult(win.seat if win else None, win, ws.reading.pattern if ws else None,
                                  ws.fans if ws else [], self.parts, self.follow_first)
         if win is not None:  # the winning tile ends in the winner's hand

@@ -127,3 +127,34 @@ def test_unknown_bot_is_refused():
     r = runner.invoke(app, ["simulate", "nanchang", "-n", "1", "--bots", "clever"])
     assert r.exit_code == 2
     assert "bots: give one kind or one per seat" in r.output
+
+
+@pytest.mark.parametrize("rules", ["nanchang", "nanchang-table", "chongguan", "ganzhou"])
+def test_every_bundled_ruleset_simulates_and_plays(rules):
+    r = runner.invoke(app, ["simulate", rules, "-n", "8", "--seed", "1", "--json"])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["hands"] == 8
+    auto = runner.invoke(app, ["play", rules, "--auto", "--seed", "2"])
+    assert auto.exit_code == 0, auto.output
+    assert "match total:" in auto.output
+
+
+def test_ganzhou_settles_three_extra_indicators_at_the_end():
+    rs = compile_ruleset("ganzhou")
+    g = Game(rs, 4)
+    assert [p for _, p, _ in g.parts] == []  # nothing after the deal: 上下左右翻 is at the end
+    play_hand(g, {s: GreedyBot(i) for i, s in enumerate(g.seats)})
+    ends = [p for w, p, _ in g.result.parts if w == "end"]
+    assert ends == ["hand", "upper", "lower", "left", "right"]
+    assert set(g.indicators) == {"upper", "lower", "left", "right"}
+
+
+def test_chongguan_carries_the_previous_upper_into_the_next_hand():
+    rs = compile_ruleset("chongguan")
+    m = Match(rs, seed=9)
+    games = m.play({s: GreedyBot(i) for i, s in enumerate(m.seats)}, 2)
+    first, second = games
+    assert "回头" not in first.indicators
+    assert second.indicators["回头"] == first.indicators["upper"]
+    assert [(w, p) for w, p, _ in second.parts][:1] == [("after_deal", "回头")]
+    assert [(w, p) for w, p, _ in first.parts if w == "after_deal"] == []
