@@ -307,22 +307,28 @@ def test(
 def diff(
     a: Annotated[str, typer.Argument(metavar="A", help="The ruleset before: a bundled name or a .rules file.")],
     b: Annotated[str, typer.Argument(metavar="B", help="The ruleset after.")],
+    impact: Annotated[int, typer.Option(metavar="N", min=0, help="Also play N seeded hands under each (greedy bots, the same seeds) and compare what they pay.")] = 0,
+    seed: Annotated[int, typer.Option(help="Seed of the --impact hands.")] = 1,
     option: OptionOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """What B changes from A, rule path by rule path: + added, - removed, ~ changed (old → new),
-    each with the file and line it comes from. Exit 0 when they are the same, 1 when they differ."""
+    each with the file and line it comes from. Exit 0 when they are the same, 1 when they differ.
+
+    With --impact N, the same N hands (same seeds, same bots) are played under A and under B, and
+    the summaries are set side by side: 子 moved per hand, 荒庄, fans and 精 rules by share."""
     from .diff import diff as compare, where
 
     ra, rb = _compile(a, option, as_json), _compile(b, option, as_json)
     changes = compare(ra, rb)
+    effect = _impact(a, b, _options(option), impact, seed) if impact else None
     counts = {op: sum(c.op == op for c in changes) for op in "+-~"}
     summary = (f"{len(changes)} difference{'s' if len(changes) != 1 else ''}: {counts['+']} added, "
                f"{counts['-']} removed, {counts['~']} changed") if changes else "no differences"
     if as_json:
         print(json.dumps({"a": ra.name, "b": rb.name, "changes": [c.to_json() for c in changes],
-                          "added": counts["+"], "removed": counts["-"], "changed": counts["~"]},
-                         ensure_ascii=False, indent=2))
+                          "added": counts["+"], "removed": counts["-"], "changed": counts["~"],
+                          **({"impact": effect} if effect else {})}, ensure_ascii=False, indent=2))
     else:
         out.print(f"--- {ra.name}  ({where_file(ra)})", markup=False)
         out.print(f"+++ {rb.name}  ({where_file(rb)})", markup=False)
@@ -335,7 +341,40 @@ def diff(
                 r = c.new or c.old
                 out.print(f"{c.op} {c.path} = {r.text}    [{where(r.origin)}]", markup=False)
         out.print(summary, markup=False)
+        if effect:
+            _print_impact(ra.name, rb.name, effect)
     raise typer.Exit(1 if changes else 0)
+
+
+def _impact(a: str, b: str, opts: dict, hands: int, seed: int) -> dict:
+    """The same seeded hands under A and under B: their summaries, side by side."""
+    from .simulate import simulate as run
+
+    try:
+        sa = run(a, opts, hands, seed, ["greedy"]).to_json()
+        sb = run(b, opts, hands, seed, ["greedy"]).to_json()
+    except MjError as exc:
+        _fail(exc, False)
+    rows = [("子 moved per hand", sa["avg_zi_moved_per_hand"], sb["avg_zi_moved_per_hand"]),
+            ("荒庄 (drawn hands)", sa["exhaustive_rate"], sb["exhaustive_rate"])]
+    for key in ("win_by", "patterns", "fans", "jing_rules"):
+        for name in dict.fromkeys([*sa[key], *sb[key]]):
+            rows.append((f"{key.replace('_', ' ')}: {name}", sa[key].get(name, 0.0), sb[key].get(name, 0.0)))
+    return {"hands": hands, "seed": seed, "rows": [{"what": w, "a": x, "b": y} for w, x, y in rows]}
+
+
+def _print_impact(a: str, b: str, effect: dict) -> None:
+    t = Table(title=f"impact over {effect['hands']} hands (seed {effect['seed']}, greedy bots)", title_justify="left")
+    for c in ("", a, b, "change"):
+        t.add_column(c, justify="left" if not c else "right")
+    for r in effect["rows"]:
+        if r["a"] == r["b"] == 0:
+            continue
+        share = r["what"] != "子 moved per hand"
+        fmt = (lambda v: f"{v:.1%}") if share else (lambda v: f"{v:.2f}")
+        delta = r["b"] - r["a"]
+        t.add_row(r["what"], fmt(r["a"]), fmt(r["b"]), ("" if abs(delta) < 1e-12 else f"{delta:+.1%}" if share else f"{delta:+.2f}"))
+    out.print(t)
 
 
 def where_file(rs) -> str:

@@ -36,6 +36,7 @@ class Summary:
     fans: Counter = field(default_factory=Counter)
     jing_rules: Counter = field(default_factory=Counter)
     net: Counter = field(default_factory=Counter)
+    moved: int = 0  # 子 that changed hands, summed over hands
     max_floor: int = 1
 
     def add(self, g: Game) -> None:
@@ -54,10 +55,13 @@ class Summary:
         jing_names = set(g.rs.jing)
         fired = {n for _, part, lg in r.parts if part in g.rs.indicators for n in lg.fired if n in jing_names}
         self.jing_rules.update(fired)
-        self.net.update(r.net(g.seats))
+        net = r.net(g.seats)
+        self.net.update(net)
+        self.moved += sum(v for v in net.values() if v > 0)
 
     def merge(self, o: "Summary") -> None:
         self.hands += o.hands
+        self.moved += o.moved
         self.exhaustive += o.exhaustive
         self.follow_first += o.follow_first
         self.max_floor = max(self.max_floor, o.max_floor)
@@ -79,6 +83,7 @@ class Summary:
             "fans": rate(self.fans),
             "jing_rules": rate(self.jing_rules),
             "max_floor": self.max_floor,
+            "avg_zi_moved_per_hand": round(self.moved / n, 3),
         }
 
 

@@ -90,3 +90,13 @@ def test_expressions_read_as_written(tmp_path, text):
 def test_every_bundled_rule_renders():
     for name in ("nanchang", "nanchang-table", "chongguan", "ganzhou"):
         assert all(r.text for r in rules_of(compile_ruleset(name)).values())
+
+
+def test_impact_plays_the_same_hands_under_both():
+    r = runner.invoke(app, ["diff", "nanchang", "nanchang", "--impact", "10", "--json"])
+    assert r.exit_code == 0
+    rows = json.loads(r.stdout)["impact"]["rows"]
+    assert rows and all(row["a"] == row["b"] for row in rows)  # the same rules: the same hands, the same results
+    r = runner.invoke(app, ["diff", "nanchang", "chongguan", "--impact", "10", "--json"])
+    moved = json.loads(r.stdout)["impact"]["rows"][0]
+    assert moved["what"] == "子 moved per hand" and moved["a"] != moved["b"]
