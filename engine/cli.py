@@ -148,6 +148,7 @@ def score(
     hand: Annotated[list[str], typer.Option("--hand", "-H", metavar="SEAT=TILES", help="SEAT=TILES[; MELD; …], e.g. 'S=456m789m123s东西7p3p' or 'N=1s; pung 777p from W'. Repeat per seat.")],
     jing: Annotated[Optional[str], typer.Option(metavar="TILE", help="The upper (上精) indicator tile: 正精 = it, 副精 = the next.")] = None,
     lower: Annotated[Optional[str], typer.Option(metavar="TILE", help="The lower (下精) indicator tile.")] = None,
+    indicator: Annotated[Optional[list[str]], typer.Option("--indicator", metavar="NAME=TILE", help="Any other indicator the ruleset declares, e.g. left=5p or 回头=3p (repeatable).")] = None,
     win: Annotated[Optional[str], typer.Option("--win", metavar="SEAT", help="The winning seat; leave out for a 荒庄 (drawn hand).")] = None,
     tile: Annotated[Optional[str], typer.Option(metavar="TILE", help="The winning tile.")] = None,
     by: Annotated[str, typer.Option(metavar="HOW", help="discard, self_draw, kong_draw (杠开) or rob_kong (抢杠).")] = "self_draw",
@@ -176,7 +177,14 @@ def score(
             w = {"seat": win, "tile": tile, "by": by, "first_turn": first_turn}
             if from_:
                 w["from"] = from_
-        snap = build_snapshot(scorer, hands=hands, jing=jing, lower=lower, dealer=dealer, floor=floor, win=w)
+        others = {}
+        for spec in indicator or []:
+            if "=" not in spec:
+                raise ScenarioError(f"--indicator {spec!r} is not NAME=TILE", hint="e.g. --indicator left=5p")
+            k, v = spec.split("=", 1)
+            others[k.strip()] = v.strip()
+        snap = build_snapshot(scorer, hands=hands, jing=jing, lower=lower, dealer=dealer, floor=floor, win=w,
+                              indicators=others or None)
         parts = {}
         winres = None
         if snap.win:
@@ -184,9 +192,8 @@ def score(
             parts["hand"] = winres.ledger
         else:
             parts["hand"] = scorer.settle_exhaustive(snap)
-        for name in (wild_indicator(scorer), lower_indicator(scorer)):
-            if name and name in snap.indicators:
-                parts[name] = scorer.settle_indicator(snap, name)
+        for name in snap.indicators:
+            parts[name] = scorer.settle_indicator(snap, name)
         total, _ = scorer.settle_end(snap)
     except IllegalAction as exc:
         _fail(exc, as_json, code=1)

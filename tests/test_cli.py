@@ -151,3 +151,11 @@ def test_unknown_option_hint():
     r = runner.invoke(app, ["check", "nanchang", "--option", "foo=1"])
     assert r.exit_code == 2
     assert "hint: options of this ruleset: 明杠分, 四归, 下精" in r.output
+
+
+def test_score_any_indicator():
+    r = runner.invoke(app, ["score", "--rules", "ganzhou", "--jing", "9s", "--lower", "2m", "--indicator", "left=5p",
+                            "--indicator", "right=东", "--hand", "E=2m", "--hand", "S=5p6p", "--hand", "W=东南南", "--json"])
+    net = json.loads(r.stdout)["net"]
+    assert net["right"] == {"E": -8, "S": -8, "W": 24, "N": -8}
+    assert net["total"] == {"E": -17, "S": 11, "W": 19, "N": -13}
