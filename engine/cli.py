@@ -51,14 +51,19 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tab
 FileArg = Annotated[str, typer.Argument(metavar="FILE", help="A .rules file or a bundled ruleset name.")]
 
 
+def _name_values(specs: list[str] | None, flag: str, example: str) -> dict[str, str]:
+    """``NAME=VALUE`` flags as a dict; :class:`MjError` naming the flag for a malformed one."""
+    out = {}
+    for spec in specs or []:
+        if "=" not in spec:
+            raise MjError(f"{flag} {spec!r} is not NAME=VALUE", hint=f"e.g. {flag} {example}")
+        k, v = spec.split("=", 1)
+        out[k.strip()] = v.strip()
+    return out
+
+
 def _options(pairs: list[str] | None) -> dict[str, str]:
-    opts = {}
-    for p in pairs or []:
-        if "=" not in p:
-            raise MjError(f"--option {p!r} is not name=value", hint="e.g. --option NAME=VALUE, with a name the rule file declares")
-        k, v = p.split("=", 1)
-        opts[k.strip()] = v.strip()
-    return opts
+    return _name_values(pairs, "--option", "NAME=VALUE, with a name the rule file declares")
 
 
 def _compile(ref: str, option: list[str] | None, as_json: bool):
@@ -177,12 +182,7 @@ def score(
             w = {"seat": win, "tile": tile, "by": by, "first_turn": first_turn}
             if from_:
                 w["from"] = from_
-        others = {}
-        for spec in indicator or []:
-            if "=" not in spec:
-                raise ScenarioError(f"--indicator {spec!r} is not NAME=TILE", hint="e.g. --indicator left=5p")
-            k, v = spec.split("=", 1)
-            others[k.strip()] = v.strip()
+        others = _name_values(indicator, "--indicator", "left=5p")
         snap = build_snapshot(scorer, hands=hands, jing=jing, lower=lower, dealer=dealer, floor=floor, win=w,
                               indicators=others or None)
         parts = {}
@@ -380,7 +380,7 @@ def _print_impact(a: str, b: str, effect: dict) -> None:
         share = r["what"] != "子 moved per hand"
         fmt = (lambda v: f"{v:.1%}") if share else (lambda v: f"{v:.2f}")
         delta = r["b"] - r["a"]
-        t.add_row(r["what"], fmt(r["a"]), fmt(r["b"]), ("" if abs(delta) < 1e-12 else f"{delta:+.1%}" if share else f"{delta:+.2f}"))
+        t.add_row(r["what"], fmt(r["a"]), fmt(r["b"]), "" if r["a"] == r["b"] else f"{delta:+.1%}" if share else f"{delta:+.2f}")
     out.print(t)
 
 
