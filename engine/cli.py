@@ -414,7 +414,11 @@ def simulate(
 
     from .simulate import simulate as run
 
-    opts = _options(option)
+    try:
+        opts = _options(option)
+        _writable_dir(records)
+    except MjError as exc:
+        _fail(exc, as_json)
     _compile(rules, option, as_json)
     started = time.perf_counter()
     show = not as_json and err.is_terminal
@@ -434,6 +438,20 @@ def simulate(
         _print_summary(rules, seed, bots, data)
     err.print(f"{summary.hands} hands in {elapsed:.1f}s ({summary.hands / max(elapsed, 1e-9):.1f} hands/s)",
               markup=False, style="dim")
+
+
+def _writable_dir(path: Path | None) -> None:
+    """Create ``path`` for records now, or say why it cannot be (before any hand is played)."""
+    if path is None:
+        return
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        probe = path / ".mjrules-write-test"
+        probe.write_text("", encoding="utf-8")
+        probe.unlink()
+    except OSError as exc:
+        raise MjError(f"cannot write records in {path}: {exc.strerror or exc}",
+                      hint="give a folder that exists or can be created") from None
 
 
 def _print_summary(rules: str, seed: int, bots: str, d: dict) -> None:
@@ -458,7 +476,8 @@ def replay(
     file: Annotated[Path, typer.Argument(metavar="RECORD", help="A hand record (YAML or JSON) from simulate --records or play --record.")],
     as_json: JsonOpt = False,
 ) -> None:
-    """Play a recorded hand again and check it ends exactly as recorded (exit 1 if not)."""
+    """Play a recorded hand again and check it ends exactly as recorded: exit 0 when it does, 1 when
+    it ends differently, 2 when the record cannot be played (malformed, or an action now illegal)."""
     from .records import load, replay as run
 
     try:
@@ -501,6 +520,10 @@ def play(
     from .play import Narrator, TerminalPlayer, show_hand_end
 
     rs = _compile(rules, option, False)
+    try:
+        _writable_dir(record)
+    except MjError as exc:
+        _fail(exc, False)
     import random as _random
 
     seed = seed if seed is not None else _random.SystemRandom().randrange(2**31)
@@ -519,14 +542,16 @@ def play(
         if record is not None:
             from .records import dump, game_record
 
-            record.mkdir(parents=True, exist_ok=True)
-            dump(game_record(g), record / f"hand-{len(m.games):03d}.yaml")
+            dump(game_record(g), record / f"hand-{len(m.games):06d}.yaml")
 
     try:
         m.play(players, hands, after, Narrator(out, None if auto else seat))
-    except (EOFError, KeyboardInterrupt):
+    except EOFError:
+        out.print("\nleft the table (no more input)", markup=False)
+        raise typer.Exit(1)
+    except KeyboardInterrupt:
         out.print("\nleft the table", markup=False)
-        raise typer.Exit(0)
+        raise typer.Exit(130)
     total = Counter()
     for g in m.games:
         total.update(g.result.net(g.seats))

@@ -399,6 +399,10 @@ class Game:
         """Apply one legal action. Raises :class:`IllegalAction` (state unchanged) otherwise."""
         if isinstance(action, str):
             action = Action.parse(action, self.scorer)
+        n = len(self.tiles)
+        if (action.tile is not None and not 0 <= action.tile < n) or any(not 0 <= t < n for t in action.tiles):
+            raise IllegalAction(f"action {action.kind} names a tile this ruleset does not have",
+                                hint=f"tile kinds are 0 … {n - 1}")
         legal = self.legal_actions(action.seat)
         if action not in legal:
             text = action.text(self.scorer)

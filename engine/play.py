@@ -38,7 +38,7 @@ def show_table(out: Console, game: Game, seat: str | None) -> None:
     for s in game.seats:
         mine = seat is None or s == seat
         hand = tiles_text(game, game.hands[s].concealed, game.wild) if mine else f"{obs['hand_sizes'][s]} tiles"
-        t.add_row(s + (" ←" if s == game.current and not game.over else ""), hand, "  ".join(obs["melds"][s]),
+        t.add_row(s + (" ←" if s in game.to_act() else ""), hand, "  ".join(obs["melds"][s]),
                   " ".join(obs["discards"][s]))
     out.print(t)
 
@@ -69,8 +69,12 @@ class TerminalPlayer:
             self.out.print(f"{game.last_discard[0]} discarded {game.tiles.code(game.last_discard[1])}", markup=False)
         for i, a in enumerate(acts, 1):
             self.out.print(f"  {i:2d}. {action_text(game, a)}", markup=False)
+        import sys
+
         while True:
             answer = self.out.input("your choice: ").strip()
+            if not sys.stdin.isatty():
+                self.out.print(answer, markup=False)  # piped input: show it, and end the line
             if answer.isdigit() and 1 <= int(answer) <= len(acts):
                 return acts[int(answer) - 1]
             match = [a for a in acts if action_text(game, a) == answer or a.text(game.scorer) == f"{seat} {answer}"]

@@ -18,6 +18,7 @@ from .compiler import compile_ruleset
 from .errors import MjError, ScenarioError
 from .game import Action, Game
 from .scoring import Scorer
+from .wall import DIE_FACES
 
 FORMAT = "mjrules-record/1"
 
@@ -45,7 +46,8 @@ def game_record(g: Game) -> dict:
     rec = {
         "format": FORMAT,
         "ruleset": g.rs.name,
-        "ruleset_file": g.rs.file,
+        # a bundled ruleset is named; another file is kept by its path
+        "ruleset_file": None if _bundled(g.rs.file) else g.rs.file,
         "options": {k: o.chosen for k, o in g.rs.options.items()},
         "seed": g.seed,
         "dealer": g.dealer,
@@ -93,12 +95,43 @@ def load(path: Path) -> dict:
     return rec
 
 
+def _bundled(file: str) -> bool:
+    from .resources import rulesets_dir
+
+    try:
+        return Path(file).resolve().parent == rulesets_dir().resolve()
+    except OSError:
+        return False
+
+
+def _check_record(rec: dict) -> None:
+    """The fields replay relies on, with what is wrong; :class:`MjError`."""
+    for key in ("ruleset", "actions", "dice"):
+        if key not in rec:
+            raise MjError(f"the record has no `{key}`")
+    if not isinstance(rec["actions"], list) or not all(isinstance(a, str) for a in rec["actions"]):
+        raise MjError("`actions` is a list of action texts such as `S discard 5p`")
+    if not isinstance(rec.get("floor", 1), int) or rec.get("floor", 1) < 1:
+        raise MjError(f"`floor` must be a whole number ≥ 1, not {rec.get('floor')!r}")
+    for throw in rec["dice"]:
+        if not isinstance(throw, list) or not all(isinstance(d, int) and 1 <= d <= DIE_FACES for d in throw):
+            raise MjError(f"a dice throw is a list of dice from 1 to {DIE_FACES}, not {throw!r}")
+
+
 def replay(rec: dict) -> tuple[Game, list[str]]:
     """Play a record again. Returns the game and the differences from the recorded result
     ([] when identical). Raises :class:`MjError` if the record cannot be played."""
-    ref = rec.get("ruleset_file") if rec.get("ruleset_file") and Path(rec["ruleset_file"]).is_file() else rec["ruleset"]
-    rs = compile_ruleset(ref, {k: str(v) for k, v in (rec.get("options") or {}).items()})
+    _check_record(rec)
+    own = rec.get("ruleset_file")
+    if own and not Path(own).is_file():
+        raise MjError(f"the record's ruleset file {own} is not there")
+    rs = compile_ruleset(own or rec["ruleset"], {k: str(v) for k, v in (rec.get("options") or {}).items()})
+    if rs.name != rec["ruleset"]:
+        raise MjError(f"the record is of ruleset {rec['ruleset']!r}, but {own or rec['ruleset']} is {rs.name!r}")
     scorer = Scorer(rs)
+    seats = [str(v) for v in rs.table["seats"].values]
+    if rec.get("dealer") is not None and rec["dealer"] not in seats:
+        raise MjError(f"the record's dealer {rec['dealer']!r} is not a seat", hint=f"seats: {' '.join(seats)}")
     parse = scorer.tiles.parse_one
     ring = [parse(c) for c in rec["ring"]] if rec.get("ring") else None
     wall = [parse(c) for c in rec["wall"]] if rec.get("wall") else None
@@ -112,9 +145,19 @@ def replay(rec: dict) -> tuple[Game, list[str]]:
         except MjError as exc:
             raise MjError(f"action {i + 1} ({text!r}) cannot be replayed: {exc.message}", hint=exc.hint) from None
     diffs = []
-    if "result" in rec:
-        got = result_summary(g) if g.result else {}
-        for key, want in rec["result"].items():
-            if got.get(key) != want:
-                diffs.append(f"{key}: recorded {want!r}, replayed {got.get(key)!r}")
+    if "result" not in rec:
+        diffs.append("the record has no result to compare with")
+        return g, diffs
+    if g.result is None:
+        diffs.append(f"the actions end before the hand is over (phase {g.phase})")
+        return g, diffs
+    got = result_summary(g)
+    for key, want in rec["result"].items():
+        if key == "settlements" and isinstance(want, list) and got.get(key) != want:
+            first = next((i for i, (a, b) in enumerate(zip(want, got[key])) if a != b), min(len(want), len(got[key])))
+            w = want[first] if first < len(want) else None
+            r = got[key][first] if first < len(got[key]) else None
+            diffs.append(f"settlements: transfer {first + 1} recorded {w!r}, replayed {r!r}")
+        elif got.get(key) != want:
+            diffs.append(f"{key}: recorded {want!r}, replayed {got.get(key)!r}")
     return g, diffs

@@ -20,9 +20,12 @@ from dataclasses import dataclass, field
 from .errors import IllegalAction
 
 
+DIE_FACES = 6  # a die, not a rule: how many dice a throw uses is the rule file's `table dice`
+
+
 def roll(rng: random.Random, dice: int) -> tuple[int, ...]:
-    """One throw of ``dice`` six-sided dice."""
-    return tuple(rng.randint(1, 6) for _ in range(dice))
+    """One throw of ``dice`` dice."""
+    return tuple(rng.randint(1, DIE_FACES) for _ in range(dice))
 
 
 def break_position(method: str, rolls: list[tuple[int, ...]], dealer_index: int, seats: int,

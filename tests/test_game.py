@@ -158,3 +158,37 @@ def test_chongguan_carries_the_previous_upper_into_the_next_hand():
     assert second.indicators["回头"] == first.indicators["upper"]
     assert [(w, p) for w, p, _ in second.parts][:1] == [("after_deal", "回头")]
     assert [(w, p) for w, p, _ in first.parts if w == "after_deal"] == []
+
+
+def test_replay_refuses_malformed_records(tmp_path: Path):
+    runner.invoke(app, ["simulate", "nanchang", "-n", "1", "--seed", "2", "--records", str(tmp_path)])
+    f = next(tmp_path.glob("hand-*.yaml"))
+    good = f.read_text(encoding="utf-8")
+    from ruamel.yaml import YAML
+
+    assert YAML(typ="safe").load(good)["ruleset_file"] is None  # a bundled ruleset is recorded by name
+    for old, new, says in [("dealer: E", "dealer: Q", "dealer 'Q' is not a seat"),
+                           ("floor: 1", "floor: -3", "`floor` must be a whole number"),
+                           ("ruleset: nanchang\n", "ruleset: nosuch\n", "no ruleset 'nosuch'")]:
+        f.write_text(good.replace(old, new, 1), encoding="utf-8")
+        r = runner.invoke(app, ["replay", str(f)])
+        assert r.exit_code == 2 and says in r.output, (old, r.output)
+    cut = good.split("actions:")[0] + "actions: [E discard 1m]\n"
+    f.write_text(cut, encoding="utf-8")
+    r = runner.invoke(app, ["replay", str(f)])
+    assert r.exit_code in (1, 2) and ("before the hand is over" in r.output or "cannot be replayed" in r.output)
+
+
+def test_records_folder_that_cannot_be_written(tmp_path: Path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x", encoding="utf-8")
+    r = runner.invoke(app, ["simulate", "nanchang", "-n", "1", "--records", str(blocker)])
+    assert r.exit_code == 2 and "cannot write records in" in r.output
+    r = runner.invoke(app, ["simulate", "nanchang", "-n", "1", "-o", "junk"])
+    assert r.exit_code == 2 and "--option 'junk' is not NAME=VALUE" in r.output
+
+
+def test_an_out_of_range_tile_is_an_illegal_action():
+    g = Game(RS, 5)
+    with pytest.raises(IllegalAction, match="names a tile this ruleset does not have"):
+        g.apply(Action("E", "discard", 999))
