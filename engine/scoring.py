@@ -269,7 +269,7 @@ class Scorer:
         for f in fans:
             mult *= f.multiplier
         fixed = [f for f in fans if f.fixed]
-        ledger = Ledger(fired=[reading.pattern] + [f.name for f in fans] + [payment.name])
+        ledger = Ledger(fired=list(dict.fromkeys([reading.pattern] + [f.name for f in fans] + [payment.name])))
         for payer in snap.seats:
             if payer == w.seat:
                 continue
