@@ -316,7 +316,8 @@ def diff(
     b: Annotated[str, typer.Argument(metavar="B", help="The ruleset after.")],
     impact: Annotated[int, typer.Option(metavar="N", min=0, help="Also play N seeded hands under each (greedy bots, the same seeds) and compare what they pay.")] = 0,
     seed: Annotated[int, typer.Option(help="Seed of the --impact hands.")] = 1,
-    option: OptionOpt = None,
+    option: Annotated[Optional[list[str]], typer.Option("--option", "-o", metavar="NAME=VALUE", help="An option for each side that declares it (repeatable).")] = None,
+    option_b: Annotated[Optional[list[str]], typer.Option("--option-b", metavar="NAME=VALUE", help="An option for B only: diff a ruleset against one of its options.")] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """What B changes from A, rule path by rule path: + added, - removed, ~ changed (old → new),
@@ -326,9 +327,17 @@ def diff(
     the summaries are set side by side: 子 moved per hand, 荒庄, fans and 精 rules by share."""
     from .diff import diff as compare, where
 
-    ra, rb = _compile(a, option, as_json), _compile(b, option, as_json)
+    try:
+        both, only_b = _options(option), _name_values(option_b, "--option-b", "NAME=VALUE")
+        opts_a, opts_b = _declared_options(a, both), {**_declared_options(b, both), **only_b}
+        unknown = set(both) - set(opts_a) - set(opts_b)
+        if unknown:
+            raise MjError(f"unknown option {sorted(unknown)[0]!r}: neither {a} nor {b} declares it")
+        ra, rb = compile_ruleset(a, opts_a), compile_ruleset(b, opts_b)
+    except MjError as exc:
+        _fail(exc, as_json)
     changes = compare(ra, rb)
-    effect = _impact(a, b, _options(option), impact, seed) if impact else None
+    effect = _impact(a, b, opts_a, opts_b, impact, seed) if impact else None
     counts = {op: sum(c.op == op for c in changes) for op in "+-~"}
     summary = (f"{len(changes)} difference{'s' if len(changes) != 1 else ''}: {counts['+']} added, "
                f"{counts['-']} removed, {counts['~']} changed") if changes else "no differences"
@@ -353,13 +362,19 @@ def diff(
     raise typer.Exit(1 if changes else 0)
 
 
-def _impact(a: str, b: str, opts: dict, hands: int, seed: int) -> dict:
+def _declared_options(ref: str, opts: dict[str, str]) -> dict[str, str]:
+    """The options of ``opts`` that ruleset ``ref`` declares."""
+    declared = compile_ruleset(ref).options
+    return {k: v for k, v in opts.items() if k in declared}
+
+
+def _impact(a: str, b: str, opts_a: dict, opts_b: dict, hands: int, seed: int) -> dict:
     """The same seeded hands under A and under B: their summaries, side by side."""
     from .simulate import simulate as run
 
     try:
-        sa = run(a, opts, hands, seed, ["greedy"]).to_json()
-        sb = run(b, opts, hands, seed, ["greedy"]).to_json()
+        sa = run(a, opts_a, hands, seed, ["greedy"]).to_json()
+        sb = run(b, opts_b, hands, seed, ["greedy"]).to_json()
     except MjError as exc:
         _fail(exc, False)
     rows = [("子 moved per hand", sa["avg_zi_moved_per_hand"], sb["avg_zi_moved_per_hand"]),

@@ -740,7 +740,7 @@ def _resolve_parsed(pf: ParsedFile, options: dict[str, str], used: set[str], cha
         state["extends"].append(state["name"])
     else:
         state = {"entries": {}, "option_infos": {}, "extends": [], "sources": [], "name": None, "label": None,
-                 "removed": {}}
+                 "removed": {}, "pending_options": []}
     state["name"] = pf.name or Path(pf.file).stem
     state["label"] = pf.label or (state["label"] if pf.extends else None)
     state["sources"] = state["sources"] + pf.sources
@@ -757,8 +757,7 @@ def _resolve_parsed(pf: ParsedFile, options: dict[str, str], used: set[str], cha
         if chosen not in opt.choices:
             raise RuleError(f"option {opt.name} has no choice {chosen!r}", opt.location,
                             hint=f"choose one of: {', '.join(opt.choices)}", source_text=pf.text)
-        for st in opt.choices[chosen]:
-            _apply(entries, st, pf.text, state["removed"])
+        state["pending_options"].append((opt.choices[chosen], pf.text))
         state["option_infos"][opt.name] = OptionInfo(
             name=opt.name, label=opt.label, default=opt.default, chosen=chosen, choices=list(opt.choices),
             origin=Origin(file=opt.location.file, line=opt.location.line, column=opt.location.column))
@@ -802,6 +801,11 @@ def _apply(entries: dict[str, _Entry], st: Stmt, text: str, removed: dict[str, L
 
 def _build(path: Path, state: dict) -> Ruleset:
     entries: dict[str, _Entry] = state["entries"]
+    # the chosen option blocks apply last, after every file of the chain: an option is the
+    # user's explicit choice, so it wins over a child's override of the same path
+    for stmts, text in state["pending_options"]:
+        for st in stmts:
+            _apply(entries, st, text, state["removed"])
     sections: dict[str, dict] = {f: {} for f in SECTIONS.values()}
     base = None
     for e in entries.values():

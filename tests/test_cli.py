@@ -134,7 +134,7 @@ def test_list_names_bundled_rulesets_and_options():
     r = runner.invoke(app, ["list", "--json"])
     rows = {row["name"]: row for row in json.loads(r.output)}
     assert rows["nanchang-table"]["extends"] == ["nanchang"]
-    assert rows["nanchang"]["options"]["明杠分"] == ["1", "2"]
+    assert rows["nanchang"]["options"]["明杠分"] == ["declared", "1", "2"]
 
 
 def test_score_input_errors_exit_2():

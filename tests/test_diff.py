@@ -43,7 +43,8 @@ def test_nanchang_to_table_lists_only_its_overrides():
 def test_nanchang_to_ganzhou():
     assert _changes("nanchang", "ganzhou") == {
         ("~", "indicator.lower"), ("+", "indicator.left"), ("+", "indicator.right"), ("~", "fan.天胡"),
-        ("~", "fan.地胡"), ("~", "fan.大七对"), ("~", "flow.精钓点炮"), ("+", "option.翻精"), ("+", "option.精钓点炮")}
+        ("~", "fan.地胡"), ("~", "fan.大七对"), ("~", "fan.精钓"), ("~", "flow.精钓点炮"), ("+", "option.翻精"),
+        ("+", "option.精钓点炮")}
 
 
 def test_removed_and_option_choice(tmp_path):
@@ -100,3 +101,14 @@ def test_impact_plays_the_same_hands_under_both():
     r = runner.invoke(app, ["diff", "nanchang", "chongguan", "--impact", "10", "--json"])
     moved = json.loads(r.stdout)["impact"]["rows"][0]
     assert moved["what"] == "子 moved per hand" and moved["a"] != moved["b"]
+
+
+def test_options_go_to_the_side_that_declares_them():
+    r = runner.invoke(app, ["diff", "nanchang", "ganzhou", "--option", "翻精=埋地雷", "--json"])
+    paths = {c["path"] for c in json.loads(r.stdout)["changes"]}
+    assert "indicator.left" not in paths and "option.翻精" in paths
+    r = runner.invoke(app, ["diff", "ganzhou", "ganzhou", "--option-b", "翻精=埋地雷", "--json"])
+    got = {(c["op"], c["path"]) for c in json.loads(r.stdout)["changes"]}
+    assert got == {("-", "indicator.left"), ("-", "indicator.right"), ("~", "option.翻精")}
+    r = runner.invoke(app, ["diff", "nanchang", "chongguan", "--option", "nosuch=1"])
+    assert r.exit_code == 2 and "unknown option 'nosuch'" in r.output

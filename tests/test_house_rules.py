@@ -128,3 +128,12 @@ def test_mixed_group_patterns(tmp_path, hand, fan):
     snap = build_snapshot(scorer, jing="1s", hands={"S": hand}, win={"seat": "S", "tile": "中", "by": "self_draw"})
     fans = scorer.score_win(snap).fans
     assert {"混一色", "字一色"} & set(fans) == ({fan} if fan else set())
+
+
+def test_an_inherited_option_applies_after_the_child():
+    """An option is the user's explicit choice: chongguan pays kongs 2, but 明杠分=1 still gives 1."""
+    assert compile_ruleset("chongguan").jing["kong"].exposed == 2
+    assert compile_ruleset("chongguan", {"明杠分": "1"}).jing["kong"].exposed == 1
+    lower = compile_ruleset("chongguan", {"下精": "after_deal"}).indicators["lower"]
+    assert (lower.settle, lower.hidden) == ("after_deal", False)
+    assert compile_ruleset("chongguan").options["下精"].chosen == "declared"
