@@ -32,7 +32,7 @@ class MeldTiles:
     """A declared meld in a hand: its claim kind, its tiles (kinds), and how it was made.
 
     ``concealed`` marks an 暗杠, ``added`` a 加杠; ``from_seat`` is whose discard was claimed and
-    ``claimed`` the claimed tile kind (for liability, RULES.md §2 包冲关).
+    ``claimed`` the claimed tile kind (for liability, RULES.md §2 Liability).
     """
 
     meld_kind: str

@@ -243,7 +243,7 @@ class JingMultiplier(JingDecl):
 
 
 class JingFormula(JingDecl):
-    """``jing 冲关 = score n * (n - 3) when n >= 5``: replaces the raw count n by a formula."""
+    """``jing NAME = score n * (n - 3) when n >= 5``: replaces the raw count n by a formula."""
 
     type: Literal["formula"] = "formula"
     score: Expr
@@ -259,7 +259,7 @@ class JingKongBonus(JingDecl):
 
 
 class JingLiability(JingDecl):
-    """``jing 包冲关 = liability 冲关 on claimed discard``: the discarder of a claimed 精 pays."""
+    """``jing NAME = liability FORMULA on claimed discard``: the discarder of a claimed 精 pays."""
 
     type: Literal["liability"] = "liability"
     rule: str

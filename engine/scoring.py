@@ -10,9 +10,9 @@ Rules applied (all values from the ruleset; sections of RULES.md §2):
   adders, then factors declared ``after adders``; ``fixed`` fans replace base, weight and the
   factors they do not name. The best reading for the winner is scored.
 - 精 settlement per indicator: n = Σ 正/副 values over all tiles a seat holds (melds and the
-  winning tile included); a formula (冲关) and multipliers (霸王) turn n into a score; kong
+  winning tile included); a formula (the n ≥ 5 bonus) and multipliers (the sole holder's) turn n into a score; kong
   points and the 精-kong bonus (杠精) when the indicator settles ``with kongs``; each seat
-  collects its score from each other seat; liability (包冲关) for a claimed discarded 精.
+  collects its score from each other seat; liability for a claimed discarded 精 (RULES.md §2 Liability).
 """
 from __future__ import annotations
 
@@ -385,7 +385,7 @@ class Scorer:
         return sum(v.main for t in tiles if t == main) + sum(v.next for t in tiles if t == nxt)
 
     def _jing_score(self, n: int, sole: bool, floor: int) -> tuple[int, list[str], list[str]]:
-        """A seat's 精 score from n: the formula (冲关) then multipliers (霸王).
+        """A seat's 精 score from n: the formula (the n ≥ 5 bonus) then the multipliers.
 
         Returns (score in 子, the factor trail, the names of the rules that applied)."""
         if n <= 0:
@@ -412,7 +412,7 @@ class Scorer:
     def settle_indicator(self, snap: Snapshot, name: str) -> Ledger:
         """One 精 settlement with indicator ``name`` on the snapshot's hands (RULES.md §2).
 
-        Each seat collects its score from each other seat. Liability (包冲关): when a seat
+        Each seat collects its score from each other seat. Liability: when a seat
         reaches the liability rule's formula only by claiming a 精 someone discarded, every
         transfer is made as if the claim had not happened, except that the discarder pays that
         seat's real score once for every payer (000's example). Raises :class:`MjError` if the
