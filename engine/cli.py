@@ -573,6 +573,23 @@ def play(
     out.print("match total: " + ", ".join(f"{s} {total[s]:+d}" for s in m.seats), markup=False)
 
 
+@app.command()
+def sheet(
+    file: FileArg,
+    output: Annotated[Optional[Path], typer.Option("--output", "-O", metavar="FILE", help="Write the sheet to FILE instead of printing it.")] = None,
+    option: OptionOpt = None,
+) -> None:
+    """Print a ruleset as a Markdown rule sheet: every rule after extends, overrides and options,
+    what it says, the file and line it comes from, and the source comment written there."""
+    from .sheet import rule_sheet
+
+    text = rule_sheet(_compile(file, option, False)) + "\n"
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        output.write_text(text, encoding="utf-8")
+
+
 @app.command(name="list")
 def list_(as_json: JsonOpt = False) -> None:
     """List the bundled rulesets with their titles, parents and options."""

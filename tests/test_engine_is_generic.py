@@ -31,6 +31,7 @@ NOT_RULES = {
     "match.py": {2: "seed space 2**31", 31: "seed space 2**31", 1_000_003: "seed mixing prime"},
     "simulate.py": {25: "hands per block of work", 4: "decimals in JSON rates", 3: "decimals in JSON averages"},
     "scripted.py": {2: "a scripted game's default indicator throw (1, 2)"},
+    "sheet.py": {64: "cache size", 2: "the line above a rule (1-based line → 0-based index, minus one)"},
     "diff.py": {2: "operator binding levels", 3: "operator binding levels", 4: "operator binding levels",
                 5: "operator binding levels", 6: "operator binding levels", 7: "operator binding levels",
                 8: "operator binding levels"},

@@ -1,0 +1,26 @@
+"""docs/rulesets/*.md are the rule sheets `mjrules sheet` generates: they stay current."""
+from __future__ import annotations
+
+import pytest
+
+from engine import compile_ruleset
+from engine.resources import bundled_ruleset_names
+from engine.sheet import comment_at, rule_sheet
+from engine.diff import rules_of
+
+from .conftest import ROOT
+
+
+@pytest.mark.parametrize("name", bundled_ruleset_names())
+def test_committed_sheet_is_current(name):
+    committed = (ROOT / "docs" / "rulesets" / f"{name}.md").read_text(encoding="utf-8")
+    assert committed == rule_sheet(compile_ruleset(name)) + "\n", (
+        f"docs/rulesets/{name}.md is stale: run `mjrules sheet {name} -O docs/rulesets/{name}.md`")
+
+
+def test_a_sheet_shows_the_override_and_its_source():
+    rules = rules_of(compile_ruleset("chongguan"))
+    kong = rules["jing.kong"]
+    assert kong.text == "concealed 2, exposed 2, added 2" and kong.origin.file.endswith("chongguan.rules")
+    assert "002" in comment_at(kong) or "冲关" in comment_at(kong)
+    assert "| `jing.kong` | concealed 2, exposed 2, added 2 | chongguan.rules:" in rule_sheet(compile_ruleset("chongguan"))
