@@ -10,8 +10,8 @@ count generalised to the ruleset's meld shapes:
 - ``rotten gap G``: complete-hand size − 1 − the largest set of compatible singles.
 
 Each 精 held is counted as a wild that supplies one missing tile, so it lowers the shanten by
-one (a pair of wilds, one pair). This is an estimate for play, not a scoring rule: the bot
-uses it; the scorer never does.
+one (a pair of wilds, one pair), never below 0 for a hand short of a complete count. This is an
+estimate for play, not a scoring rule: the bot uses it; the scorer never does.
 """
 from __future__ import annotations
 
@@ -41,7 +41,11 @@ class Shanten:
             v = self._plan(plan, nat, w, n_melds)
             if v is not None and (best is None or v < best):
                 best = v
-        return best if best is not None else len(concealed)
+        if best is None:
+            return len(concealed)
+        # a hand short of a complete count is at least one tile from a win, whatever its 精
+        complete = len(concealed) + self.ev.set_size * n_melds >= self.ev.hand_size
+        return best if complete else max(best, 0)
 
     def _plan(self, plan: _PatternPlan, nat: tuple[int, ...], w: int, n_melds: int) -> int | None:
         if plan.rotten_gap:
@@ -58,14 +62,16 @@ class Shanten:
         k = plan.sets - n_melds
         if k < 0:
             return None
+        # (sets, partial sets, head) summed over groups; counts beyond k cannot raise the value,
+        # so capping them keeps at most (k+1)·(k+1)·2 states
         options = {(0, 0, 0)}
         for lo, hi, tid, _ in self.ev._spans(plan):
             sub = nat[lo:hi]
             if not any(sub):
                 continue
             group = self._group_blocks(tid, sub)
-            options = _prune({(m + a, t + b, min(p + c, 1)) for m, t, p in options for a, b, c in group
-                              if p + c <= 1})
+            options = {(min(m + a, k), min(t + b, k), p + c) for m, t, p in options for a, b, c in group
+                       if p + c <= 1}
         head = 1 if plan.pair_needed else 0
         best = None
         for m, t, p in options:
