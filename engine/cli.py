@@ -400,6 +400,7 @@ def _print_impact(a: str, b: str, effect: dict) -> None:
 
 
 def where_file(rs) -> str:
+    """A ruleset's file as shown in diff headers, with its extends chain."""
     from .diff import short_path
 
     return short_path(rs.file) + (f", extends {' ← '.join(reversed(rs.extends))}" if rs.extends else "")

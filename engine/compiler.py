@@ -112,11 +112,13 @@ class Stmt:
 
     @property
     def path(self) -> str:
+        """``KIND.NAME``: how extends, override, remove, diff and errors refer to it."""
         return f"{self.kind}.{self.name}"
 
 
 @dataclass
 class OptionStmt:
+    """An ``option`` as written: name, label, default, and each choice's statements."""
     name: str
     label: str | None
     default: str
@@ -127,6 +129,7 @@ class OptionStmt:
 
 @dataclass
 class ParsedFile:
+    """One rule file as parsed, before ``extends`` is resolved."""
     file: str
     text: str
     name: str | None = None

@@ -167,6 +167,7 @@ class Change:
     new: Rule | None
 
     def to_json(self) -> dict:
+        """The change as JSON: op, path, and each side's text and file:line."""
         def side(r: Rule | None):
             return None if r is None else {"text": r.text, "at": where(r.origin)}
 

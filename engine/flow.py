@@ -28,6 +28,7 @@ class Param:
 
 @dataclass(frozen=True)
 class Policy:
+    """A flow policy kind: what it decides, and its parameters by name."""
     doc: str
     params: dict[str, Param] = field(default_factory=dict)
 

@@ -96,6 +96,7 @@ class HandResult:
     follow_first: bool = False
 
     def net(self, seats: list[str]) -> dict[str, int]:
+        """Net 子 per seat over every settlement of the hand."""
         out = {s: 0 for s in seats}
         for _, _, lg in self.parts:
             for s, v in lg.net(seats).items():
@@ -254,6 +255,7 @@ class Game:
     # ---- views ------------------------------------------------------------------------------------
     @property
     def over(self) -> bool:
+        """Whether the hand has ended (a win or 荒庄)."""
         return self.phase == OVER
 
     @property
@@ -270,6 +272,7 @@ class Game:
         return [self.current]
 
     def next_seat(self, seat: str, k: int = 1) -> str:
+        """The seat ``k`` places after ``seat`` in play order."""
         return self.seats[(self.seats.index(seat) + k) % len(self.seats)]
 
     def _snapshot(self, win: WinInfo | None = None, hands: dict[str, SeatHand] | None = None) -> Snapshot:

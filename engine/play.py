@@ -120,6 +120,7 @@ class Narrator:
         self.seen[id(game)] = len(game.events)
 
     def line(self, game: Game, e: dict) -> str | None:
+        """One event as the viewer may read it, or None to say nothing."""
         kind, seat = e["event"], e.get("seat")
         hide = self.viewer is not None and seat is not None and seat != self.viewer
         if kind == "break":

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 
 class Model(BaseModel):
+    """Base of the IR: frozen, and unknown fields are an error."""
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
@@ -35,32 +36,38 @@ class Origin(Model):
 
 
 class Num(Model):
+    """An integer literal."""
     node: Literal["num"] = "num"
     value: int
 
 
 class Var(Model):
+    """A fact, by name (engine/facts.py lists them)."""
     node: Literal["var"] = "var"
     name: str
 
 
 class PatternIs(Model):
+    """``pattern NAME``: the reading being scored is that pattern."""
     node: Literal["pattern"] = "pattern"
     pattern: str
 
 
 class Not(Model):
+    """``not X``."""
     node: Literal["not"] = "not"
     arg: "Expr"
 
 
 class BoolOp(Model):
+    """``X and Y …`` / ``X or Y …``."""
     node: Literal["bool"] = "bool"
     op: Literal["and", "or"]
     args: list["Expr"]
 
 
 class Cmp(Model):
+    """A comparison of two numbers: ``n >= 5``."""
     node: Literal["cmp"] = "cmp"
     op: Literal[">=", "<=", "==", "!=", ">", "<"]
     left: "Expr"
@@ -68,6 +75,7 @@ class Cmp(Model):
 
 
 class BinOp(Model):
+    """Integer arithmetic: ``n * (n - 3)``; ``/`` divides down, by zero gives 0."""
     node: Literal["binop"] = "binop"
     op: Literal["+", "-", "*", "/"]
     left: "Expr"
@@ -75,6 +83,7 @@ class BinOp(Model):
 
 
 class Neg(Model):
+    """``-X``."""
     node: Literal["neg"] = "neg"
     arg: "Expr"
 
@@ -112,6 +121,7 @@ class Suit(Decl):
 
 
 class HonourTile(Model):
+    """One honour tile: its name (``东``) and its digit code (``1z``)."""
     name: str
     code: str | None = None
 

@@ -39,6 +39,7 @@ class CaseResult:
     explanation: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict:
+        """The result as JSON: file, name, passed, differences, fired rules, explanation."""
         return {"file": self.file, "name": self.name, "passed": self.passed,
                 "differences": self.differences, "fired": self.fired, "explanation": self.explanation}
 

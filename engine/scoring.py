@@ -92,6 +92,7 @@ class Ledger:
         return out
 
     def extend(self, other: "Ledger") -> None:
+        """Add another ledger's transfers, fired rules and notes to this one."""
         self.transfers += other.transfers
         self.fired += [f for f in other.fired if f not in self.fired]
         self.notes += other.notes
@@ -141,6 +142,7 @@ class Scorer:
         return indicator_tile, self.tiles.successor(indicator_tile)
 
     def wild_kinds(self, snap: Snapshot) -> frozenset[int]:
+        """The 正/副精 kinds of every wild indicator the snapshot gives a tile for."""
         out: set[int] = set()
         for name, ind in self.rs.indicators.items():
             if ind.wild and name in snap.indicators:
@@ -203,6 +205,7 @@ class Scorer:
 
     # ---- win score --------------------------------------------------------------------------------------
     def win_facts(self, snap: Snapshot, reading: Reading) -> dict:
+        """The win facts of engine/facts.py for one reading of the snapshot's win."""
         w = snap.win
         assert w is not None
         wild = self.wild_kinds(snap)

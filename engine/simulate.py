@@ -40,6 +40,7 @@ class Summary:
     max_floor: int = 1
 
     def add(self, g: Game) -> None:
+        """Count one finished hand."""
         r = g.result
         self.hands += 1
         self.dealer_hands[g.dealer] += 1
@@ -60,6 +61,7 @@ class Summary:
         self.moved += sum(v for v in net.values() if v > 0)
 
     def merge(self, o: "Summary") -> None:
+        """Add another summary's counts (blocks are merged in order)."""
         self.hands += o.hands
         self.moved += o.moved
         self.exhaustive += o.exhaustive
@@ -69,6 +71,7 @@ class Summary:
             getattr(self, name).update(getattr(o, name))
 
     def to_json(self) -> dict:
+        """The summary as JSON-ready numbers: counts, rates (share of hands), averages in 子."""
         n = self.hands or 1
         rate = lambda c: {k: round(v / n, 4) for k, v in c.most_common()}
         return {

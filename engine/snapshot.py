@@ -108,6 +108,7 @@ def lower_indicator(scorer: Scorer) -> str | None:
 
 
 def seats_of(scorer: Scorer) -> list[str]:
+    """The ruleset's seats in play order; :class:`ScenarioError` if it declares none."""
     p = scorer.rs.table.get("seats")
     if p is None:
         raise ScenarioError("the ruleset declares no `table seats = …`")

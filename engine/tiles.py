@@ -81,6 +81,7 @@ class TileSet:
         return sum(k.copies for k in self.kinds)
 
     def group_of(self, kind: int) -> Group:
+        """The group a tile kind belongs to."""
         return self.groups[self.kinds[kind].group]
 
     def groups_named(self, names: list[str]) -> list[Group]:
@@ -104,6 +105,7 @@ class TileSet:
         return g.kinds[0] if g.cyclic else None
 
     def code(self, kind: int) -> str:
+        """A kind's canonical code: ``3m``, ``东``."""
         return self.kinds[kind].code
 
     # ---- notation ------------------------------------------------------------------------

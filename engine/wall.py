@@ -55,9 +55,11 @@ class Wall:
 
     @property
     def stacks(self) -> int:
+        """How many stacks the wall has."""
         return len(self.tiles) // self.height
 
     def tail_order(self) -> list[int]:
+        """Positions in the order kong replacements take them (the tail stack's top first)."""
         return [s * self.height + lv for s in range(self.stacks - 1, -1, -1) for lv in range(self.height)]
 
     @property
@@ -91,12 +93,15 @@ class Wall:
         return (self.stacks - count) % self.stacks
 
     def stack_from_head(self, count: int) -> int:
+        """The stack ``count`` stacks from the head (the head stack is 1)."""
         return (count - 1) % self.stacks
 
     def position(self, stack: int, level: int) -> int:
+        """The position of a stack's tile at ``level`` (0 is the top); stacks wrap around."""
         return (stack % self.stacks) * self.height + level
 
     def copy(self) -> "Wall":
+        """An independent copy (for looking ahead without drawing)."""
         return Wall(list(self.tiles), self.height, set(self.taken), self._head, self._tail)
 
     def locate(self, kind: str, end: str | None, ref_position: int | None, throw) -> int | None:
