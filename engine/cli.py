@@ -18,7 +18,7 @@ from rich.table import Table
 
 from .compiler import compile_ruleset, list_bundled
 from .errors import IllegalAction, MjError, ScenarioError
-from .scoring import Scorer
+from .scoring import Ledger, Scorer
 from .snapshot import build_snapshot, lower_indicator, wild_indicator
 
 _FIRST = (list_bundled() or ["RULES"])[0]
@@ -185,16 +185,12 @@ def score(
         others = _name_values(indicator, "--indicator", "left=5p")
         snap = build_snapshot(scorer, hands=hands, jing=jing, lower=lower, dealer=dealer, floor=floor, win=w,
                               indicators=others or None)
-        parts = {}
-        winres = None
-        if snap.win:
-            winres = scorer.score_win(snap)
-            parts["hand"] = winres.ledger
-        else:
-            parts["hand"] = scorer.settle_exhaustive(snap)
-        for name in snap.indicators:
-            parts[name] = scorer.settle_indicator(snap, name)
-        total, _ = scorer.settle_end(snap)
+        end_parts, winres = scorer.settle_end_parts(snap)
+        parts = dict(end_parts)  # the hand, and the indicators settled at the end …
+        for name in snap.indicators:  # … and those settled after the deal, for the table
+            if name not in parts:
+                parts[name] = scorer.settle_indicator(snap, name)
+        total = Ledger.joined(lg for _, lg in end_parts)
     except IllegalAction as exc:
         _fail(exc, as_json, code=1)
     except MjError as exc:

@@ -479,7 +479,7 @@ class Game:
             else:
                 self._resolve_rob()
 
-    _do_pass = _answer
+    _do_pass = _do_pung = _do_kong = _do_chow = _answer  # claims: answers, resolved once all are in
 
     def _do_win(self, a: Action) -> None:
         if self.phase in (CLAIM, ROB):
@@ -487,15 +487,6 @@ class Game:
             return
         info = self._self_win(a.seat)
         self._end(info)
-
-    def _do_pung(self, a: Action) -> None:
-        self._answer(a)
-
-    def _do_kong(self, a: Action) -> None:
-        self._answer(a)
-
-    def _do_chow(self, a: Action) -> None:
-        self._answer(a)
 
     def _resolve_claims(self) -> None:
         discarder, tile = self.last_discard
@@ -630,15 +621,8 @@ class Game:
             hand = self.hands[win.seat]
             if win.by in ("self_draw", "kong_draw"):
                 hand.concealed.remove(win.tile)
-        ws = None
-        if win is not None:
-            ws = self.scorer.score_win(snap)
-            self.parts.append(("end", "hand", ws.ledger))
-        else:
-            self.parts.append(("end", "hand", self.scorer.settle_exhaustive(snap)))
-        for name, ind in self.rs.indicators.items():  # each one a part, even when nobody pays
-            if ind.settle == "at_end" and name in self.indicators:
-                self.parts.append(("end", name, self.scorer.settle_indicator(snap, name)))
+        parts, ws = self.scorer.settle_end_parts(snap)
+        self.parts += [("end", name, lg) for name, lg in parts]
         self.result = HandResult(win.seat if win else None, win, ws.reading.pattern if ws else None,
                                  ws.fans if ws else [], self.parts, self.follow_first)
         if win is not None:  # the winning tile ends in the winner's hand

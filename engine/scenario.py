@@ -158,21 +158,22 @@ def _run_case(scorer: Scorer, file: str, name: str, snap, expect: dict, err, cas
         res.differences.append("win: expected the hand to be refused, but it is a winning hand")
         return res
     fired: list[str] = []
-    parts: dict[str, Ledger] = {}
     try:
-        if snap.win:
-            win = scorer.score_win(snap)
-            parts["hand"] = win.ledger
+        end_parts, win = scorer.settle_end_parts(snap)
+        if win:
             r = win.reading
             res.explanation.append(f"reading: {r.pattern}, wilds {r.wilds}" + (", 精钓" if r.jing_wait else ""))
-        else:
-            parts["hand"] = scorer.settle_exhaustive(snap)
+        settled = dict(end_parts)
+        for ind in snap.indicators:  # indicators settled after the deal are settled here too
+            if ind not in settled:
+                settled[ind] = scorer.settle_indicator(snap, ind)
+        parts: dict[str, Ledger] = {"hand": settled["hand"]}
         for key, ind in (("upper", wild_indicator(scorer)), ("lower", lower_indicator(scorer))):
             if ind and ind in snap.indicators:
-                parts[key] = scorer.settle_indicator(snap, ind)
+                parts[key] = settled[ind]
         for ind in snap.indicators:
-            parts[f"settlements.{ind}"] = scorer.settle_indicator(snap, ind)
-        total, _ = scorer.settle_end(snap)
+            parts[f"settlements.{ind}"] = settled[ind]
+        total = Ledger.joined(lg for _, lg in end_parts)
     except IllegalAction as exc:
         res.passed = False
         res.differences.append(f"the engine refused the hand: {exc.message}")
@@ -243,7 +244,7 @@ def _fingerprint(game) -> tuple:
             tuple((s, c.answer) for s, c in game.pending.items()))
 
 
-def _auto(game, how: str) -> None:
+def _auto(game) -> None:
     """Play on by a simple rule: ``discard_drawn`` draws, discards the drawn tile and passes
     every claim, until the hand is over (a 荒庄 unless a discard-free win was forced)."""
     while not game.over:
@@ -290,7 +291,7 @@ def _run_game_case(scorer, file: str, name: str, game, actions: list, expect: di
                     res.differences.append(f"{where}: expected {item['legal']!r} to be legal; legal: "
                                            + ", ".join(a.text(scorer) for a in game.legal_actions(want.seat)))
             elif isinstance(item, dict) and set(item) == {"play"} and item["play"] == "discard_drawn":
-                _auto(game, "discard_drawn")
+                _auto(game)
                 res.explanation.append(f"{where}: played on, discarding each drawn tile")
             else:
                 raise err(f"case {name!r}: {where} is an action string, {{refused: …}}, {{legal: …}} or "

@@ -80,7 +80,6 @@ class Ledger:
 
     transfers: list[Transfer] = field(default_factory=list)
     fired: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
 
     def net(self, seats: list[str], part: str | None = None) -> dict[str, int]:
         """Net 子 per seat (positive = receives), over one part or all."""
@@ -91,11 +90,18 @@ class Ledger:
                 out[t.payee] += t.amount
         return out
 
+    @staticmethod
+    def joined(ledgers) -> "Ledger":
+        """One ledger holding the transfers and fired rules of several, in order."""
+        out = Ledger()
+        for lg in ledgers:
+            out.extend(lg)
+        return out
+
     def extend(self, other: "Ledger") -> None:
-        """Add another ledger's transfers, fired rules and notes to this one."""
+        """Add another ledger's transfers and fired rules to this one."""
         self.transfers += other.transfers
         self.fired += [f for f in other.fired if f not in self.fired]
-        self.notes += other.notes
 
 
 @dataclass
@@ -518,17 +524,14 @@ class Scorer:
                                                 part, rule, self._transfer_env(snap, payer, s))
 
     # ---- whole hand -----------------------------------------------------------------------------------
-    def settle_end(self, snap: Snapshot) -> tuple[Ledger, WinScore | None]:
-        """Everything settled at the end of the hand: the win (or 荒庄) and every indicator
-        declared ``settle at end`` that the snapshot gives a tile for."""
-        ledger = Ledger()
-        win = None
-        if snap.win:
-            win = self.score_win(snap)
-            ledger.extend(win.ledger)
-        else:
-            ledger.extend(self.settle_exhaustive(snap))
+    def settle_end_parts(self, snap: Snapshot) -> tuple[list[tuple[str, Ledger]], WinScore | None]:
+        """Everything settled at the end of the hand, part by part: ``hand`` (the win, or the
+        荒庄 payment), then every indicator declared ``settle at end`` that the snapshot gives a
+        tile for — each its own ledger, even when nobody pays."""
+        win = self.score_win(snap) if snap.win else None
+        parts = [("hand", win.ledger if win else self.settle_exhaustive(snap))]
         for name, ind in self.rs.indicators.items():
             if ind.settle == "at_end" and name in snap.indicators:
-                ledger.extend(self.settle_indicator(snap, name))
-        return ledger, win
+                parts.append((name, self.settle_indicator(snap, name)))
+        return parts, win
+

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from .errors import ScenarioError
-from .hands import MeldTiles
+from .errors import IllegalAction, ScenarioError
+from .hands import MeldTiles, check_hand_size
 from .scoring import WIN_BY, Scorer, SeatHand, Snapshot, WinInfo
 
 
@@ -163,12 +163,11 @@ def build_snapshot(scorer: Scorer, *, hands: dict, jing: str | None = None, lowe
     check_copies(scorer, snap)
     if w is not None:
         h = parsed[w.seat]
-        n = len(h.concealed) + 1 + scorer.hands.set_size * len(h.melds)
-        if n != scorer.complete_hand:
-            raise ScenarioError(
-                f"winner {w.seat} holds {n} tiles with the winning tile, counting each meld as "
-                f"{scorer.hands.set_size}; a complete hand has {scorer.complete_hand}",
-                hint="the winner's concealed tiles exclude the winning tile")
+        try:
+            check_hand_size(scorer.tiles, h.concealed + [w.tile], h.melds, scorer.complete_hand,
+                            scorer.hands.set_size, f"winner {w.seat}")
+        except IllegalAction as exc:  # here it is input to fix, not a move refused
+            raise ScenarioError(exc.message, hint="the winner's concealed tiles exclude the winning tile") from None
     return snap
 
 
