@@ -19,7 +19,7 @@ from rich.table import Table
 from .compiler import compile_ruleset, list_bundled
 from .errors import IllegalAction, MjError, ScenarioError
 from .scoring import Ledger, Scorer
-from .snapshot import build_snapshot, lower_indicator, wild_indicator
+from .snapshot import build_snapshot
 
 _FIRST = (list_bundled() or ["RULES"])[0]
 
@@ -528,7 +528,7 @@ def play(
     """Play in the terminal against three bots (or watch four with --auto): your tiles, the table,
     and the legal actions as a numbered menu; the ledger after each hand."""
     from .bots import BOTS
-    from .match import Match, next_deal
+    from .match import Match
     from .play import Narrator, TerminalPlayer, show_hand_end
 
     rs = _compile(rules, option, False)

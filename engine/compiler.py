@@ -11,7 +11,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from lark import Lark, Token, Transformer, Tree, v_args
+from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
 from . import facts as F
@@ -841,7 +841,6 @@ def _check(rs: Ruleset, entries: dict[str, _Entry], removed: dict[str, Location]
         raise RuleError(msg, loc or st.location, hint=hint, source_text=entries[st.path].file_text,
                         related=related)
 
-    any_stmt = next(iter(entries.values())).stmt if entries else None
     if not rs.suits and not rs.honours:
         raise RuleError("the ruleset declares no tiles", Location(rs.file, 1, 1),
                         hint="declare at least one `suit` or `honours` group")

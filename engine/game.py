@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from . import flow as FLOW
 from .errors import IllegalAction, MjError
@@ -275,8 +275,8 @@ class Game:
         """The seat ``k`` places after ``seat`` in play order."""
         return self.seats[(self.seats.index(seat) + k) % len(self.seats)]
 
-    def _snapshot(self, win: WinInfo | None = None, hands: dict[str, SeatHand] | None = None) -> Snapshot:
-        return Snapshot(self.seats, self.dealer, self.floor, dict(self.indicators), hands or self.hands, win)
+    def _snapshot(self, win: WinInfo | None = None) -> Snapshot:
+        return Snapshot(self.seats, self.dealer, self.floor, dict(self.indicators), self.hands, win)
 
     def _log(self, kind: str, **data) -> None:
         self.events.append({"n": len(self.events), "event": kind, **data})
@@ -362,10 +362,9 @@ class Game:
         return info
 
     def _win_value(self, info: WinInfo) -> int:
-        hands = {s: SeatHand(list(h.concealed), list(h.melds)) for s, h in self.hands.items()}
-        snap = self._snapshot(info, hands)
+        """What the win would bring its seat, in 子 (for the pass lock's higher_score reset)."""
         try:
-            return self.scorer.score_win(snap).ledger.net(self.seats)[info.seat]
+            return self.scorer.score_win(self._snapshot(info)).ledger.net(self.seats)[info.seat]
         except IllegalAction:
             return 0
 

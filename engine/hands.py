@@ -81,7 +81,7 @@ class HandEvaluator:
         pair_sizes = [sh.size for m in rs.melds.values() if m.meld_kind == "pair" for sh in m.shapes]
         self.set_size = min(set_sizes) if set_sizes else 0
         self.pair_size = pair_sizes[0] if pair_sizes else 0
-        self._memo: dict = {}
+        self._template_ids: dict = {}
         self._templates_by_id: list[tuple[tuple[int, ...], ...]] = []
         self._group_memo: dict = {}
         self._meld_names: dict = {}
@@ -305,12 +305,12 @@ class HandEvaluator:
     def _local_templates(self, plan: _PatternPlan, g) -> int:
         """An id for the plan's set templates within group ``g`` (positions within the group)."""
         key = (plan.pattern.name, g.name)
-        if key not in self._memo:
+        if key not in self._template_ids:
             pos = {k: i for i, k in enumerate(g.kinds)}
             local = tuple(tuple(pos[k] for k in t) for t in plan.set_templates.get(g.name, ()))
-            self._memo[key] = len(self._templates_by_id)
+            self._template_ids[key] = len(self._templates_by_id)
             self._templates_by_id.append(local)
-        return self._memo[key]
+        return self._template_ids[key]
 
     def _group_min(self, tid: int, counts: tuple[int, ...], pair: int, cap: int) -> int:
         """Fewest wilds completing ``counts`` into sets of template set ``tid`` (and one pair of

@@ -14,7 +14,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.error import MarkedYAMLError
 
 from .compiler import compile_ruleset
-from .errors import IllegalAction, Location, MjError, RuleError, ScenarioError
+from .errors import IllegalAction, Location, RuleError, ScenarioError
 from .scoring import Ledger, Scorer
 from .scripted import build_game
 from .snapshot import build_snapshot, lower_indicator, wild_indicator

@@ -19,7 +19,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from . import facts as F
 from .errors import IllegalAction, MjError, RuleError
 from .hands import HandEvaluator, MeldTiles, Reading, check_hand_size
 from .ruleset import BinOp, BoolOp, Cmp, Fan, Neg, Not, Num, PatternIs, Ruleset, Var

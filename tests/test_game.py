@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from engine import Scorer, compile_ruleset
+from engine import compile_ruleset
 from engine.bots import GreedyBot
 from engine.cli import app
 from engine.errors import IllegalAction
