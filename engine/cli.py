@@ -16,7 +16,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from .compiler import compile_ruleset, list_bundled
+from .compiler import compile_ruleset
+from .resources import bundled_ruleset_names as list_bundled
 from .errors import IllegalAction, MjError, ScenarioError
 from .scoring import Ledger, Scorer
 from .snapshot import build_snapshot

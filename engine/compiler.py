@@ -17,7 +17,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 from . import facts as F
 from . import flow as FLOW
 from .errors import Location, RuleError, did_you_mean
-from .resources import bundled_ruleset_names, grammar_text, resolve_ruleset_path
+from .resources import grammar_text, resolve_ruleset_path
 from .ruleset import (
     Adder,
     Base,
@@ -931,8 +931,3 @@ def _check(rs: Ruleset, entries: dict[str, _Entry], removed: dict[str, Location]
         if len(grp.tiles) > MAX_RANKS or grp.copies > MAX_COPIES:
             fail(f"honours {grp.name}: at most {MAX_RANKS} tiles and {MAX_COPIES} copies",
                  entries[f"honours.{grp.name}"].stmt)
-
-
-def list_bundled() -> list[str]:
-    """Names of the bundled rulesets."""
-    return bundled_ruleset_names()
