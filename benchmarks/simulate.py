@@ -1,7 +1,7 @@
 """Speed of mjrules, measured against a named peer in the same run (not a timed test).
 
 1. Hands per second of `mjrules simulate`-style play: random bots and greedy bots.
-2. Win checks per second: the engine's generic evaluator (engine.hands.HandEvaluator.is_win,
+2. Win checks per second: the engine's generic evaluator (engine.core.hands.HandEvaluator.is_win,
    compiled from the rule file's meld shapes) against the peer `mahjong.agari.Agari.is_agari`
    of MahjongRepository/mahjong (pip install mahjong; riichi rules: 4 sets + pair, 七对,
    国士), on the same random near-win hands, without wilds and with two 精 wilds.
@@ -16,9 +16,9 @@ import random
 import time
 
 from engine import Scorer, compile_ruleset
-from engine.bots import BOTS
-from engine.game import Game
-from engine.match import play_hand
+from engine.table.bots import BOTS
+from engine.table.game import Game
+from engine.table.match import play_hand
 
 
 def hands_per_second(scorer: Scorer, bot: str, hands: int, seed: int) -> float:

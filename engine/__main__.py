@@ -1,4 +1,4 @@
 """``python -m engine`` runs the mjrules command."""
-from .cli import main
+from engine.cli import main
 
 main()

@@ -16,11 +16,11 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from .compiler import compile_ruleset
-from .resources import bundled_ruleset_names as list_bundled
-from .errors import IllegalAction, MjError, ScenarioError
-from .scoring import Ledger, Scorer
-from .snapshot import build_snapshot
+from engine.lang.compiler import compile_ruleset
+from engine.lang.resources import bundled_ruleset_names as list_bundled
+from engine.errors import IllegalAction, MjError, ScenarioError
+from engine.core.scoring import Ledger, Scorer
+from engine.core.snapshot import build_snapshot
 
 _FIRST = (list_bundled() or ["RULES"])[0]
 
@@ -114,7 +114,7 @@ def check(file: FileArg, option: OptionOpt = None, as_json: JsonOpt = False) -> 
 @app.command()
 def export(file: FileArg, option: OptionOpt = None, as_json: JsonOpt = False) -> None:
     """Print the resolved ruleset (after extends, overrides and options) as YAML, in a stable order."""
-    from .records import to_yaml
+    from engine.table.records import to_yaml
 
     rs = _compile(file, option, as_json)
     data = rs.model_dump(mode="json")
@@ -279,7 +279,7 @@ def test(
 
     Exit 0 when all pass, 1 when any fails, 2 when a file cannot be read.
     """
-    from .scenario import run_files
+    from engine.tools.scenario import run_files
 
     try:
         results = run_files(files)
@@ -322,7 +322,7 @@ def diff(
 
     With --impact N, the same N hands (same seeds, same bots) are played under A and under B, and
     the summaries are set side by side: 子 moved per hand, 荒庄, fans and 精 rules by share."""
-    from .diff import diff as compare, where
+    from engine.tools.diff import diff as compare, where
 
     try:
         both, only_b = _options(option), _name_values(option_b, "--option-b", "NAME=VALUE")
@@ -367,7 +367,7 @@ def _declared_options(ref: str, opts: dict[str, str]) -> dict[str, str]:
 
 def _impact(a: str, b: str, opts_a: dict, opts_b: dict, hands: int, seed: int) -> dict:
     """The same seeded hands under A and under B: their summaries, side by side."""
-    from .simulate import simulate as run
+    from engine.tools.simulate import simulate as run
 
     try:
         sa = run(a, opts_a, hands, seed, ["greedy"]).to_json()
@@ -398,7 +398,7 @@ def _print_impact(a: str, b: str, effect: dict) -> None:
 
 def where_file(rs) -> str:
     """A ruleset's file as shown in diff headers, with its extends chain."""
-    from .diff import short_path
+    from engine.tools.diff import short_path
 
     return short_path(rs.file) + (f", extends {' ← '.join(reversed(rs.extends))}" if rs.extends else "")
 
@@ -425,7 +425,7 @@ def simulate(
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-    from .simulate import simulate as run
+    from engine.tools.simulate import simulate as run
 
     try:
         opts = _options(option)
@@ -491,7 +491,7 @@ def replay(
 ) -> None:
     """Play a recorded hand again and check it ends exactly as recorded: exit 0 when it does, 1 when
     it ends differently, 2 when the record cannot be played (malformed, or an action now illegal)."""
-    from .records import load, replay as run
+    from engine.table.records import load, replay as run
 
     try:
         rec = load(file)
@@ -528,9 +528,9 @@ def play(
 ) -> None:
     """Play in the terminal against three bots (or watch four with --auto): your tiles, the table,
     and the legal actions as a numbered menu; the ledger after each hand."""
-    from .bots import BOTS
-    from .match import Match
-    from .play import Narrator, TerminalPlayer, show_hand_end
+    from engine.table.bots import BOTS
+    from engine.table.match import Match
+    from engine.tools.play import Narrator, TerminalPlayer, show_hand_end
 
     rs = _compile(rules, option, False)
     try:
@@ -553,7 +553,7 @@ def play(
     def after(g):
         show_hand_end(out, g, None if auto else seat)
         if record is not None:
-            from .records import dump, game_record
+            from engine.table.records import dump, game_record
 
             dump(game_record(g), record / f"hand-{len(m.games):06d}.yaml")
 
@@ -579,7 +579,7 @@ def sheet(
 ) -> None:
     """Print a ruleset as a Markdown rule sheet: every rule after extends, overrides and options,
     what it says, the file and line it comes from, and the source comment written there."""
-    from .sheet import rule_sheet
+    from engine.tools.sheet import rule_sheet
 
     text = rule_sheet(_compile(file, option, False)) + "\n"
     if output is None:

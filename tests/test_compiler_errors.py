@@ -13,9 +13,9 @@ import pytest
 from typer.testing import CliRunner
 
 from engine.cli import app
-from engine.compiler import compile_ruleset
+from engine.lang.compiler import compile_ruleset
 from engine.errors import RuleError
-from engine.resources import bundled_ruleset_names
+from engine.lang.resources import bundled_ruleset_names
 
 PARENT = "extends nanchang\n"
 

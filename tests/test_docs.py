@@ -6,7 +6,7 @@
 - Every rule and alias of grammar/mjrules.lark is either an internal rule (listed below with
   the reason) or a construct whose keywords appear in a ```rules example of language.md; every
   keyword and symbol the grammar quotes appears in one too.
-- The facts table of language.md is engine/facts.py, contexts included.
+- The facts table of language.md is engine/lang/facts.py, contexts included.
 - docs/scenarios.md names exactly the scenario keys the runner accepts.
 - The tutorial's myhouse.rules and myhouse.yaml pass ``mjrules test``.
 """
@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 from ruamel.yaml import YAML
 
-from engine import scenario
-from engine.compiler import compile_text
+from engine.tools import scenario
+from engine.lang.compiler import compile_text
 from engine.errors import MjError
-from engine.facts import FACTS
+from engine.lang.facts import FACTS
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -315,8 +315,8 @@ def test_facts_table_is_engine_facts() -> None:
 
 
 def test_flow_table_is_engine_flow() -> None:
-    """Every policy and parameter of engine/flow.py is in the reference's table, and no other."""
-    from engine.flow import POLICIES
+    """Every policy and parameter of engine/lang/flow.py is in the reference's table, and no other."""
+    from engine.lang.flow import POLICIES
 
     rows, policy = set(), None
     for line in LANGUAGE.read_text(encoding="utf-8").splitlines():
@@ -332,7 +332,7 @@ def test_scenario_page_names_exactly_the_runner_keys() -> None:
     for key in sorted(scenario.FILE_KEYS | scenario.CASE_KEYS | scenario.EXPECT_KEYS):
         assert f"`{key}`" in text, f"docs/scenarios.md does not describe the key {key!r}"
     documented = set(re.findall(r"^\| `(\w+)` \|", text, re.M))
-    from engine.scripted import GAME_KEYS
+    from engine.tools.scripted import GAME_KEYS
 
     allowed = scenario.FILE_KEYS | scenario.CASE_KEYS | scenario.EXPECT_KEYS | GAME_KEYS | {
         "seat", "tile", "by", "from", "first_turn", "concealed", "melds"}
@@ -370,8 +370,8 @@ def test_tutorial_house_rules_pass_their_scenarios(tmp_path: Path) -> None:
 
 
 def test_game_page_covers_every_flow_policy() -> None:
-    """docs/game.md says what the core does with each policy of engine/flow.py."""
-    from engine.flow import POLICIES
+    """docs/game.md says what the core does with each policy of engine/lang/flow.py."""
+    from engine.lang.flow import POLICIES
 
     text = (Path(__file__).resolve().parent.parent / "docs" / "game.md").read_text(encoding="utf-8")
     missing = [p for p in POLICIES if f"`{p}(" not in text]

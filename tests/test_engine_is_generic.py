@@ -17,25 +17,25 @@ VARIANTS = re.compile(r"nanchang|chongguan|ganzhou|南昌|冲关|赣州", re.IGN
 NOT_RULES = {
     "cli.py": {2: "exit status 2 and JSON indent; seed space 2**31", 3: "exit status 3: an internal error",
                100: "default hands to simulate", 130: "exit status after Ctrl-C", 31: "seed space 2**31", 1e-9: "no division by zero"},
-    "compiler.py": {2: "parse-tree child positions / label+default token count", 8: "expected tokens listed in a syntax error", 0.75: "similarity cutoff for a misspelt keyword",
+    "lang/compiler.py": {2: "parse-tree child positions / label+default token count", 8: "expected tokens listed in a syntax error", 0.75: "similarity cutoff for a misspelt keyword",
                     36: "MAX_RANKS, a bound on evaluation, not a rule", 16: "MAX_COPIES, a bound on evaluation"},
     "errors.py": {2: "an East Asian wide character takes 2 cells", 0.5: "difflib cutoff", 8: "tab stops every 8 cells"},
-    "hands.py": {10: "INF = 10**6", 6: "INF = 10**6", 4096: "lru_cache size", 200_000: "lru_cache size"},
-    "snapshot.py": {2: "skip a keyword and its value when reading a meld"},
-    "game.py": {2: "words in an action's text (`S pung`); two_rolls throws the dice twice",
+    "core/hands.py": {10: "INF = 10**6", 6: "INF = 10**6", 4096: "lru_cache size", 200_000: "lru_cache size"},
+    "core/snapshot.py": {2: "skip a keyword and its value when reading a meld"},
+    "table/game.py": {2: "words in an action's text (`S pung`); two_rolls throws the dice twice",
                 3: "words in an action's text with a tile (`S discard 5p`)",
                 12: "legal actions listed in an error's hint"},
-    "wall.py": {6: "a die has six faces", 2: "two_rolls: the second throw"},
-    "bots.py": {2: "bot heuristic: neighbours within two ranks, a copy worth two", 3: "sort-key tuple position"},
-    "shanten.py": {2: "shanten counts a set as two partial steps", 100_000: "cache size", 4096: "cache size"},
-    "match.py": {2: "seed space 2**31", 31: "seed space 2**31", 1_000_003: "seed mixing prime"},
-    "simulate.py": {25: "hands per block of work", 4: "decimals in JSON rates", 3: "decimals in JSON averages"},
-    "scripted.py": {2: "a scripted game's default indicator throw (1, 2)"},
-    "sheet.py": {64: "cache size", 2: "the line above a rule (1-based line → 0-based index, minus one)"},
-    "diff.py": {2: "operator binding levels", 3: "operator binding levels", 4: "operator binding levels",
+    "table/wall.py": {6: "a die has six faces", 2: "two_rolls: the second throw"},
+    "table/bots.py": {2: "bot heuristic: neighbours within two ranks, a copy worth two", 3: "sort-key tuple position"},
+    "core/shanten.py": {2: "shanten counts a set as two partial steps", 100_000: "cache size", 4096: "cache size"},
+    "table/match.py": {2: "seed space 2**31", 31: "seed space 2**31", 1_000_003: "seed mixing prime"},
+    "tools/simulate.py": {25: "hands per block of work", 4: "decimals in JSON rates", 3: "decimals in JSON averages"},
+    "tools/scripted.py": {2: "a scripted game's default indicator throw (1, 2)"},
+    "tools/sheet.py": {64: "cache size", 2: "the line above a rule (1-based line → 0-based index, minus one)"},
+    "tools/diff.py": {2: "operator binding levels", 3: "operator binding levels", 4: "operator binding levels",
                 5: "operator binding levels", 6: "operator binding levels", 7: "operator binding levels",
                 8: "operator binding levels"},
-    "tiles.py": {2: "an honour code is at least a digit and a letter", 4: "longest honour name looked ahead"},
+    "core/tiles.py": {2: "an honour code is at least a digit and a letter", 4: "longest honour name looked ahead"},
 }
 
 
@@ -56,12 +56,13 @@ def test_engine_names_no_variant():
 
 
 def test_engine_holds_no_rule_number():
-    found = [f"engine/{f.name}:{line}: {value}" for f in sorted(ENGINE.glob("*.py"))
-             for line, value in _rule_numbers(f.read_text(encoding="utf-8"), NOT_RULES.get(f.name, {}))]
+    found = [f"engine/{name}:{line}: {value}" for f in sorted(ENGINE.rglob("*.py"))
+             for name in [f.relative_to(ENGINE).as_posix()]
+             for line, value in _rule_numbers(f.read_text(encoding="utf-8"), NOT_RULES.get(name, {}))]
     assert not found, "numbers in engine/ that may be rules (move them to a .rules file):\n" + "\n".join(found)
 
 
 def test_the_checks_can_fail():
     """Both scans report a planted rule number and a planted variant name."""
-    assert _rule_numbers("DEALER_FACTOR = 2\nGANG_JING = 10\n", NOT_RULES["hands.py"]) == [(1, 2)]
+    assert _rule_numbers("DEALER_FACTOR = 2\nGANG_JING = 10\n", NOT_RULES["core/hands.py"]) == [(1, 2)]
     assert _variant_lines("x = 1\nrules = 'Nanchang'\n") == [(2, "rules = 'Nanchang'")]

@@ -10,10 +10,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine import Scorer, compile_ruleset
-from engine.bots import BOTS
+from engine.table.bots import BOTS
 from engine.errors import IllegalAction
-from engine.game import KINDS, Action, Game
-from engine.records import game_record, replay
+from engine.table.game import KINDS, Action, Game
+from engine.table.records import game_record, replay
 
 RULESETS = {name: Scorer(compile_ruleset(name)) for name in ("nanchang", "nanchang-table")}
 

@@ -1,4 +1,4 @@
-"""Win evaluation with 精 (engine/hands.py) against a brute-force oracle, plus unit cases.
+"""Win evaluation with 精 (engine/core/hands.py) against a brute-force oracle, plus unit cases.
 
 The oracle knows nothing of the evaluator's search: it gives each wild every tile kind in
 turn and checks ``sets + pair`` with a plain recursion over the declared meld shapes.

@@ -11,7 +11,7 @@ import pytest
 
 from engine import Scorer, compile_ruleset
 from engine.errors import IllegalAction
-from engine.snapshot import build_snapshot
+from engine.core.snapshot import build_snapshot
 
 HOUSE = """\
 ruleset myhouse "a house rule"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.scenario import run_file
+from engine.tools.scenario import run_file
 
 from .conftest import CASES, SHARED_EXAMPLES
 

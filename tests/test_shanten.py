@@ -1,4 +1,4 @@
-"""Shanten with 精 (engine/shanten.py): known values, and −1 exactly when the hand wins."""
+"""Shanten with 精 (engine/core/shanten.py): known values, and −1 exactly when the hand wins."""
 from __future__ import annotations
 
 import pytest
@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import Scorer, compile_ruleset
-from engine.shanten import Shanten
+from engine.core.shanten import Shanten
 
 SC = Scorer(compile_ruleset("nanchang"))
 SH = Shanten(SC.hands)

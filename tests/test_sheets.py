@@ -4,9 +4,9 @@ from __future__ import annotations
 import pytest
 
 from engine import compile_ruleset
-from engine.resources import bundled_ruleset_names
-from engine.sheet import comment_at, rule_sheet
-from engine.diff import rules_of
+from engine.lang.resources import bundled_ruleset_names
+from engine.tools.sheet import comment_at, rule_sheet
+from engine.tools.diff import rules_of
 
 from .conftest import ROOT
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from .diff import Rule, rules_of
-from .ruleset import Ruleset
+from engine.tools.diff import Rule, rules_of
+from engine.lang.ruleset import Ruleset
 
 SECTIONS = [
     ("suit", "Tiles"), ("honours", "Tiles"), ("table", "Table"), ("meld", "Melds"), ("pattern", "Winning hands"),

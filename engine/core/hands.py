@@ -20,9 +20,9 @@ import itertools
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from .errors import IllegalAction
-from .ruleset import Meld, Pattern, Ruleset
-from .tiles import TileSet
+from engine.errors import IllegalAction
+from engine.lang.ruleset import Meld, Pattern, Ruleset
+from engine.core.tiles import TileSet
 
 INF = 10**6
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import itertools
 from functools import lru_cache
 
-from .hands import HandEvaluator, _PatternPlan
+from engine.core.hands import HandEvaluator, _PatternPlan
 
 
 class Shanten:

@@ -13,11 +13,11 @@ from pathlib import Path
 from ruamel.yaml import YAML
 from ruamel.yaml.error import MarkedYAMLError
 
-from .compiler import compile_ruleset
-from .errors import IllegalAction, Location, RuleError, ScenarioError
-from .scoring import Ledger, Scorer
-from .scripted import build_game
-from .snapshot import build_snapshot, lower_indicator, wild_indicator
+from engine.lang.compiler import compile_ruleset
+from engine.errors import IllegalAction, Location, RuleError, ScenarioError
+from engine.core.scoring import Ledger, Scorer
+from engine.tools.scripted import build_game
+from engine.core.snapshot import build_snapshot, lower_indicator, wild_indicator
 
 FILE_KEYS = {"ruleset", "options", "cases"}
 CASE_KEYS = {"name", "source", "dealer", "floor", "jing", "lower", "hands", "win", "expect", "game", "indicators"}
@@ -262,7 +262,7 @@ def _auto(game) -> None:
 
 def _run_game_case(scorer, file: str, name: str, game, actions: list, expect: dict, err, case) -> CaseResult:
     """Apply a scripted game's actions and compare the outcome with ``expect``."""
-    from .game import Action
+    from engine.table.game import Action
 
     res = CaseResult(file, name, True)
     for i, item in enumerate(actions, 1):

@@ -7,10 +7,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from . import flow as FLOW
-from .game import Action, Game, HandResult
-from .ruleset import Ruleset
-from .scoring import Scorer
+from engine.lang import flow as FLOW
+from engine.table.game import Action, Game, HandResult
+from engine.lang.ruleset import Ruleset
+from engine.core.scoring import Scorer
 
 Bot = Callable[[Game, str], Action]
 

@@ -4,7 +4,7 @@
 (``pass_lock``) and its parameters. This table is the one place that lists them: the compiler
 checks every ``flow`` declaration against it (unknown policy, parameter or value → an error
 with a hint), the docs test checks the reference documents it, and the game core
-(:mod:`engine.game`) reads each policy through :func:`policy`.
+(:mod:`engine.table.game`) reads each policy through :func:`policy`.
 
 Each policy is a general way a hand can be played; which policies a variant uses, and with
 which values, is the rule file's to say (RULES.md §1 Claims, 一 winner, 弃先胡后, Dealer).

@@ -9,7 +9,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
-from .game import Action, Game
+from engine.table.game import Action, Game
 
 
 def tiles_text(game: Game, kinds: list[int], wild: frozenset[int] = frozenset()) -> str:

@@ -1,4 +1,4 @@
-"""Build a :class:`~engine.scoring.Snapshot` from the scenario notation (SCENARIOS.md), which
+"""Build a :class:`~engine.core.scoring.Snapshot` from the scenario notation (SCENARIOS.md), which
 ``mjrules test`` and ``mjrules score`` share.
 
 Hands: a tile string (concealed only) or ``{concealed: …, melds: [...]}``; melds are written
@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections import Counter
 
-from .errors import IllegalAction, ScenarioError
-from .hands import MeldTiles, check_hand_size
-from .scoring import WIN_BY, Scorer, SeatHand, Snapshot, WinInfo
+from engine.errors import IllegalAction, ScenarioError
+from engine.core.hands import MeldTiles, check_hand_size
+from engine.core.scoring import WIN_BY, Scorer, SeatHand, Snapshot, WinInfo
 
 
 def parse_meld(scorer: Scorer, text: str, seats: list[str]) -> MeldTiles:

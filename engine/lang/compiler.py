@@ -1,4 +1,4 @@
-"""Rule file → :class:`~engine.ruleset.Ruleset`: parse with Lark, resolve ``extends``,
+"""Rule file → :class:`~engine.lang.ruleset.Ruleset`: parse with Lark, resolve ``extends``,
 ``override``, ``remove`` and ``option``, then check every name a declaration refers to.
 
 The only module that knows the grammar (``grammar/mjrules.lark``). Errors are
@@ -14,11 +14,11 @@ from typing import Any
 from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
-from . import facts as F
-from . import flow as FLOW
-from .errors import Location, RuleError, did_you_mean
-from .resources import grammar_text, resolve_ruleset_path
-from .ruleset import (
+from engine.lang import facts as F
+from engine.lang import flow as FLOW
+from engine.errors import Location, RuleError, did_you_mean
+from engine.lang.resources import grammar_text, resolve_ruleset_path
+from engine.lang.ruleset import (
     Adder,
     Base,
     BinOp,

@@ -356,7 +356,7 @@ class Exhaustive(Decl):
 class Flow(Decl):
     """``flow NAME = policy(key: value, key: a/b)``: a flow policy the game core follows.
 
-    ``policy`` is a kind from :data:`engine.flow.POLICIES`; ``params`` maps each given parameter
+    ``policy`` is a kind from :data:`engine.lang.flow.POLICIES`; ``params`` maps each given parameter
     to its values (a list, for ``a/b/c``)."""
 
     kind: Literal["flow"] = "flow"

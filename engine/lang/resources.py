@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .errors import RuleError, did_you_mean
+from engine.errors import RuleError, did_you_mean
 
-_HERE = Path(__file__).resolve().parent
+_PKG = Path(__file__).resolve().parent.parent  # engine/
 
 
 def _data_dir(name: str) -> Path:
-    for cand in (_HERE / name, _HERE.parent / name):
+    for cand in (_PKG / name, _PKG.parent / name):
         if cand.is_dir():
             return cand
     raise RuntimeError(f"mjrules is installed without its {name}/ folder")  # a packaging bug

@@ -2,7 +2,7 @@
 
 A ``game:`` case (docs/scenarios.md) gives the dealt hands, the next draws from the head, the
 kong replacements from the tail, the indicator tiles and a seed for everything left out. This
-module turns that into the linear wall :class:`~engine.game.Game` takes, placing each given
+module turns that into the linear wall :class:`~engine.table.game.Game` takes, placing each given
 tile where the deal, the draws and the dice will put it (RULES.md §1 Wall).
 """
 from __future__ import annotations
@@ -10,11 +10,11 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from .errors import ScenarioError
-from .game import Game
-from .scoring import Scorer
-from .snapshot import lower_indicator, seats_of, wild_indicator
-from .wall import Wall
+from engine.errors import ScenarioError
+from engine.table.game import Game
+from engine.core.scoring import Scorer
+from engine.core.snapshot import lower_indicator, seats_of, wild_indicator
+from engine.table.wall import Wall
 
 GAME_KEYS = {"dealer", "floor", "jing", "lower", "indicators", "previous", "hands", "draws", "replacements", "dice",
              "seed", "actions"}

@@ -14,11 +14,11 @@ from pathlib import Path
 
 from ruamel.yaml import YAML
 
-from .compiler import compile_ruleset
-from .errors import MjError, ScenarioError
-from .game import Action, Game
-from .scoring import Scorer
-from .wall import DIE_FACES
+from engine.lang.compiler import compile_ruleset
+from engine.errors import MjError, ScenarioError
+from engine.table.game import Action, Game
+from engine.core.scoring import Scorer
+from engine.table.wall import DIE_FACES
 
 FORMAT = "mjrules-record/1"
 
@@ -96,7 +96,7 @@ def load(path: Path) -> dict:
 
 
 def _bundled(file: str) -> bool:
-    from .resources import rulesets_dir
+    from engine.lang.resources import rulesets_dir
 
     try:
         return Path(file).resolve().parent == rulesets_dir().resolve()

@@ -19,10 +19,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from .errors import IllegalAction, MjError, RuleError
-from .hands import HandEvaluator, MeldTiles, Reading, check_hand_size
-from .ruleset import BinOp, BoolOp, Cmp, Fan, Neg, Not, Num, PatternIs, Ruleset, Var
-from .tiles import TileSet
+from engine.errors import IllegalAction, MjError, RuleError
+from engine.core.hands import HandEvaluator, MeldTiles, Reading, check_hand_size
+from engine.lang.ruleset import BinOp, BoolOp, Cmp, Fan, Neg, Not, Num, PatternIs, Ruleset, Var
+from engine.core.tiles import TileSet
 
 WIN_BY = ("discard", "self_draw", "kong_draw", "rob_kong")
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from .game import Action, Game
-from .shanten import Shanten
+from engine.table.game import Action, Game
+from engine.core.shanten import Shanten
 
 
 class RandomBot:

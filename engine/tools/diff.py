@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from .ruleset import (
+from engine.lang.ruleset import (
     Base, BinOp, BoolOp, Cmp, Exhaustive, Factor, Fan, Flow, Honours, Indicator, JingFormula, JingKong,
     JingKongBonus, JingLiability, JingMultiplier, JingValue, Meld, Neg, Not, Num, Origin, Pattern, PatternIs,
     Payment, Ruleset, Suit, TableParam, Var,

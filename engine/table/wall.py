@@ -17,7 +17,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from .errors import IllegalAction
+from engine.errors import IllegalAction
 
 
 DIE_FACES = 6  # a die, not a rule: how many dice a throw uses is the rule file's `table dice`

@@ -9,7 +9,7 @@ API::
     g.result.net()        # {seat: 子}
 
 Every number and policy comes from the ruleset: the ``table`` parameters (seats, hand, deal,
-stacks, dead wall, dice) and the ``flow`` policies of :mod:`engine.flow` (RULES.md §1).
+stacks, dead wall, dice) and the ``flow`` policies of :mod:`engine.lang.flow` (RULES.md §1).
 
 Phases: ``draw`` (the seat to play must draw: from the head, or from the tail after a kong),
 ``act`` (the seat holds a complete count: discard, declare a kong, or win), ``claim`` (after a
@@ -24,12 +24,12 @@ import random
 from collections import Counter
 from dataclasses import dataclass
 
-from . import flow as FLOW
-from .errors import IllegalAction, MjError
-from .hands import MeldTiles
-from .ruleset import Ruleset
-from .scoring import Ledger, Scorer, SeatHand, Snapshot, Transfer, WinInfo
-from .wall import Wall, break_position, roll
+from engine.lang import flow as FLOW
+from engine.errors import IllegalAction, MjError
+from engine.core.hands import MeldTiles
+from engine.lang.ruleset import Ruleset
+from engine.core.scoring import Ledger, Scorer, SeatHand, Snapshot, Transfer, WinInfo
+from engine.table.wall import Wall, break_position, roll
 
 DRAW, ACT, CLAIM, ROB, OVER = "draw", "act", "claim", "rob", "over"
 KINDS = ("draw", "discard", "win", "pung", "kong", "chow", "concealed_kong", "added_kong", "pass")

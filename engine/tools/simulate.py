@@ -1,6 +1,6 @@
 """``mjrules simulate``: many hands with bots, and what happened in them.
 
-Hands are played in blocks of consecutive hands (a :class:`~engine.match.Match` each, so the
+Hands are played in blocks of consecutive hands (a :class:`~engine.table.match.Match` each, so the
 deal rotates and floors climb); block ``b`` is seeded from (seed, b) alone, so the summary is
 the same whatever ``workers`` is, and two runs with the same seed print the same thing.
 """
@@ -12,11 +12,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from .bots import BOTS
-from .compiler import compile_ruleset
-from .errors import MjError
-from .game import Game
-from .match import Match, hand_seed
+from engine.table.bots import BOTS
+from engine.lang.compiler import compile_ruleset
+from engine.errors import MjError
+from engine.table.game import Game
+from engine.table.match import Match, hand_seed
 
 BLOCK = 25  # hands per block: the unit of work a worker takes
 
@@ -93,7 +93,7 @@ class Summary:
 def _block(args) -> tuple[Summary, list[dict]]:
     """Play one block (runs in a worker process)."""
     ref, options, seed, block, count, bots, want_records = args
-    from .records import game_record
+    from engine.table.records import game_record
 
     rs = compile_ruleset(ref, options)
     match = Match(rs, hand_seed(seed, block))
@@ -134,7 +134,7 @@ def simulate(ref: str, options: dict[str, str], hands: int, seed: int, bots: lis
         summary, records = result
         total.merge(summary)
         if records_dir is not None:
-            from .records import dump
+            from engine.table.records import dump
 
             records_dir.mkdir(parents=True, exist_ok=True)
             for i, rec in enumerate(records):

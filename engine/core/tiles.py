@@ -15,8 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-from .errors import ScenarioError
-from .ruleset import Ruleset
+from engine.errors import ScenarioError
+from engine.lang.ruleset import Ruleset
 
 
 @dataclass(frozen=True)

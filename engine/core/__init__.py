@@ -1,0 +1,1 @@
+"""What a hand is worth: tiles, win evaluation, scoring, snapshots, shanten."""

@@ -1,0 +1,1 @@
+"""Rule text to IR: the compiler, the IR, facts, flow policies, resources."""

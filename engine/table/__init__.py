@@ -1,0 +1,1 @@
+"""Playing hands: the wall, the game, matches, bots, records."""

@@ -1,0 +1,1 @@
+"""What people run on top: diff, rule sheets, scenarios, simulate, play."""
