@@ -86,6 +86,17 @@ class RuleError(MjError):
     """A rule file cannot be parsed or compiled."""
 
 
+@dataclass
+class OptionError(RuleError):
+    """An ``--option`` (or a scenario's ``options:``) names an option the ruleset does not
+    declare, or a value that is not one of its choices. ``option`` and ``value`` say which, so
+    the caller can point at the flag or the scenario line that chose it rather than at the rule
+    file (``location`` is the option's declaration, where there is one)."""
+
+    option: str = ""
+    value: str | None = None
+
+
 class ScenarioError(MjError):
     """A scenario file (or a hand given on the command line) is malformed."""
 

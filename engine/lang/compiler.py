@@ -16,7 +16,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
 from engine.lang import facts as F
 from engine.lang import flow as FLOW
-from engine.errors import Location, RuleError, did_you_mean
+from engine.errors import Location, OptionError, RuleError, did_you_mean
 from engine.lang.resources import grammar_text, resolve_ruleset_path
 from engine.lang.ruleset import (
     Adder,
@@ -688,7 +688,7 @@ def compile_ruleset(ref: str | Path, options: dict[str, str] | None = None, *, b
     """Compile a bundled ruleset name or a ``.rules`` path into a Ruleset.
 
     ``options`` chooses ``option`` values by name (as ``--option name=value``); unknown names or
-    values raise :class:`RuleError` listing what the files declare.
+    values raise :class:`OptionError` (a :class:`RuleError`) listing what the files declare.
     """
     options = dict(options or {})
     path = resolve_ruleset_path(str(ref), base_dir)
@@ -700,7 +700,8 @@ def compile_ruleset(ref: str | Path, options: dict[str, str] | None = None, *, b
         name = sorted(unknown)[0]
         listing = f"options of this ruleset: {', '.join(declared)}" if declared else "this ruleset declares no options"
         close = did_you_mean(name, declared)
-        raise RuleError(f"unknown option {name!r}", None, hint=f"{close} ({listing})" if close else listing)
+        raise OptionError(f"unknown option {name!r}", None, hint=f"{close} ({listing})" if close else listing,
+                          option=name, value=options[name])
     return _build(path, state)
 
 
@@ -758,8 +759,9 @@ def _resolve_parsed(pf: ParsedFile, options: dict[str, str], used: set[str], cha
         if opt.name in options:
             used.add(opt.name)
         if chosen not in opt.choices:
-            raise RuleError(f"option {opt.name} has no choice {chosen!r}", opt.location,
-                            hint=f"choose one of: {', '.join(opt.choices)}", source_text=pf.text)
+            raise OptionError(f"option {opt.name} has no choice {chosen!r}", opt.location,
+                              hint=f"choose one of: {', '.join(opt.choices)}", source_text=pf.text,
+                              option=opt.name, value=chosen)
         state["pending_options"].append((opt.choices[chosen], pf.text))
         state["option_infos"][opt.name] = OptionInfo(
             name=opt.name, label=opt.label, default=opt.default, chosen=chosen, choices=list(opt.choices),
