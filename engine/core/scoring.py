@@ -17,14 +17,14 @@ Rules applied (all values from the ruleset; sections of RULES.md §2):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import NamedTuple
-
 from engine.errors import IllegalAction, MjError, RuleError
+from engine.lang import flow as FLOW
 from engine.core.hands import HandEvaluator, MeldTiles, Reading, check_hand_size
 from engine.lang.ruleset import BinOp, BoolOp, Cmp, Fan, Neg, Not, Num, PatternIs, Ruleset, Var
 from engine.core.tiles import TileSet
 
 WIN_BY = ("discard", "self_draw", "kong_draw", "rob_kong")
+CLAIM_KINDS = ("chow", "pung", "kong")  # the melds a seat declares (the pair is never declared)
 
 
 @dataclass
@@ -111,12 +111,6 @@ class WinScore:
     fans: list[str]
     ledger: Ledger
     alternatives: list[tuple[Reading, int]]  # every reading with the winner's gain
-
-
-class _Liability(NamedTuple):
-    beneficiary: str  # reached the formula by claiming a discarded 精
-    discarder: str  # pays the beneficiary's real score for every payer
-    as_if: dict  # every seat's score as if the claim had not happened
 
 
 class Scorer:
@@ -233,14 +227,45 @@ class Scorer:
         }
 
     def fired_fans(self, env: dict, reading: Reading) -> list[Fan]:
-        """Fans whose condition holds, after ``instead of`` (RULES.md §2 multipliers)."""
+        """Fans whose condition holds, after ``instead of`` (RULES.md §2 multipliers).
+
+        ``instead of all [except …]``: only those fans (and their exceptions) stay. Otherwise a
+        fan is dropped when a fan that *stays* names it: a fan that is itself replaced replaces
+        nothing (德中德 instead of 德国小七对, which is instead of 小七对: 德中德 × 小七对 stay).
+        A cycle of ``instead of`` is broken deterministically (declaration order).
+        """
         fired = [f for f in self.rs.fans.values() if self.eval(f.when, env, reading)]
         alls = [f for f in fired if f.instead_of_all]
         if alls:
             keep = {f.name for f in alls} | {n for f in alls for n in f.instead_except}
             return [f for f in fired if f.name in keep]
-        dropped = {n for f in fired for n in f.instead_of}
-        return [f for f in fired if f.name not in dropped]
+        droppers: dict[str, list[Fan]] = {}
+        for f in fired:
+            for n in f.instead_of:
+                droppers.setdefault(n, []).append(f)
+        stays: dict[str, bool] = {}
+        for root in fired:  # a depth-first walk up the droppers, without recursion
+            if root.name in stays:
+                continue
+            stack, deciding = [root], {root.name}
+            while stack:
+                f = stack[-1]
+                result, deeper = True, None
+                for g in droppers.get(f.name, ()):
+                    if g.name in deciding or stays.get(g.name):  # a cycle counts its first fan as staying
+                        result = False
+                        break
+                    if g.name not in stays:
+                        deeper = g
+                        break
+                if deeper is not None:
+                    deciding.add(deeper.name)
+                    stack.append(deeper)
+                    continue
+                stays[f.name] = result
+                deciding.discard(f.name)
+                stack.pop()
+        return [f for f in fired if stays[f.name]]
 
     def _payment(self, env: dict, reading: Reading):
         for p in self.rs.payments.values():
@@ -319,23 +344,169 @@ class Scorer:
                 ledger.transfers.append(Transfer(payer, w.seat, amount, "hand", "win", tuple(parts)))
         return ledger, [f.name for f in fans]
 
+    # ---- what the game could produce, and what it allows ------------------------------------------
+    def _flow_text(self, policy_name: str) -> str:
+        """``flow 精钓点炮 = jing_wait_discard(win: forbid)``: the declaration that chose a policy."""
+        for f in self.rs.flow.values():
+            if f.policy == policy_name:
+                args = ", ".join(f"{k}: {'/'.join(str(v) for v in vs)}" for k, vs in f.params.items())
+                return f"flow {f.name} = {policy_name}({args})"
+        return f"no `flow … = {policy_name}(…)`"
+
+    def check_melds(self, snap: Snapshot) -> None:
+        """Every seat's melds are ones the game could make (RULES.md §1 Melds, Claims), and no
+        seat holds more tiles than a hand can.
+
+        A meld is a claim kind (``CLAIM_KINDS``) whose tiles are a ``meld`` the ruleset declares of
+        that kind; a chow or pung, or a kong that is neither ``concealed`` nor ``added``, names the
+        seat it was claimed from, which is another seat; a chow comes from the seat the ruleset's
+        ``chow`` flow policy allows (``from: previous``: the 上家); a concealed kong is claimed
+        from nobody; a claimed tile is one of the meld's. With a win, a seat other than the winner
+        holds at most ``table hand`` tiles (melds counted as one set each), without one the dealer
+        may hold ``hand + dealer_extra`` (right after the deal). Raises :class:`IllegalAction`
+        naming the seat, the meld and what is wrong.
+        """
+        extra = self.rs.table.get("hand"), self.rs.table.get("dealer_extra")
+        for seat, hand in snap.hands.items():
+            if seat not in snap.seats:
+                raise IllegalAction(f"a hand is given for {seat!r}, which is not a seat",
+                                    hint="seats: " + " ".join(snap.seats))
+            for m in hand.melds:
+                self._check_meld(snap, seat, m)
+            if all(p is not None and p.values and isinstance(p.values[0], int) for p in extra) and self.hands.set_size:
+                limit = self.table_int("hand")
+                if snap.win is None and seat == snap.dealer:
+                    limit = self.complete_hand
+                if snap.win is not None and seat == snap.win.seat:
+                    continue  # the winner's hand is checked exactly (check_win_hand)
+                n = len(hand.concealed) + self.hands.set_size * len(hand.melds)
+                if n > limit:
+                    raise IllegalAction(f"seat {seat} holds {n} tiles counting each meld as {self.hands.set_size} "
+                                        f"({self.tiles.format(hand.concealed)} + {len(hand.melds)} meld(s)); "
+                                        f"it can hold at most {limit}")
+
+    def _check_meld(self, snap: Snapshot, seat: str, m: MeldTiles) -> None:
+        fmt = self.tiles.format
+        what = f"seat {seat}'s {m.meld_kind} {fmt(list(m.tiles))}"
+        if m.meld_kind not in CLAIM_KINDS:
+            raise IllegalAction(f"{what}: a declared meld is a {', '.join(CLAIM_KINDS)}")
+        if self.hands.meld_name(m) is None:
+            raise IllegalAction(f"{what} is not a meld of ruleset {self.rs.name}", hint="melds: " + ", ".join(
+                f"{x.name} ({x.meld_kind})" for x in self.rs.melds.values() if x.meld_kind in CLAIM_KINDS))
+        if m.concealed and (m.meld_kind != "kong" or m.added or m.from_seat is not None):
+            raise IllegalAction(f"{what} is concealed, so it was claimed from nobody",
+                                hint="a concealed kong (暗杠) has no `from` and is not `added`")
+        claimed_kong = m.meld_kind == "kong" and not (m.concealed or m.added)
+        if m.from_seat is None and (m.meld_kind in ("chow", "pung") or claimed_kong):
+            raise IllegalAction(f"{what} names no seat it was claimed from",
+                                hint=f"a {m.meld_kind} is made from a discard: give `from SEAT`")
+        if m.from_seat is not None:
+            if m.from_seat not in snap.seats:
+                raise IllegalAction(f"{what} is claimed from {m.from_seat!r}, which is not a seat")
+            if m.from_seat == seat:
+                raise IllegalAction(f"{what} is claimed from {seat} itself: a seat cannot claim its own discard")
+        if m.claimed is not None and m.claimed not in m.tiles:
+            raise IllegalAction(f"{what}: the claimed tile {self.tiles.code(m.claimed)} is not in the meld")
+        if m.meld_kind == "chow":
+            chow = FLOW.policy(self.rs, "chow")
+            if chow is None:
+                raise IllegalAction(f"{what}: this ruleset lets no one chow ({self._flow_text('chow')})")
+            prev = snap.seats[(snap.seats.index(seat) - 1) % len(snap.seats)]
+            if chow["from"][0] == "previous" and m.from_seat != prev:
+                raise IllegalAction(f"{what} is claimed from {m.from_seat}, but a chow takes only the discard of "
+                                    f"the seat before, {prev} (上家) ({self._flow_text('chow')})")
+
+    def check_win_state(self, snap: Snapshot) -> None:
+        """The win is one the game could produce (SCENARIOS.md ``win``; RULES.md §2 天胡, 地胡).
+
+        ``discard``/``rob_kong`` take a tile from another seat (``from``), ``self_draw``/
+        ``kong_draw`` from nobody; a ``kong_draw`` winner holds a kong; the robbed seat shows
+        the pung its kong was being added to; ``first_turn`` is the dealer's self-draw on the
+        deal (天胡) or a win on the dealer's first discard (地胡), with no meld on the table (a
+        claim or a kong ends the first go-around). Raises :class:`IllegalAction` naming what
+        is impossible.
+        """
+        w = snap.win
+        if w is None:
+            return
+        if w.by not in WIN_BY:
+            raise IllegalAction(f"unknown win.by {w.by!r}", hint=f"one of: {', '.join(WIN_BY)}")
+        if w.seat not in snap.seats:
+            raise IllegalAction(f"the winner {w.seat!r} is not a seat", hint="seats: " + " ".join(snap.seats))
+        taken = w.by in ("discard", "rob_kong")
+        if taken and w.from_seat not in snap.seats:
+            raise IllegalAction(f"a {w.by} win needs `from`: the seat whose tile was taken")
+        if not taken and w.from_seat is not None:
+            raise IllegalAction(f"a {w.by} win takes no `from` ({w.from_seat}): the winning tile is the winner's own draw")
+        if w.from_seat == w.seat:
+            raise IllegalAction(f"seat {w.seat} cannot win on its own discard" if w.by == "discard"
+                                else f"seat {w.seat} cannot rob its own kong")
+        tile = self.tiles.code(w.tile)
+        hands = snap.hands
+        if w.by == "kong_draw" and not any(m.meld_kind == "kong" for m in hands.get(w.seat, SeatHand()).melds):
+            raise IllegalAction(f"seat {w.seat} wins on a kong replacement (kong_draw) but has declared no kong")
+        if w.by == "rob_kong" and not any(m.meld_kind == "pung" and w.tile in m.tiles
+                                          for m in hands.get(w.from_seat, SeatHand()).melds):
+            raise IllegalAction(f"seat {w.seat} robs {w.from_seat}'s kong of {tile}, but {w.from_seat} shows no pung of "
+                                f"{tile} to add it to", hint=f"give {w.from_seat} the pung: `pung … from SEAT`")
+        if not w.first_turn:
+            return
+        first = "first_turn marks 天胡 (the dealer self-draws on the deal) or 地胡 (a win on the dealer's first discard)"
+        if w.by in ("kong_draw", "rob_kong"):
+            raise IllegalAction(f"{first}, not a {w.by} win: a kong ends the first go-around")
+        if w.by == "self_draw" and w.seat != snap.dealer:
+            raise IllegalAction(f"{first}: a first-turn self-draw is the dealer's, and {w.seat} is not the dealer "
+                                f"({snap.dealer})")
+        if w.by == "discard" and w.from_seat != snap.dealer:
+            raise IllegalAction(f"{first}: a first-turn discard is the dealer's, and {w.from_seat} is not the dealer "
+                                f"({snap.dealer})")
+        for s, h in hands.items():
+            if h.melds:
+                raise IllegalAction(f"{first}: seat {s} has declared a {h.melds[0].meld_kind}, and a claim or a kong "
+                                    "ends the first go-around")
+
+    def check_win_allowed(self, snap: Snapshot, readings: list[Reading] | None = None) -> None:
+        """The ruleset's ``flow`` policies that decide from the final state alone whether the win
+        may be taken — the one check the game (offering a win) and the scorer (``score``,
+        ``test``) share. The policies that depend on what happened before (弃先胡后, pass_lock)
+        stay in the game.
+
+        - ``jing_wait_discard(win: forbid)``: a seat whose hand reads as 精钓 may not win on a
+          discard (RULES.md §1 精钓; 004);
+        - ``rob_kong``: without it no kong can be robbed.
+
+        ``readings``: the hand's readings when known (computed here only if a policy needs
+        them). Raises :class:`IllegalAction` naming the policy.
+        """
+        w = snap.win
+        if w is None:
+            return
+        if w.by == "discard":
+            jw = FLOW.policy(self.rs, "jing_wait_discard")
+            if jw is not None and jw["win"][0] == "forbid":
+                if readings is None:
+                    h = snap.hands.get(w.seat, SeatHand())
+                    readings = self.hands.readings(h.concealed + [w.tile], h.melds, self.wild_kinds(snap), w.tile,
+                                                   win_tile_natural=True)
+                if any(r.jing_wait for r in readings):
+                    raise IllegalAction(f"seat {w.seat}'s hand is in 精钓 (a lone 精 waits on any tile), and this "
+                                        f"ruleset forbids a 精钓 hand to win on a discard "
+                                        f"({self._flow_text('jing_wait_discard')})",
+                                        hint="it may win on its own draw")
+        if w.by == "rob_kong" and FLOW.policy(self.rs, "rob_kong") is None:
+            raise IllegalAction(f"this ruleset lets no one rob a kong ({self._flow_text('rob_kong')})")
+
     def check_win_hand(self, snap: Snapshot) -> list[Reading]:
-        """Readings of the winner's hand; raises :class:`IllegalAction` when it is not a win."""
+        """Readings of the winner's hand; raises :class:`IllegalAction` when it is not a win: a
+        snapshot the game could not produce (:meth:`check_win_state`, :meth:`check_melds`), a
+        hand of the wrong size or matching no pattern, or a win the ruleset forbids
+        (:meth:`check_win_allowed`)."""
         w = snap.win
         if w is None:
             raise IllegalAction("no win to score")
-        if w.by not in WIN_BY:
-            raise IllegalAction(f"unknown win.by {w.by!r}", hint=f"one of: {', '.join(WIN_BY)}")
-        if w.by in ("discard", "rob_kong") and w.from_seat not in snap.seats:
-            raise IllegalAction(f"a {w.by} win needs `from`: the seat whose tile was taken")
-        if w.from_seat == w.seat:
-            raise IllegalAction(f"seat {w.seat} cannot win on its own discard")
+        self.check_win_state(snap)
+        self.check_melds(snap)
         hand = snap.hands.get(w.seat, SeatHand())
-        for m in hand.melds:
-            if self.hands.meld_name(m) is None:
-                raise IllegalAction(f"{m.meld_kind} {self.tiles.format(list(m.tiles))} is not a meld of ruleset "
-                                    f"{self.rs.name}", hint="melds: " + ", ".join(
-                                        f"{x.name} ({x.meld_kind})" for x in self.rs.melds.values()))
         concealed = hand.concealed + [w.tile]
         check_hand_size(self.tiles, concealed, hand.melds, self.complete_hand, self.hands.set_size,
                         f"winner {w.seat}")
@@ -343,6 +514,7 @@ class Scorer:
                                        win_tile_natural=w.by in ("discard", "rob_kong"))
         if not readings:
             raise IllegalAction(f"seat {w.seat} has no winning hand: " + self.hands.why_not(concealed, hand.melds))
+        self.check_win_allowed(snap, readings)
         return readings
 
     def score_win(self, snap: Snapshot) -> WinScore:
@@ -364,7 +536,10 @@ class Scorer:
 
     # ---- 荒庄 --------------------------------------------------------------------------------------------
     def settle_exhaustive(self, snap: Snapshot) -> Ledger:
-        """The 荒庄 payment of a drawn hand (RULES.md §2: the dealer pays each other player)."""
+        """The 荒庄 payment of a drawn hand (RULES.md §2: the dealer pays each other player).
+
+        Raises :class:`IllegalAction` if a meld is one the game could not make."""
+        self.check_melds(snap)
         ledger = Ledger()
         for ex in self.rs.exhaustive.values():
             ledger.fired.append(ex.name)
@@ -420,15 +595,17 @@ class Scorer:
     def settle_indicator(self, snap: Snapshot, name: str) -> Ledger:
         """One 精 settlement with indicator ``name`` on the snapshot's hands (RULES.md §2).
 
-        Each seat collects its score from each other seat. Liability: when a seat
-        reaches the liability rule's formula only by claiming a 精 someone discarded, every
-        transfer is made as if the claim had not happened, except that the discarder pays that
-        seat's real score once for every payer (000's example). Raises :class:`MjError` if the
-        snapshot has no tile for the indicator.
+        Each seat collects its score from each other seat. Liability (RULES.md §2 Liability,
+        applied to *each* such player): when a seat reaches the liability rule's formula only by
+        claiming a 精 someone discarded, that discarder pays the seat's real score once for
+        every payer; every other transfer is made as if the liable claims had not happened
+        (000's example). Raises :class:`MjError` if the snapshot has no tile for the indicator,
+        :class:`IllegalAction` if a meld is one the game could not make (:meth:`check_melds`).
         """
         ind = self.rs.indicators[name]
         if name not in snap.indicators:
             raise MjError(f"no tile for indicator {name}")
+        self.check_melds(snap)
         main, nxt = self.jing_kinds(snap.indicators[name])
         jing = {main, nxt} - {None}
         seats = snap.seats
@@ -439,27 +616,35 @@ class Scorer:
             holders = {s for s in seats if any(t in jing for t in outside_kongs[s])}  # kongs never make 霸王
             return {s: self._jing_score(counts[s], holders == {s}, snap.floor) for s in seats}, counts
 
+        def undo(claims: list[tuple[str, MeldTiles]]):
+            """Tiles as if these claims had not happened: each claimed 精 back with its discarder."""
+            t2 = {k: list(v) for k, v in tiles.items()}
+            o2 = {k: list(v) for k, v in outside.items()}
+            for s, m in claims:
+                for d in (t2, o2) if m.meld_kind != "kong" else (t2,):
+                    d[s].remove(m.claimed)
+                    d[m.from_seat].append(m.claimed)
+                if m.meld_kind == "kong":
+                    o2[m.from_seat].append(m.claimed)
+            return t2, o2
+
         tiles = {s: self._all_tiles(snap, s) for s in seats}
         outside = {s: self._all_tiles(snap, s, with_kongs=False) for s in seats}
         actual, counts = scores(tiles, outside)
-        liability: _Liability | None = None
+        liable: dict[str, tuple[str, MeldTiles]] = {}  # beneficiary → (discarder, the claim)
         for lia in self.rs.jing_rules("liability"):
             for s in seats:
-                for m in snap.hands.get(s, SeatHand()).melds:
-                    if liability or m.claimed not in jing or m.from_seat not in seats or m.from_seat == s:
+                if s in liable or not self._formula_fires(lia.rule, counts[s], snap.floor):
+                    continue
+                for m in snap.hands.get(s, SeatHand()).melds:  # the last claim that made the difference
+                    if m.claimed not in jing or m.from_seat not in seats or m.from_seat == s:
                         continue
-                    t2 = {k: list(v) for k, v in tiles.items()}
-                    o2 = {k: list(v) for k, v in outside.items()}
-                    for d in (t2, o2) if m.meld_kind != "kong" else (t2,):
-                        d[s].remove(m.claimed)
-                        d[m.from_seat].append(m.claimed)
-                    if m.meld_kind == "kong":
-                        o2[m.from_seat].append(m.claimed)
-                    asif, asif_counts = scores(t2, o2)
-                    if self._formula_fires(lia.rule, counts[s], snap.floor) and not self._formula_fires(
-                            lia.rule, asif_counts[s], snap.floor):
-                        liability = _Liability(s, m.from_seat, asif)
-                        ledger.fired.append(lia.name)
+                    _, asif_counts = scores(*undo([(s, m)]))
+                    if not self._formula_fires(lia.rule, asif_counts[s], snap.floor):
+                        liable[s] = (m.from_seat, m)
+                if s in liable:
+                    ledger.fired.append(lia.name)
+        as_if = scores(*undo([(s, m) for s, (_, m) in liable.items()]))[0] if liable else actual
         for _, _, names in actual.values():
             ledger.fired += names
         payers = len(seats) - 1
@@ -468,14 +653,14 @@ class Scorer:
                 if payer == payee:
                     continue
                 rule = name
-                if liability is None:
+                if not liable:
                     amount, parts, _ = actual[payee]
-                elif (liability.beneficiary, liability.discarder) == (payee, payer):
+                elif payee in liable and liable[payee][0] == payer:
                     amount, parts, _ = actual[payee]
                     amount, parts = amount * payers, parts + [f"liable for all {payers} payers x{payers}"]
                     rule = f"{name}.liability"
                 else:
-                    amount, parts, _ = liability.as_if[payee]
+                    amount, parts, _ = as_if[payee]
                     parts = parts + ["as if the 精 was not claimed"]
                 self._jing_transfer(ledger, payer, payee, amount, parts, name, rule, self._transfer_env(snap, payer, payee))
         if ind.with_kongs:

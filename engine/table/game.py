@@ -324,12 +324,10 @@ class Game:
                 first = True  # 地胡
         return WinInfo(seat, tile, by, from_seat, first)
 
-    def _readings(self, seat: str, tile: int, natural: bool, hand: SeatHand | None = None, full: bool = False):
-        """The readings of ``seat``'s hand with ``tile`` (``full``), or just whether it wins."""
+    def _readings(self, seat: str, tile: int, natural: bool, hand: SeatHand | None = None):
+        """Whether ``seat``'s hand with ``tile`` wins (any reading)."""
         h = hand or self.hands[seat]
         ev = self.scorer.hands
-        if full:
-            return ev.readings(h.concealed + [tile], h.melds, self.wild, tile, natural)
         return ev.is_win(h.concealed + [tile], h.melds, self.wild, tile, natural)
 
     def _self_win(self, seat: str) -> WinInfo | None:
@@ -341,17 +339,46 @@ class Game:
         rest.remove(self.last_drawn)
         if not self._readings(seat, self.last_drawn, False, SeatHand(rest, hand.melds)):
             return None
-        return self._win_info(seat, self.last_drawn, "kong_draw" if self.from_tail else "self_draw")
+        info = self._win_info(seat, self.last_drawn, "kong_draw" if self.from_tail else "self_draw")
+        return info if self._win_refusal(info, SeatHand(rest, hand.melds)) is None else None
+
+    def _win_refusal(self, info: WinInfo, hand: SeatHand | None = None) -> IllegalAction | None:
+        """Why the ruleset forbids this win judged on the state alone (the scorer's
+        :meth:`~engine.core.scoring.Scorer.check_win_allowed`, shared with ``score`` and ``test``),
+        or None. ``hand``: the winner's hand without the winning tile (default: as held)."""
+        hands = dict(self.hands)
+        if hand is not None:
+            hands[info.seat] = hand
+        try:
+            self.scorer.check_win_allowed(Snapshot(self.seats, self.dealer, self.floor, dict(self.indicators), hands,
+                                                   info))
+        except IllegalAction as exc:
+            return exc
+        return None
+
+    def _refused_win(self, action: Action) -> IllegalAction | None:
+        """For an illegal ``win`` on a tile that completes the hand: the state-only policy that
+        forbids it (the reason an error message gives), else None."""
+        if action.kind != "win":
+            return None
+        if self.phase == ROB:
+            (frm, tile), by = self.robbed, "rob_kong"
+        elif self.last_discard is not None and (self.phase == CLAIM or (self.phase == DRAW and not self.from_tail)):
+            (frm, tile), by = self.last_discard, "discard"  # the discard nobody has taken yet
+        else:
+            return None
+        if action.seat not in self.seats or frm == action.seat or not self._readings(action.seat, tile, True):
+            return None
+        return self._win_refusal(self._win_info(action.seat, tile, by, frm))
 
     def _discard_win(self, seat: str, tile: int, by: str, from_seat: str) -> WinInfo | None:
-        """The win ``seat`` may take on another's tile, after 精钓 and 弃先胡后 (pass_lock)."""
+        """The win ``seat`` may take on another's tile, after the state-only policies
+        (:meth:`_win_refusal`: 精钓) and 弃先胡后 (pass_lock)."""
         if not self._readings(seat, tile, True):
             return None
-        jw = self.policies["jing_wait_discard"]
-        if by == "discard" and jw and jw["win"][0] == "forbid" and any(
-                r.jing_wait for r in self._readings(seat, tile, True, full=True)):
-            return None
         info = self._win_info(seat, tile, by, from_seat)
+        if self._win_refusal(info) is not None:
+            return None
         lock = self.locks.get(seat)
         pl = self.policies["pass_lock"]
         if by == "discard" and lock is not None and pl is not None:
@@ -417,6 +444,9 @@ class Game:
                 raise IllegalAction(
                     f"illegal action {text!r}: {action.seat} passed a win on {self.tiles.code(lock.tile)} and may not "
                     "win on a discard until its own draw or claim (pass_lock)")
+            refusal = self._refused_win(action)
+            if refusal is not None:
+                raise IllegalAction(f"illegal action {text!r}: {refusal.message}", hint=refusal.hint)
             if not legal:
                 waiting = ", ".join(self.to_act())
                 raise IllegalAction(f"illegal action {text!r}: {action.seat} has nothing to do now; "
