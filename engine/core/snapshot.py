@@ -49,10 +49,18 @@ def parse_meld(scorer: Scorer, text: str, seats: list[str]) -> MeldTiles:
         raise ScenarioError(f"kong {text!r}: say how it was made",
                             hint="`from SEAT` (明杠), `added` (加杠) or `concealed` (暗杠)")
     if from_seat is not None and claimed is None:
-        claimed = min(tiles)
+        claimed = min(tiles, key=lambda k: notation_key(scorer, k))
     if claimed is not None and claimed not in tiles:
         raise ScenarioError(f"meld {text!r}: the claimed tile is not in the meld")
     return MeldTiles(kind, tiles, concealed=concealed, added=added, from_seat=from_seat, claimed=claimed)
+
+
+def notation_key(scorer: Scorer, kind: int) -> tuple:
+    """Where a kind stands in the notation order of its group: rank for a suit, the digit code
+    for an honour (``1z…7z`` = 东南西北白发中, SCENARIOS.md Tiles) — so the default claimed
+    tile of ``chow 白发中`` is 白. Honours without a digit code keep their declared order."""
+    k = scorer.tiles.kinds[kind]
+    return (k.alias or "", kind) if not k.is_suit else ("", kind)
 
 
 def parse_hand(scorer: Scorer, value, seats: list[str]) -> SeatHand:
@@ -90,9 +98,15 @@ def parse_win(scorer: Scorer, value: dict, seats: list[str]) -> WinInfo:
     frm = value.get("from")
     if by in ("discard", "rob_kong") and frm not in seats:
         raise ScenarioError(f"a {by} win needs `from`: the seat whose tile was taken", hint=f"seats: {' '.join(seats)}")
+    if by in ("self_draw", "kong_draw") and frm is not None:
+        raise ScenarioError(f"a {by} win takes no `from`: the winning tile is the winner's own draw",
+                            hint="leave out `from`, or use `by: discard` / `by: rob_kong`")
     if "tile" not in value:
         raise ScenarioError("win needs `tile`: the winning tile")
-    return WinInfo(seat, scorer.tiles.parse_one(str(value["tile"])), by, frm, bool(value.get("first_turn", False)))
+    first = value.get("first_turn", False)
+    if not isinstance(first, bool):
+        raise ScenarioError(f"win.first_turn is true or false, not {first!r}")
+    return WinInfo(seat, scorer.tiles.parse_one(str(value["tile"])), by, frm, first)
 
 
 def wild_indicator(scorer: Scorer) -> str | None:
