@@ -205,3 +205,12 @@ def test_score_prints_the_reason(tmp_path):
     assert out.returncode != 0 and "Traceback" not in out.stderr
     err = json.loads(out.stdout or out.stderr)
     assert "a first-turn discard is the dealer's, and W is not the dealer (E)" in err["error"]
+
+
+def test_an_indicator_from_the_previous_hand_is_no_copy_of_this_wall():
+    """回头一笑 settles the previous hand's 上精 kind: four 3p in hand are possible with it."""
+    scorer = Scorer(compile_ruleset("chongguan"))
+    snap = build_snapshot(scorer, indicators={"回头": "3p"}, hands={"E": "3333p"})
+    assert scorer.settle_indicator(snap, "回头").net(SEATS)["E"] > 0
+    with pytest.raises(ScenarioError, match="tile 3p is used 5 times"):  # this hand's 上精 is one of its tiles
+        build_snapshot(scorer, jing="3p", hands={"E": "3333p"})

@@ -186,8 +186,10 @@ def build_snapshot(scorer: Scorer, *, hands: dict, jing: str | None = None, lowe
 
 
 def check_copies(scorer: Scorer, snap: Snapshot) -> None:
-    """No kind appears more often than its copies (indicators count one copy each)."""
-    count: Counter[int] = Counter(snap.indicators.values())
+    """No kind appears more often than its copies (indicators count one copy each — except one
+    carried over from the previous hand, ``previous upper``, which is no tile of this wall)."""
+    count: Counter[int] = Counter(t for n, t in snap.indicators.items()
+                                  if n not in scorer.rs.indicators or scorer.rs.indicators[n].position.type != "previous")
     for h in snap.hands.values():
         count.update(h.concealed)
         for m in h.melds:
