@@ -65,7 +65,7 @@ def read_text(path: Path, what: str = "file") -> str:
     except OSError as exc:
         raise ScenarioError(f"cannot read {what} {path}: {exc.strerror or exc}") from None
     if len(raw) > MAX_FILE_BYTES:
-        raise ScenarioError(f"the {what} is bigger than {MAX_FILE_BYTES // 1024} kB", Location(file, 1, 1),
+        raise ScenarioError(f"the {what} is bigger than {MAX_FILE_BYTES} bytes", Location(file, 1, 1),
                             hint="a scenario file or a record is a few kB; split it", source_text="")
     nul = raw.find(b"\0")
     if nul >= 0:
@@ -92,7 +92,7 @@ def check_bounds(text: str, file: str) -> None:
     for n, line in enumerate(text.split("\n"), 1):
         if len(line) > MAX_LINE:
             raise ScenarioError(f"line {n} is {len(line)} characters long (at most {MAX_LINE})",
-                                Location(file, n, MAX_LINE + 1), source_text=text)
+                                Location(file, n, MAX_LINE + 1), source_text="")  # not shown: too long
     sizes: dict[str, int] = {}  # anchor → expanded node count
     open_: list[tuple[str | None, int]] = []  # open collections: (anchor, node count at start)
     total = 0
@@ -295,7 +295,7 @@ def schema_error(exc: ValidationError, model: type, data: Any, file: str, text: 
             if why not in reasons:
                 reasons.append(why)
         got = repr(first.get("input"))
-        got = got if len(got) <= 40 else got[:37] + "…"
+        got = got if len(got) <= MAX_WORD else got[:MAX_WORD] + "…"
         msg = f"{_dotted(full) or 'the file'}: {' or '.join(reasons)}, not {got}"
         where = node_location(file, root, full)
     return ScenarioError(msg, where, hint=hint, source_text=text)
