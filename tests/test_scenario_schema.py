@@ -272,3 +272,13 @@ def test_run_file_raises_unless_keep_going(tmp_path):
     bad, good = run_file(f, keep_going=True)
     assert bad.status == "error" and bad.name == "bad" and where(bad.error) == (4, 12)
     assert good.status == "pass"
+
+
+def test_the_scenario_page_states_the_bounds():
+    text = " ".join((Path(__file__).resolve().parent.parent / "docs" / "scenarios.md").read_text(encoding="utf-8").split())
+    for stated in (f"over {yamlio.MAX_FILE_BYTES // 2 ** 20} MiB", f"line over {yamlio.MAX_LINE} characters",
+                   f"value over {yamlio.MAX_SCALAR} characters", f"more than {yamlio.MAX_DEPTH} deep",
+                   f"more than {yamlio.MAX_NODES:,} values".replace(",", " "), f"at most {yamlio.MAX_ITEMS} cases",
+                   f"of at most {yamlio.MAX_WORD} characters", f"floor from 1 to {yamlio.MAX_FLOOR}", "±10⁹"):
+        assert stated in text, stated
+    assert yamlio.MAX_ZI == 10 ** 9 and yamlio.MAX_TEXT == 1000
