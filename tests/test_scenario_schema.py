@@ -282,3 +282,10 @@ def test_the_scenario_page_states_the_bounds():
                    f"of at most {yamlio.MAX_WORD} characters", f"floor from 1 to {yamlio.MAX_FLOOR}", "±10⁹"):
         assert stated in text, stated
     assert yamlio.MAX_ZI == 10 ** 9 and yamlio.MAX_TEXT == 1000
+
+
+def test_the_game_schema_and_the_scripted_keys_agree():
+    from engine.tools.scenario import GameSpec
+    from engine.tools.scripted import GAME_KEYS
+
+    assert {f.alias or n for n, f in GameSpec.model_fields.items()} == GAME_KEYS
