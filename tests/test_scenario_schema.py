@@ -289,3 +289,8 @@ def test_the_game_schema_and_the_scripted_keys_agree():
     from engine.tools.scripted import GAME_KEYS
 
     assert {f.alias or n for n, f in GameSpec.model_fields.items()} == GAME_KEYS
+
+
+def test_an_alias_to_an_anchor_being_redefined_is_a_cycle_too(tmp_path):
+    exc = refused(tmp_path, "ruleset: nanchang\nx: &x 1\ncases: &x [*x]\n")
+    assert exc.message == "alias *x is inside its own anchor (a cycle)" and where(exc) == (3, 12)

@@ -1,11 +1,11 @@
 """Reading untrusted YAML (scenario files, hand records) safely, and checking it against a schema.
 
-:func:`load_yaml` refuses, with ``file:line:col``, before building anything: a file over
+:func:`load_yaml` refuses, with ``file:line:col``, before constructing anything: a file over
 :data:`MAX_FILE_BYTES`, a NUL byte, bytes that are not UTF-8, nesting deeper than
 :data:`MAX_DEPTH`, more than :data:`MAX_NODES` nodes once every alias is expanded (so a
 "billion laughs" file is refused after reading its few lines, not after expanding it), an alias
-to its own anchor (a cycle), and a scalar longer than :data:`MAX_SCALAR` characters. What passes
-is loaded with ruamel.yaml's round-trip loader, which keeps each mapping's and list's positions
+to its own anchor (a cycle), a line longer than :data:`MAX_LINE` and a scalar longer than
+:data:`MAX_SCALAR` characters. What passes is loaded with ruamel.yaml's round-trip loader, which keeps each mapping's and list's positions
 (``.lc``).
 
 :func:`validate` checks the loaded data against a pydantic model and maps the first error's
@@ -22,8 +22,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 from ruamel.yaml import YAML
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
-from ruamel.yaml.events import (AliasEvent, CollectionEndEvent, CollectionStartEvent, NodeEvent,
-                                ScalarEvent)
+from ruamel.yaml.composer import Composer
+from ruamel.yaml.events import AliasEvent, ScalarEvent
 
 from engine.errors import Location, ScenarioError, did_you_mean
 
@@ -84,51 +84,56 @@ def _mark_loc(file: str, mark) -> Location:
     return Location(file, mark.line + 1, mark.column + 1) if mark is not None else Location(file, 1, 1)
 
 
-def check_bounds(text: str, file: str) -> None:
-    """Walk the YAML events (nothing is built) and refuse a document with a line longer than
-    :data:`MAX_LINE`, or that nests deeper than
-    :data:`MAX_DEPTH`, expands to more than :data:`MAX_NODES` nodes, holds a scalar longer than
-    :data:`MAX_SCALAR` or an alias inside its own anchor. :class:`ScenarioError` with where."""
+def _check_lines(text: str, file: str) -> None:
     for n, line in enumerate(text.split("\n"), 1):
         if len(line) > MAX_LINE:
             raise ScenarioError(f"line {n} is {len(line)} characters long (at most {MAX_LINE})",
                                 Location(file, n, MAX_LINE + 1), source_text="")  # not shown: too long
-    sizes: dict[str, int] = {}  # anchor → expanded node count
-    open_: list[tuple[str | None, int]] = []  # open collections: (anchor, node count at start)
-    total = 0
-    try:
-        for ev in YAML(typ="rt").parse(text):
-            if isinstance(ev, AliasEvent):
-                if ev.anchor not in sizes:
-                    if any(a == ev.anchor for a, _ in open_):
-                        raise ScenarioError(f"alias *{ev.anchor} is inside its own anchor (a cycle)",
-                                            _mark_loc(file, ev.start_mark), source_text=text)
-                    continue  # an undefined alias: the loader reports it
-                total += sizes[ev.anchor]
-            elif isinstance(ev, ScalarEvent):
-                total += 1
-                if len(ev.value) > MAX_SCALAR:
-                    raise ScenarioError(f"a value of {len(ev.value)} characters (at most {MAX_SCALAR})",
-                                        _mark_loc(file, ev.start_mark), source_text=text)
-                if ev.anchor:
-                    sizes[ev.anchor] = 1
-            elif isinstance(ev, CollectionStartEvent):
-                total += 1
-                open_.append((ev.anchor, total - 1))
-                if len(open_) > MAX_DEPTH:
-                    raise ScenarioError(f"nested more than {MAX_DEPTH} levels deep", _mark_loc(file, ev.start_mark),
-                                        source_text=text)
-            elif isinstance(ev, CollectionEndEvent) and open_:
-                anchor, start = open_.pop()
-                if anchor:
-                    sizes[anchor] = total - start
-            if total > MAX_NODES and isinstance(ev, NodeEvent):
-                raise ScenarioError(f"more than {MAX_NODES} values once aliases are expanded",
-                                    _mark_loc(file, ev.start_mark),
-                                    hint="aliases (*name) repeat what their anchor holds; use fewer",
-                                    source_text=text)
-    except MarkedYAMLError as exc:
-        raise _yaml_error(exc, file, text) from None
+
+
+class _BoundedComposer(Composer):
+    """ruamel's composer, refusing as it goes (before anything is constructed): nesting deeper
+    than :data:`MAX_DEPTH`, more than :data:`MAX_NODES` nodes counting each alias as the nodes
+    of its anchor, an alias inside its own anchor, a scalar longer than :data:`MAX_SCALAR`."""
+
+    def __init__(self, loader=None) -> None:
+        super().__init__(loader)
+        self.warn_double_anchors = False  # an anchor defined again is YAML; no warning on stderr
+        self.sizes: dict[str, int] = {}  # anchor → nodes it stands for
+        self.total = 0
+        self.levels = 0
+
+    def _refuse(self, message: str, event, hint: str | None = None) -> ScenarioError:
+        file, text = self.loader.mj_where
+        return ScenarioError(message, _mark_loc(file, event.start_mark), hint=hint, source_text=text)
+
+    def _count(self, n: int, event) -> None:
+        self.total += n
+        if self.total > MAX_NODES:
+            raise self._refuse(f"more than {MAX_NODES} values once aliases are expanded", event,
+                               hint="aliases (*name) repeat what their anchor holds; use fewer")
+
+    def compose_node(self, parent, index):
+        event = self.parser.peek_event()
+        if isinstance(event, AliasEvent):
+            if event.anchor in self.anchors and event.anchor not in self.sizes:
+                raise self._refuse(f"alias *{event.anchor} is inside its own anchor (a cycle)", event)
+            self._count(self.sizes.get(event.anchor, 0), event)
+            return super().compose_node(parent, index)
+        if isinstance(event, ScalarEvent) and len(event.value) > MAX_SCALAR:
+            raise self._refuse(f"a value of {len(event.value)} characters (at most {MAX_SCALAR})", event)
+        self.levels += 1
+        if self.levels > MAX_DEPTH:
+            raise self._refuse(f"nested more than {MAX_DEPTH} levels deep", event)
+        if event.anchor:
+            self.sizes.pop(event.anchor, None)  # an anchor defined again: not usable inside itself
+        start = self.total
+        self._count(1, event)
+        node = super().compose_node(parent, index)
+        self.levels -= 1
+        if event.anchor:
+            self.sizes[event.anchor] = self.total - start
+        return node
 
 
 def _yaml_error(exc: MarkedYAMLError, file: str, text: str) -> ScenarioError:
@@ -137,10 +142,15 @@ def _yaml_error(exc: MarkedYAMLError, file: str, text: str) -> ScenarioError:
 
 
 def load_text(text: str, file: str) -> Any:
-    """Parse YAML text within the bounds of :func:`check_bounds`, keeping positions."""
-    check_bounds(text, file)
+    """Parse YAML text keeping positions, refusing (with where) a line longer than
+    :data:`MAX_LINE` before parsing, and what :class:`_BoundedComposer` refuses while
+    composing: nothing is built past a bound."""
+    _check_lines(text, file)
+    yaml = YAML(typ="rt")
+    yaml.Composer = _BoundedComposer
+    yaml.mj_where = (file, text)
     try:
-        return YAML(typ="rt").load(text)
+        return yaml.load(text)
     except MarkedYAMLError as exc:
         raise _yaml_error(exc, file, text) from None
     except (YAMLError, ValueError, TypeError) as exc:  # a value ruamel cannot construct
