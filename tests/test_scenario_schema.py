@@ -294,3 +294,8 @@ def test_the_game_schema_and_the_scripted_keys_agree():
 def test_an_alias_to_an_anchor_being_redefined_is_a_cycle_too(tmp_path):
     exc = refused(tmp_path, "ruleset: nanchang\nx: &x 1\ncases: &x [*x]\n")
     assert exc.message == "alias *x is inside its own anchor (a cycle)" and where(exc) == (3, 12)
+
+
+def test_a_key_of_the_wrong_type_points_at_the_key(tmp_path):
+    exc = refused(tmp_path, HEAD + "  - name: k\n    hands: {S: 1m, 1: 123m}\n    expect: {hand: {S: 1}}\n")
+    assert exc.message == "cases[0].hands: key 1: Input should be a valid string" and where(exc) == (4, 20)

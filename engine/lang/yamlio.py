@@ -306,6 +306,10 @@ def schema_error(exc: ValidationError, model: type, data: Any, file: str, text: 
                 reasons.append(why)
         got = repr(first.get("input"))
         got = got if len(got) <= MAX_WORD else got[:MAX_WORD] + "…"
-        msg = f"{_dotted(full) or 'the file'}: {' or '.join(reasons)}, not {got}"
-        where = node_location(file, root, full)
+        if "[key]" in first["loc"]:  # a mapping's key, not its value, is wrong
+            msg = f"{_dotted(full[:-1]) or 'the file'}: key {path[-1]!r}: {' or '.join(reasons)}"
+            where = node_location(file, root, full, key=True)
+        else:
+            msg = f"{_dotted(full) or 'the file'}: {' or '.join(reasons)}, not {got}"
+            where = node_location(file, root, full)
     return ScenarioError(msg, where, hint=hint, source_text=text)
