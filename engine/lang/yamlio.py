@@ -5,8 +5,8 @@
 :data:`MAX_DEPTH`, more than :data:`MAX_NODES` nodes once every alias is expanded (so a
 "billion laughs" file is refused after reading its few lines, not after expanding it), an alias
 to its own anchor (a cycle), a line longer than :data:`MAX_LINE` and a scalar longer than
-:data:`MAX_SCALAR` characters. What passes is loaded with ruamel.yaml's round-trip loader, which keeps each mapping's and list's positions
-(``.lc``).
+:data:`MAX_SCALAR` characters. What passes is loaded with ruamel.yaml's round-trip loader,
+which keeps each mapping's and list's positions (``.lc``).
 
 :func:`validate` checks the loaded data against a pydantic model and maps the first error's
 ``loc`` back to the YAML node's line and column. Both raise :class:`~engine.errors.ScenarioError`.
