@@ -275,23 +275,26 @@ def test(
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Explain passing cases too.")] = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """Run scenario files: a PASS/FAIL line per case and `N passed, M failed`.
+    """Run scenario files: a PASS/FAIL line per case (ERROR for a file or case that cannot be run;
+    the rest still run) and `N passed, M failed` (`, K errors` when there are any).
 
-    Exit 0 when all pass, 1 when any fails, 2 when a file cannot be read.
+    Exit 2 when any file or case is an error, else 1 when any case fails, else 0.
     """
     from engine.tools.scenario import run_files
 
-    try:
-        results = run_files(files)
-    except MjError as exc:
-        _fail(exc, as_json)
-    passed = sum(r.passed for r in results)
-    failed = len(results) - passed
+    results = run_files(files, keep_going=True)
+    passed = sum(r.status == "pass" for r in results)
+    failed = sum(r.status == "fail" for r in results)
+    errors = sum(r.status == "error" for r in results)
     if as_json:
-        print(json.dumps({"passed": passed, "failed": failed, "cases": [r.to_json() for r in results]},
-                         ensure_ascii=False, indent=2))
+        print(json.dumps({"passed": passed, "failed": failed, "errors": errors,
+                          "cases": [r.to_json() for r in results]}, ensure_ascii=False, indent=2))
     else:
         for r in results:
+            if r.error is not None:
+                out.print(f"ERROR {r.name if r.name is not None else r.file}", markup=False)
+                out.print("    " + r.error.render().replace("\n", "\n    "), markup=False)
+                continue
             out.print(f"{'PASS' if r.passed else 'FAIL'} {r.name}", markup=False)
             for d in r.differences:
                 out.print(f"    {d}", markup=False)
@@ -300,8 +303,8 @@ def test(
                     out.print(f"    fired: {', '.join(r.fired)}", markup=False)
                 for e in r.explanation:
                     out.print(f"    {e}", markup=False)
-        out.print(f"{passed} passed, {failed} failed", markup=False)
-    raise typer.Exit(0 if failed == 0 else 1)
+        out.print(f"{passed} passed, {failed} failed" + (f", {errors} errors" if errors else ""), markup=False)
+    raise typer.Exit(2 if errors else 1 if failed else 0)
 
 
 # ---- diff -----------------------------------------------------------------------------------------

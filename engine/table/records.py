@@ -1,26 +1,158 @@
 """Hand records: everything needed to play a hand again exactly, and what it settled.
 
-A record (YAML or JSON, format ``mjrules-record/1``) holds the ruleset (name, file, options),
-the seed, dealer and floor, the wall (the shuffled ring, or a scripted linear wall), every
+A record (YAML or JSON, format ``mjrules-record/1``) holds the ruleset (name, file, options, and
+the sha256 of every rule file it was compiled from), the seed, dealer and floor, the wall (the shuffled ring, or a scripted linear wall), every
 dice throw, the previous hand's indicators, every action as text (``S discard 5p``) and the
 result (winner, reading, fans, net 子 per part, and every settlement transfer). :func:`replay` rebuilds the game from it and
-reports any difference from the recorded result.
+reports any difference from the recorded result. A record is read through :class:`RecordSpec`
+(the safe YAML reading and the schema of :mod:`engine.lang.yamlio`).
 """
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 from pathlib import Path
+from typing import Annotated, Literal, Optional, Union
 
+from pydantic import AfterValidator, BaseModel, Field, StringConstraints
 from ruamel.yaml import YAML
 
 from engine.lang.compiler import compile_ruleset
+from engine.lang.resources import rulesets_dir
+from engine.lang.ruleset import Origin, Ruleset
+from engine.lang.yamlio import (MAX_FILE_BYTES, MAX_FLOOR, MAX_ITEMS, MAX_SEED, MAX_TEXT, MAX_WORD, MAX_ZI, Strict,
+                                load_yaml, validate)
 from engine.errors import MjError, ScenarioError
 from engine.table.game import Action, Game
 from engine.core.scoring import Scorer
 from engine.table.wall import DIE_FACES
 
 FORMAT = "mjrules-record/1"
+
+# ---- the schema ------------------------------------------------------------------------------------
+
+Word = Annotated[str, StringConstraints(max_length=MAX_WORD)]
+Text = Annotated[str, StringConstraints(max_length=MAX_TEXT)]
+Zi = Annotated[int, Field(ge=-MAX_ZI, le=MAX_ZI)]
+Nets = Annotated[dict[Word, Zi], Field(max_length=MAX_WORD)]
+Sha256 = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
+
+
+def _floor(v: int) -> int:
+    if not 1 <= v <= MAX_FLOOR:
+        raise ValueError(f"`floor` must be a whole number ≥ 1 (at most {MAX_FLOOR})")
+    return v
+
+
+class TransferSpec(Strict):
+    """One settlement transfer of the result."""
+
+    when: Word
+    part: Word
+    payer: Word
+    payee: Word
+    amount: Zi
+    rule: Optional[Text]
+    factors: Annotated[list[Text], Field(max_length=MAX_WORD)]
+
+
+class ResultSpec(Strict):
+    """The recorded outcome (:func:`result_summary`); every key is required and compared."""
+
+    winner: Optional[Word]
+    by: Word
+    reading: Optional[Text]
+    fans: Annotated[list[Text], Field(max_length=MAX_ITEMS)]
+    follow_first: bool
+    net: Annotated[dict[Text, Nets], Field(max_length=MAX_ITEMS)]
+    total: Nets
+    settlements: Annotated[list[TransferSpec], Field(max_length=MAX_ITEMS)]
+
+
+class RecordSpec(Strict):
+    """A record (format ``mjrules-record/1``). ``result`` may be left out (an unfinished hand),
+    not emptied; ``ruleset_sha256`` maps each rule file (a bundled one by its file name) to the
+    sha256 of its bytes."""
+
+    format: Literal["mjrules-record/1"]
+    ruleset: Text
+    ruleset_file: Optional[Text] = None
+    ruleset_sha256: Annotated[dict[Text, Sha256], Field(min_length=1, max_length=MAX_WORD)]
+    options: Annotated[dict[Word, Union[Word, int, bool]], Field(max_length=MAX_ITEMS)] = {}
+    seed: Optional[Annotated[int, Field(ge=-MAX_SEED, le=MAX_SEED)]] = None
+    dealer: Optional[Word] = None
+    floor: Annotated[int, AfterValidator(_floor)] = 1
+    ring: Optional[Annotated[list[Word], Field(max_length=MAX_ITEMS)]] = None
+    wall: Optional[Annotated[list[Word], Field(max_length=MAX_ITEMS)]] = None
+    dice: Annotated[list[Annotated[list[Annotated[int, Field(ge=1, le=DIE_FACES)]], Field(max_length=MAX_WORD)]],
+                    Field(max_length=MAX_WORD)]
+    previous_indicators: Annotated[dict[Word, Word], Field(max_length=MAX_WORD)] = {}
+    actions: Annotated[list[Text], Field(max_length=MAX_ITEMS * MAX_WORD)]
+    result: ResultSpec = None  # type: ignore[assignment]  # absent: an unfinished hand; null is refused
+
+
+# ---- the ruleset's files ---------------------------------------------------------------------------
+
+
+def _origin_files(rs: Ruleset) -> list[str]:
+    """The rule files a ruleset was compiled from: its own file, then every file one of its
+    declarations comes from (the files it extends)."""
+    found = [rs.file]
+
+    def walk(v) -> None:
+        if isinstance(v, Origin):
+            if v.file not in found:
+                found.append(v.file)
+        elif isinstance(v, BaseModel):
+            for k in type(v).model_fields:
+                walk(getattr(v, k))
+        elif isinstance(v, (list, tuple)):
+            for x in v:
+                walk(x)
+        elif isinstance(v, dict):
+            for x in v.values():
+                walk(x)
+
+    walk(rs)
+    return found
+
+
+def _file_key(file: str) -> str:
+    """A bundled rule file by its file name (the record stays valid on another machine),
+    another by its path."""
+    return Path(file).name if _bundled(file) else file
+
+
+def _key_path(key: str) -> Path:
+    bundled = rulesets_dir() / key
+    return bundled if key == Path(key).name and bundled.is_file() else Path(key)
+
+
+def file_sha256(path: Path) -> str:
+    """The sha256 (hex) of a rule file's bytes; :class:`MjError` when it is not a readable
+    ``.rules`` file of at most :data:`~engine.lang.yamlio.MAX_FILE_BYTES`."""
+    try:
+        if path.suffix != ".rules" or not path.is_file():
+            raise MjError(f"the record's ruleset file {path} is not there")
+        if path.stat().st_size > MAX_FILE_BYTES:
+            raise MjError(f"the record's ruleset file {path} is bigger than {MAX_FILE_BYTES} bytes")
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError as exc:
+        raise MjError(f"cannot read the record's ruleset file {path}: {exc.strerror or exc}") from None
+
+
+_HASHES: dict[int, tuple[Ruleset, dict[str, str]]] = {}
+
+
+def ruleset_hashes(rs: Ruleset) -> dict[str, str]:
+    """``{file: sha256}`` for every rule file ``rs`` was compiled from (see :func:`_file_key`)."""
+    hit = _HASHES.get(id(rs))
+    if hit is None or hit[0] is not rs:
+        if len(_HASHES) > MAX_WORD:
+            _HASHES.clear()
+        hit = _HASHES[id(rs)] = (rs, {_file_key(f): file_sha256(Path(f)) for f in _origin_files(rs)})
+    return dict(hit[1])
 
 
 def result_summary(g: Game) -> dict:
@@ -48,6 +180,7 @@ def game_record(g: Game) -> dict:
         "ruleset": g.rs.name,
         # a bundled ruleset is named; another file is kept by its path
         "ruleset_file": None if _bundled(g.rs.file) else g.rs.file,
+        "ruleset_sha256": ruleset_hashes(g.rs),
         "options": {k: o.chosen for k, o in g.rs.options.items()},
         "seed": g.seed,
         "dealer": g.dealer,
@@ -82,16 +215,12 @@ def dump(rec: dict, path: Path) -> None:
 
 
 def load(path: Path) -> dict:
-    """Read a record file; :class:`ScenarioError` if it is not one."""
-    try:
-        text = path.read_text(encoding="utf-8")
-        rec = json.loads(text) if path.suffix == ".json" else YAML(typ="safe").load(text)
-    except (OSError, ValueError) as exc:
-        raise ScenarioError(f"cannot read record {path}: {exc}") from None
-    except Exception as exc:  # ruamel's parse errors
-        raise ScenarioError(f"cannot read record {path}: {exc}") from None
+    """Read a record file (YAML or JSON) through the safe reader and :class:`RecordSpec`;
+    :class:`ScenarioError` with file:line:col if it is not a record."""
+    rec, text = load_yaml(path, "record")
     if not isinstance(rec, dict) or rec.get("format") != FORMAT:
         raise ScenarioError(f"{path} is not an mjrules record (format {FORMAT})")
+    validate(RecordSpec, rec, str(path), text)
     return rec
 
 
@@ -104,30 +233,39 @@ def _bundled(file: str) -> bool:
         return False
 
 
-def _check_record(rec: dict) -> None:
-    """The fields replay relies on, with what is wrong; :class:`MjError`."""
-    for key in ("ruleset", "actions", "dice"):
-        if key not in rec:
-            raise MjError(f"the record has no `{key}`")
-    if not isinstance(rec["actions"], list) or not all(isinstance(a, str) for a in rec["actions"]):
-        raise MjError("`actions` is a list of action texts such as `S discard 5p`")
-    if not isinstance(rec.get("floor", 1), int) or rec.get("floor", 1) < 1:
-        raise MjError(f"`floor` must be a whole number ≥ 1, not {rec.get('floor')!r}")
-    for throw in rec["dice"]:
-        if not isinstance(throw, list) or not all(isinstance(d, int) and 1 <= d <= DIE_FACES for d in throw):
-            raise MjError(f"a dice throw is a list of dice from 1 to {DIE_FACES}, not {throw!r}")
+def _check_ruleset(rec: RecordSpec) -> None:
+    """Every rule file the record names is there with the bytes it had; :class:`MjError`
+    naming the first that is missing or changed."""
+    for key, want in rec.ruleset_sha256.items():
+        path = _key_path(key)
+        if file_sha256(path) != want:
+            raise MjError(f"the ruleset file {path} changed since the record was made (sha256 {want}, "
+                          f"now {file_sha256(path)})",
+                          hint="replay it with the rule files it was made with")
 
 
 def replay(rec: dict) -> tuple[Game, list[str]]:
     """Play a record again. Returns the game and the differences from the recorded result
     ([] when identical). Raises :class:`MjError` if the record cannot be played."""
-    _check_record(rec)
-    own = rec.get("ruleset_file")
+    if not isinstance(rec, dict):
+        raise MjError("a record is a mapping (format mjrules-record/1)")
+    try:
+        spec = validate(RecordSpec, rec, "<record>", "")
+    except ScenarioError as exc:  # a record given as data has no lines to point at
+        raise ScenarioError(exc.message, hint=exc.hint) from None
+    _check_ruleset(spec)
+    own = spec.ruleset_file
     if own and not Path(own).is_file():
         raise MjError(f"the record's ruleset file {own} is not there")
-    rs = compile_ruleset(own or rec["ruleset"], {k: str(v) for k, v in (rec.get("options") or {}).items()})
-    if rs.name != rec["ruleset"]:
-        raise MjError(f"the record is of ruleset {rec['ruleset']!r}, but {own or rec['ruleset']} is {rs.name!r}")
+    rs = compile_ruleset(own or spec.ruleset, {k: str(v) for k, v in spec.options.items()})
+    if rs.name != spec.ruleset:
+        raise MjError(f"the record is of ruleset {spec.ruleset!r}, but {own or spec.ruleset} is {rs.name!r}")
+    now = ruleset_hashes(rs)
+    if set(now) != set(spec.ruleset_sha256):
+        other = sorted(set(now) ^ set(spec.ruleset_sha256))[0]
+        raise MjError(f"the ruleset's files changed since the record was made: {other} is "
+                      + ("now read" if other in now else "no longer read"),
+                      hint="replay it with the rule files it was made with")
     scorer = Scorer(rs)
     seats = [str(v) for v in rs.table["seats"].values]
     if rec.get("dealer") is not None and rec["dealer"] not in seats:
@@ -152,12 +290,22 @@ def replay(rec: dict) -> tuple[Game, list[str]]:
         diffs.append(f"the actions end before the hand is over (phase {g.phase})")
         return g, diffs
     got = result_summary(g)
-    for key, want in rec["result"].items():
-        if key == "settlements" and isinstance(want, list) and got.get(key) != want:
+    for key in ResultSpec.model_fields:  # the schema made every key present: each is compared
+        want = rec["result"][key]
+        if key == "settlements" and got[key] != want:
             first = next((i for i, (a, b) in enumerate(zip(want, got[key])) if a != b), min(len(want), len(got[key])))
             w = want[first] if first < len(want) else None
             r = got[key][first] if first < len(got[key]) else None
-            diffs.append(f"settlements: transfer {first + 1} recorded {w!r}, replayed {r!r}")
-        elif got.get(key) != want:
-            diffs.append(f"{key}: recorded {want!r}, replayed {got.get(key)!r}")
+            diffs.append(f"settlements: transfer {first + 1} recorded {_plain(w)!r}, replayed {r!r}")
+        elif got[key] != want:
+            diffs.append(f"{key}: recorded {_plain(want)!r}, replayed {got[key]!r}")
     return g, diffs
+
+
+def _plain(v):
+    """ruamel's mappings and lists as plain ones (for messages)."""
+    if isinstance(v, dict):
+        return {k: _plain(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_plain(x) for x in v]
+    return v

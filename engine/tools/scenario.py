@@ -9,39 +9,156 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Annotated, Any, Optional, Union
 
-from ruamel.yaml import YAML
-from ruamel.yaml.error import MarkedYAMLError
+from pydantic import AfterValidator, Field, StringConstraints
 
 from engine.lang.compiler import compile_ruleset
-from engine.errors import IllegalAction, Location, RuleError, ScenarioError
+from engine.lang.yamlio import (MAX_FLOOR, MAX_ITEMS, MAX_SEED, MAX_TEXT, MAX_WORD, MAX_ZI, Strict, load_yaml,
+                                node_location, validate)
+from engine.errors import IllegalAction, Location, MjError, OptionError, RuleError, ScenarioError
 from engine.core.scoring import Ledger, Scorer
 from engine.tools.scripted import build_game
 from engine.core.snapshot import build_snapshot, lower_indicator, wild_indicator
+from engine.table.wall import DIE_FACES
 
-FILE_KEYS = {"ruleset", "options", "cases"}
-CASE_KEYS = {"name", "source", "dealer", "floor", "jing", "lower", "hands", "win", "expect", "game", "indicators"}
-EXPECT_KEYS = {"hand", "upper", "lower", "total", "fans", "win", "winner", "by", "follow_first", "phase", "settlements",
-               "wall"}
-GAME_EXPECT_KEYS = {"hand", "upper", "lower", "total", "fans", "winner", "by", "follow_first", "phase", "settlements",
-                    "wall"}
+# ---- the schema (docs/scenarios.md): types and bounds; what a value means is checked later -------
+
+Word = Annotated[str, StringConstraints(max_length=MAX_WORD)]  # a seat, a tile, a name
+Text = Annotated[str, StringConstraints(max_length=MAX_TEXT)]  # a tile string, a meld, free text
+Zi = Annotated[int, Field(ge=-MAX_ZI, le=MAX_ZI)]
+Floor = Annotated[int, Field(ge=1, le=MAX_FLOOR)]
+Nets = Annotated[dict[Word, Zi], Field(max_length=MAX_WORD)]
+Named = Annotated[dict[Word, Word], Field(max_length=MAX_WORD)]
+Tiles = Union[Text, Annotated[list[Word], Field(max_length=MAX_ITEMS)]]
+
+
+class HandSpec(Strict):
+    """``hands.SEAT`` as a mapping: concealed tiles and melds."""
+
+    concealed: Optional[Text] = None
+    melds: Optional[Annotated[list[Text], Field(max_length=MAX_WORD)]] = None
+
+
+class WinSpec(Strict):
+    """``win``: who won, on which tile, how, from whom."""
+
+    seat: Word
+    tile: Word
+    by: Word
+    from_: Optional[Word] = Field(None, alias="from")
+    first_turn: bool = False
+
+
+class ExpectSpec(Strict):
+    """``expect``: what must come out (each key optional)."""
+
+    hand: Optional[Nets] = None
+    upper: Optional[Nets] = None
+    lower: Optional[Nets] = None
+    total: Optional[Nets] = None
+    fans: Optional[Annotated[list[Text], Field(max_length=MAX_ITEMS)]] = None
+    win: Optional[bool] = None
+    winner: Optional[Word] = None
+    by: Optional[Word] = None
+    follow_first: Optional[bool] = None
+    phase: Optional[Word] = None
+    settlements: Optional[Annotated[dict[Word, Nets], Field(max_length=MAX_WORD)]] = None
+    wall: Optional[Annotated[int, Field(ge=0, le=MAX_ITEMS)]] = None
+
+
+def _one_action(value):
+    """An action of a ``game``: a text, ``{refused: TEXT}``, ``{legal: TEXT}`` or ``{play: discard_drawn}``."""
+    if isinstance(value, str) and len(value) <= MAX_TEXT:
+        return value
+    if isinstance(value, dict) and len(value) == 1:
+        [(k, v)] = value.items()
+        if (k in ("refused", "legal") and isinstance(v, str) and len(v) <= MAX_TEXT) or (
+                k == "play" and v == "discard_drawn"):
+            return value
+    raise ValueError("an action is a text `SEAT KIND [TILE]`, {refused: …}, {legal: …} or {play: discard_drawn}")
+
+
+Action = Annotated[Any, AfterValidator(_one_action)]
+
+
+class GameSpec(Strict):
+    """``game``: a scripted hand (docs/scenarios.md, Scripted games)."""
+
+    dealer: Optional[Word] = None
+    floor: Floor = 1
+    jing: Optional[Word] = None
+    lower: Optional[Word] = None
+    indicators: Optional[Named] = None
+    previous: Optional[Named] = None
+    hands: Optional[Annotated[dict[Word, Tiles], Field(max_length=MAX_WORD)]] = None
+    draws: Optional[Tiles] = None
+    replacements: Optional[Tiles] = None
+    dice: Optional[Annotated[list[Annotated[list[Annotated[int, Field(ge=1, le=DIE_FACES)]],
+                                            Field(max_length=MAX_WORD)]], Field(max_length=MAX_WORD)]] = None
+    seed: Annotated[int, Field(ge=-MAX_SEED, le=MAX_SEED)] = 0
+    actions: Optional[Annotated[list[Action], Field(max_length=MAX_ITEMS)]] = None
+
+
+class CaseSpec(Strict):
+    """One case: a snapshot and a win (or a scripted ``game``), and ``expect``."""
+
+    name: Union[Text, int]
+    source: Optional[Text] = None
+    dealer: Optional[Word] = None
+    floor: Floor = 1
+    jing: Optional[Word] = None
+    lower: Optional[Word] = None
+    hands: Optional[Annotated[dict[Word, Union[Text, HandSpec, None]], Field(max_length=MAX_WORD)]] = None
+    win: Optional[WinSpec] = None
+    expect: ExpectSpec
+    game: Optional[GameSpec] = None
+    indicators: Optional[Named] = None
+
+
+class ScenarioFile(Strict):
+    """The file: a ruleset, its options and the cases (each case is checked on its own, so one
+    bad case does not stop the others)."""
+
+    ruleset: Text
+    options: Optional[Annotated[dict[Word, Union[Word, int]], Field(max_length=MAX_ITEMS)]] = None
+    cases: Annotated[list[Any], Field(min_length=1, max_length=MAX_ITEMS)]
+
+
+def _keys(model: type) -> set[str]:
+    return {f.alias or n for n, f in model.model_fields.items()}
+
+
+FILE_KEYS = _keys(ScenarioFile)
+CASE_KEYS = _keys(CaseSpec)
+EXPECT_KEYS = _keys(ExpectSpec)
+GAME_EXPECT_KEYS = EXPECT_KEYS - {"win"}
 
 
 @dataclass
 class CaseResult:
-    """One case: passed or not, each expected/actual difference, and what fired."""
+    """One case: passed, failed (with each expected/actual difference and what fired), or an
+    error (``error``: the case or its file cannot be run; ``name`` is None for a file)."""
 
     file: str
-    name: str
+    name: str | None
     passed: bool
     differences: list[str] = field(default_factory=list)
     fired: list[str] = field(default_factory=list)
     explanation: list[str] = field(default_factory=list)
+    error: MjError | None = None
+
+    @property
+    def status(self) -> str:
+        """``pass``, ``fail`` or ``error``."""
+        return "error" if self.error is not None else ("pass" if self.passed else "fail")
 
     def to_json(self) -> dict:
-        """The result as JSON: file, name, passed, differences, fired rules, explanation."""
-        return {"file": self.file, "name": self.name, "passed": self.passed,
-                "differences": self.differences, "fired": self.fired, "explanation": self.explanation}
+        """The result as JSON: file, name, status, passed, differences, fired rules, explanation,
+        and the error (message, file, line, column, hint) or None."""
+        return {"file": self.file, "name": self.name, "status": self.status, "passed": self.passed,
+                "differences": self.differences, "fired": self.fired, "explanation": self.explanation,
+                "error": self.error.to_json() if self.error is not None else None}
 
 
 def _loc(file: str, node, key=None) -> Location:
@@ -56,24 +173,28 @@ def _loc(file: str, node, key=None) -> Location:
         return Location(file, 1, 1)
 
 
-def load_yaml(path: Path):
-    """Parse a YAML file keeping positions; :class:`ScenarioError` on bad YAML."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ScenarioError(f"cannot read {path}: {exc.strerror}") from None
-    try:
-        return YAML(typ="rt").load(text), text
-    except MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        loc = Location(str(path), mark.line + 1, mark.column + 1) if mark else Location(str(path), 1, 1)
-        raise ScenarioError(f"not valid YAML: {exc.problem or exc.context}", loc, source_text=text) from None
+def _option_error(exc: OptionError, file: str, doc, text: str) -> OptionError:
+    """An option error placed at the scenario's ``options:`` entry that chose it (the key for
+    an unknown option, the value for an unknown choice), the declaration kept as a note."""
+    options = doc.get("options")
+    if not isinstance(options, dict) or exc.option not in options:
+        return exc
+    declared = exc.location
+    exc.location = node_location(file, doc, ("options", exc.option), key=declared is None)
+    exc.source_text = text
+    if declared is not None:
+        exc.related = [*exc.related, (f"option {exc.option} is declared here", declared)]
+    return exc
 
 
-def run_file(path: Path) -> list[CaseResult]:
-    """Run every case of one scenario file. Raises :class:`ScenarioError` / :class:`RuleError`
-    (with file:line:col) when the file or its ruleset cannot be read."""
-    doc, text = load_yaml(path)
+def run_file(path: Path, keep_going: bool = False) -> list[CaseResult]:
+    """Run every case of one scenario file.
+
+    Raises :class:`ScenarioError` / :class:`RuleError` (with file:line:col) when the file or
+    its ruleset cannot be read. A case that cannot be run raises too, unless ``keep_going``:
+    then it is a :class:`CaseResult` with its ``error`` and the other cases still run.
+    """
+    doc, text = load_yaml(path, "scenario file")
     file = str(path)
 
     def err(msg, node=None, key=None, hint=None):
@@ -81,68 +202,64 @@ def run_file(path: Path) -> list[CaseResult]:
                              hint=hint, source_text=text)
 
     if not isinstance(doc, dict):
-        raise err("a scenario file is a mapping with `ruleset` and `cases`")
-    for k in doc:
-        if k not in FILE_KEYS:
-            raise err(f"unknown key {k!r}", doc, k, hint="top-level keys: ruleset, options, cases")
-    if "ruleset" not in doc:
-        raise err("missing `ruleset`: a bundled name or a path to a .rules file", doc)
-    options = doc.get("options") or {}
-    if not isinstance(options, dict):
-        raise err("`options` is a mapping name → value", doc, "options")
+        raise err("a scenario file is a mapping with `ruleset` and `cases`", doc)
+    spec = validate(ScenarioFile, doc, file, text)
+    options = {str(k): str(v) for k, v in (spec.options or {}).items()}
     try:
-        rs = compile_ruleset(str(doc["ruleset"]), {str(k): str(v) for k, v in options.items()}, base_dir=path.parent)
+        rs = compile_ruleset(spec.ruleset, options, base_dir=path.parent)
+    except OptionError as exc:
+        raise _option_error(exc, file, doc, text) from None
     except RuleError as exc:
         if exc.location is None:
             exc.location = _loc(file, doc, "ruleset")
             exc.source_text = text
         raise
     scorer = Scorer(rs)
-    cases = doc.get("cases")
-    if not isinstance(cases, list) or not cases:
-        raise err("`cases` is a non-empty list", doc, "cases" if "cases" in doc else None)
     names: set[str] = set()
     results = []
-    for case in cases:
-        if not isinstance(case, dict) or "name" not in case:
-            raise err("each case is a mapping with a `name`", case if hasattr(case, "lc") else doc)
-        name = str(case["name"])
-        if name in names:
-            raise err(f"two cases are named {name!r}", case, "name", hint="case names are unique in a file")
-        names.add(name)
-        for k in case:
-            if k not in CASE_KEYS:
-                raise err(f"unknown case key {k!r}", case, k, hint="case keys: " + ", ".join(sorted(CASE_KEYS)))
-        expect = case.get("expect")
-        if not isinstance(expect, dict) or not expect:
-            raise err(f"case {name!r} has no `expect`", case, "name")
-        for k in expect:
-            if k not in EXPECT_KEYS:
-                raise err(f"unknown expect key {k!r}", expect, k, hint="expect keys: " + ", ".join(sorted(EXPECT_KEYS)))
-        if "game" in case:
-            bad = set(expect) - GAME_EXPECT_KEYS
-            table_keys = {"hands", "win", "jing", "lower", "dealer", "floor", "indicators"}
-            if bad or set(case) & table_keys:
-                what = sorted(bad)[0] if bad else sorted(set(case) & table_keys)[0]
-                raise err(f"case {name!r}: {what!r} does not go with `game` (put table keys inside `game`)",
-                          case, "game", hint="game expect keys: " + ", ".join(sorted(GAME_EXPECT_KEYS)))
-            try:
-                game = build_game(scorer, dict(case["game"]) if isinstance(case["game"], dict) else {})
-            except ScenarioError as exc:
-                raise err(f"case {name!r}: {exc.message}", case, "game", hint=exc.hint) from None
-            results.append(_run_game_case(scorer, file, name, game, case["game"].get("actions") or [], expect, err,
-                                          case))
-            continue
+    for i, case in enumerate(doc["cases"]):
         try:
-            snap = build_snapshot(scorer, hands=case.get("hands") or {}, jing=case.get("jing"), lower=case.get("lower"),
-                                  dealer=case.get("dealer"), floor=case.get("floor", 1), win=case.get("win"),
-                                  indicators=case.get("indicators"))
-        except ScenarioError as exc:
-            key = next((k for k in ("hands", "win", "jing", "lower", "indicators", "dealer", "floor") if k in case),
-                       "name")
-            raise err(f"case {name!r}: {exc.message}", case, key, hint=exc.hint) from None
-        results.append(_run_case(scorer, file, name, snap, expect, err, case))
+            results.append(_run_one(scorer, file, text, doc, i, case, names, err))
+        except MjError as exc:
+            if not keep_going:
+                raise
+            name = case.get("name") if isinstance(case, dict) else None
+            results.append(CaseResult(file, str(name) if name is not None else f"case {i + 1}", False, error=exc))
     return results
+
+
+def _run_one(scorer: Scorer, file: str, text: str, doc, i: int, case, names: set[str], err) -> CaseResult:
+    """One case of a file: checked against the schema, built, run."""
+    spec = validate(CaseSpec, case, file, text, prefix=("cases", i), root=doc)
+    name = str(spec.name)
+    if name in names:
+        raise err(f"two cases are named {name!r}", case, "name", hint="case names are unique in a file")
+    names.add(name)
+    expect = case["expect"]
+    if not expect:
+        raise err(f"case {name!r} has no `expect`", case, "expect")
+    if "game" in case:
+        bad = set(expect) - GAME_EXPECT_KEYS
+        table_keys = {"hands", "win", "jing", "lower", "dealer", "floor", "indicators"}
+        if bad or set(case) & table_keys:
+            what = sorted(bad)[0] if bad else sorted(set(case) & table_keys)[0]
+            raise err(f"case {name!r}: {what!r} does not go with `game` (put table keys inside `game`)",
+                      case, "game", hint="game expect keys: " + ", ".join(sorted(GAME_EXPECT_KEYS)))
+        try:
+            game = build_game(scorer, dict(case["game"]))
+        except ScenarioError as exc:
+            raise err(f"case {name!r}: {exc.message}", case, "game", hint=exc.hint) from None
+        return _run_game_case(scorer, file, name, game, case["game"].get("actions") or [], expect, err, case)
+    try:
+        snap = build_snapshot(scorer, hands=case.get("hands") or {}, jing=case.get("jing"), lower=case.get("lower"),
+                              dealer=case.get("dealer"), floor=case.get("floor", 1), win=case.get("win"),
+                              indicators=case.get("indicators"))
+    except (ScenarioError, IllegalAction) as exc:
+        key = next((k for k in ("hands", "win", "jing", "lower", "indicators", "dealer", "floor") if k in case),
+                   "name")
+        raise type(exc)(f"case {name!r}: {exc.message}", _loc(file, case, key), hint=exc.hint,
+                        source_text=text) from None
+    return _run_case(scorer, file, name, snap, expect, err, case)
 
 
 def _run_case(scorer: Scorer, file: str, name: str, snap, expect: dict, err, case) -> CaseResult:
@@ -229,11 +346,18 @@ def _run_case(scorer: Scorer, file: str, name: str, snap, expect: dict, err, cas
     return res
 
 
-def run_files(paths: list[Path]) -> list[CaseResult]:
-    """All cases of several files, in order. Raises on the first file that cannot be read."""
+def run_files(paths: list[Path], keep_going: bool = False) -> list[CaseResult]:
+    """All cases of several files, in order. Raises on the first file or case that cannot be
+    read, unless ``keep_going``: then each is a :class:`CaseResult` with its ``error`` (a file's
+    has ``name`` None) and the rest still run."""
     out: list[CaseResult] = []
     for p in paths:
-        out += run_file(p)
+        try:
+            out += run_file(p, keep_going)
+        except MjError as exc:
+            if not keep_going:
+                raise
+            out.append(CaseResult(str(p), None, False, error=exc))
     return out
 
 
