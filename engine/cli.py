@@ -315,9 +315,11 @@ def score(
             if from_:
                 w["from"] = from_
         others = _indicator_flags(scorer, indicator)
+        notes = _score_notes(scorer, jing, others)
+        for note in [] if as_json else notes:  # before the result, or the refusal it may explain
+            err.print(f"note: {note}", markup=False)
         snap = build_snapshot(scorer, hands=hands, jing=jing, lower=lower, dealer=dealer, floor=floor, win=w,
                               indicators=others or None)
-        notes = _score_notes(scorer, jing, others)
         end_parts, winres = scorer.settle_end_parts(snap)
         parts = dict(end_parts)  # the hand, and the indicators settled at the end …
         for name in snap.indicators:  # … and those settled after the deal, for the table
@@ -344,8 +346,6 @@ def score(
             "notes": notes,
         }, ensure_ascii=False, indent=2))
         return
-    for note in notes:
-        err.print(f"note: {note}", markup=False)
     _print_score(scorer, snap, parts, nets, winres)
 
 
