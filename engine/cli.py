@@ -256,6 +256,10 @@ def _check_score_flags(scorer: Scorer, *, win, tile, by, from_, first_turn, deal
 def _indicator_flags(scorer: Scorer, specs: list[str] | None) -> dict[str, str]:
     """``--indicator NAME=TILE`` flags, each name declared and each tile readable."""
     pairs = _name_values(specs, "--indicator", "left=5p")
+    names = [spec.split("=", 1)[0].strip() for spec in specs or []]
+    twice = next((n for n in names if names.count(n) > 1), None)
+    if twice is not None:
+        raise ScenarioError(f"--indicator gives {twice!r} twice", hint="one --indicator NAME=TILE per indicator")
     for name, value in pairs.items():
         if name not in scorer.rs.indicators:
             raise ScenarioError(f"--indicator {name}={value}: the ruleset declares no indicator {name!r}",
@@ -447,7 +451,7 @@ def diff(
     a: Annotated[str, typer.Argument(metavar="A", help="The ruleset before: a bundled name or a .rules file.")],
     b: Annotated[str, typer.Argument(metavar="B", help="The ruleset after.")],
     impact: Annotated[int, typer.Option(metavar="N", min=0, help="Also play N seeded hands under each (greedy bots, the same seeds) and compare what they pay.")] = 0,
-    seed: Annotated[int, typer.Option(min=0, max=MAX_SEED, help="Seed of the --impact hands.")] = 1,
+    seed: Annotated[Optional[int], typer.Option(min=0, max=MAX_SEED, help="Seed of the --impact hands (default 1).")] = None,
     option: Annotated[Optional[list[str]], typer.Option("--option", "-o", metavar="NAME=VALUE", help="An option for each side that declares it (repeatable).")] = None,
     option_b: Annotated[Optional[list[str]], typer.Option("--option-b", metavar="NAME=VALUE", help="An option for B only: diff a ruleset against one of its options.")] = None,
     as_json: JsonOpt = False,
@@ -461,6 +465,10 @@ def diff(
 
     try:
         _check_count("--impact", impact, MAX_HANDS, "hands under each ruleset")
+        if seed is not None and not impact:
+            raise MjError("--seed is the seed of the --impact hands, and no --impact is given",
+                          hint="add --impact N, or leave out --seed")
+        seed = 1 if seed is None else seed
         both, only_b = _options(option), _name_values(option_b, "--option-b", "NAME=VALUE")
         opts_a, opts_b = _declared_options(a, both), {**_declared_options(b, both), **only_b}
         unknown = set(both) - set(opts_a) - set(opts_b)
@@ -566,6 +574,7 @@ def simulate(
     try:
         _check_count("-n/--hands", n, MAX_HANDS, "hands in one run")
         _check_count("--workers", workers, _max_workers(), "(twice this machine's CPUs)")
+        _check_bots(bots)
         opts = _options(option)
         _writable_dir(records, "--records")
     except MjError as exc:
@@ -589,6 +598,16 @@ def simulate(
         _print_summary(rules, seed, bots, data)
     err.print(f"{summary.hands} hands in {elapsed:.1f}s ({summary.hands / max(elapsed, 1e-9):.1f} hands/s)",
               markup=False, style="dim")
+
+
+def _check_bots(spec: str) -> None:
+    """:class:`MjError` naming ``--bots`` when a kind in ``spec`` (comma-separated) is no bot."""
+    from engine.table.bots import BOTS
+
+    unknown = [b for b in spec.split(",") if b not in BOTS]
+    if unknown:
+        raise MjError(f"--bots {spec!r}: no bot {unknown[0]!r} (bots: give one kind or one per seat, from: "
+                      f"{', '.join(BOTS)})", hint="e.g. --bots greedy or --bots greedy,greedy,random,random")
 
 
 def _writable_dir(path: Path | None, flag: str = "--records") -> None:
@@ -683,10 +702,10 @@ def play(
 
     seed = seed if seed is not None else _random.SystemRandom().randrange(2**31)
     if bots not in BOTS:
-        _fail(MjError(f"unknown bot {bots!r}", hint=f"one of: {', '.join(BOTS)}"), False)
+        _fail(MjError(f"--bots {bots!r}: unknown bot {bots!r}", hint=f"one of: {', '.join(BOTS)}"), False)
     m = Match(rs, seed)
     if seat not in m.seats:
-        _fail(MjError(f"no seat {seat!r}", hint=f"seats: {' '.join(m.seats)}"), False)
+        _fail(MjError(f"--seat {seat!r}: no seat {seat!r}", hint=f"seats: {' '.join(m.seats)}"), False)
     players = {s: BOTS[bots](seed + i) for i, s in enumerate(m.seats)}
     if not auto:
         players[seat] = TerminalPlayer(out)

@@ -77,6 +77,7 @@ def test_score_bad_values_name_the_flag(change, says):
     (["--hand", "N=1s; pung 777x from W"], "error: --hand 'N=1s; pung 777x from W':"),
     (["--hand", "N=1s; pong 777p from W"], "error: --hand 'N=1s; pong 777p from W': cannot read meld"),
     (["--hand", "N"], "error: --hand 'N': write SEAT=TILES"),
+    (["--indicator", "lower=1m", "--indicator", "lower=2m"], "error: --indicator gives 'lower' twice"),
 ])
 def test_score_more_bad_values_name_the_flag(extra, says):
     r = run(SCORE + WIN + extra)
@@ -157,9 +158,11 @@ def test_out_of_range_numbers_name_the_flag(args, flag):
     (["simulate", "nanchang", "-n", "1", "--records", "/proc/mjrules-nope"], "--records: cannot write records in /proc/mjrules-nope"),
     (["sheet", "nanchang", "-O", "/missing/dir/x.md"], "error: --output /missing/dir/x.md: no folder /missing/dir"),
     (["sheet", "nanchang", "-O", "{dir}"], "error: --output {dir}: cannot write the sheet there: Is a directory"),
-    (["simulate", "nanchang", "-n", "1", "--bots", "foo"], "error: bots: give one kind or one per seat (4)"),
-    (["play", "nanchang", "--auto", "--bots", "foo"], "error: unknown bot 'foo'"),
-    (["play", "nanchang", "--seat", "X"], "error: no seat 'X'"),
+    (["simulate", "nanchang", "-n", "1", "--bots", "greedy,foo"], "error: --bots 'greedy,foo': no bot 'foo'"),
+    (["simulate", "nanchang", "-n", "1", "--bots", "greedy,random"], "error: bots: give one kind or one per seat (4)"),
+    (["play", "nanchang", "--auto", "--bots", "foo"], "error: --bots 'foo': unknown bot 'foo'"),
+    (["play", "nanchang", "--seat", "X"], "error: --seat 'X': no seat 'X'"),
+    (["diff", "nanchang", "chongguan", "--seed", "3"], "error: --seed is the seed of the --impact hands, and no --impact"),
 ])
 def test_unusable_paths_and_names_exit_2(tmp_path: Path, args, says):
     blocker = tmp_path / "a-file"
@@ -204,7 +207,7 @@ def documented_codes() -> dict[int, str]:
 def test_exit_codes_are_one_table_everywhere():
     docs = documented_codes()
     assert set(docs) == set(EXIT_CODES) == {0, 1, 2, 3, 130, 141}
-    epilog = run(["--help"]).stdout
+    epilog = " ".join(run(["--help"]).stdout.split())
     doc = cli.__doc__
     for code in EXIT_CODES:
         assert re.search(rf"\b{code} ", epilog.split("Exit status:", 1)[1]), code
