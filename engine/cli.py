@@ -773,6 +773,9 @@ def list_(as_json: JsonOpt = False) -> None:
         out.print(f"{r['name']}{parent} — {r.get('label') or r.get('error', '')}{opts}", markup=False)
 
 
+_BUG_LINE = 300  # characters of an internal error's message shown (one line)
+
+
 def _quiet_exit_on_broken_pipe() -> None:
     """Standard output was closed early (``mjrules … | head -1``): point it at devnull, as the
     Python docs advise for SIGPIPE, so the interpreter's final flush is quiet, and exit 141."""
@@ -816,7 +819,9 @@ def main() -> None:
     except Exception as exc:  # a bug of ours, not bad input: say so plainly
         if os.environ.get("MJRULES_DEBUG"):
             raise
-        err.print(f"internal error: {type(exc).__name__}: {exc}\n"
+        said = " ".join(str(exc).split())
+        said = said if len(said) <= _BUG_LINE else said[:_BUG_LINE] + " …"
+        err.print(f"internal error: {type(exc).__name__}: {said}\n"
                   "this is a bug in mjrules; rerun with MJRULES_DEBUG=1 for details and report it", markup=False)
         raise SystemExit(EXIT_BUG)
 

@@ -238,6 +238,15 @@ def test_an_internal_error_is_exit_3_in_one_line(monkeypatch, capsys):
     assert err.splitlines()[0] == "internal error: RuntimeError: planted bug"
     assert "Traceback" not in err
 
+    def long_bug(rs):
+        raise RuntimeError("x" * 5000 + "\nsecond line")
+
+    monkeypatch.setattr(engine.tools.sheet, "rule_sheet", long_bug)
+    code, _, err = _in_process(monkeypatch, capsys, ["sheet", "nanchang"])
+    first, second = err.splitlines()
+    assert code == 3 and first.startswith("internal error: RuntimeError: xxx") and first.endswith("x …")
+    assert len(first) < 400 and second.startswith("this is a bug in mjrules")
+
 
 def test_ctrl_c_anywhere_is_exit_130_with_one_line(monkeypatch, capsys):
     import engine.tools.sheet
