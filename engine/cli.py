@@ -1,8 +1,12 @@
-"""The ``mjrules`` command: check, score, test and export rule files.
+"""The ``mjrules`` command: check, score, test, export, diff, sheet, simulate, replay and play.
 
-Exit status: 0 success; 1 a test failed (``test``) or a hand was refused (``score``);
-2 a file (rule or scenario) cannot be read — with ``file:line:col``, never a traceback.
-Every command takes ``--json`` for a program to read.
+Exit status (docs/cli.md has the table; ``EXIT_CODES`` below is it, and ``--help`` prints it):
+0 success; 1 the answer is "no": a test failed, a diff or replay differs, ``score`` was given a
+hand that does not win, ``play`` ran out of input; 2 bad input (a rule or scenario file, a flag
+or its value), with ``file:line:col`` where there is a file, never a traceback; 3 a bug in
+mjrules (an internal error, reported in one line); 130 interrupted (Ctrl-C); 141 standard
+output closed early (``mjrules … | head``), silently. Every command but ``play`` and ``sheet``
+takes ``--json`` for a program to read.
 """
 from __future__ import annotations
 
@@ -24,6 +28,17 @@ from engine.core.snapshot import build_snapshot
 
 _FIRST = (list_bundled() or ["RULES"])[0]
 
+EXIT_OK, EXIT_NO, EXIT_BAD_INPUT, EXIT_BUG, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 0, 1, 2, 3, 130, 141
+EXIT_CODES = {  # the exit-code table of docs/cli.md and of `mjrules --help`
+    EXIT_OK: "success",
+    EXIT_NO: "the answer is no: a test failed, a diff or replay differs, a hand does not win (score), "
+             "play ran out of input",
+    EXIT_BAD_INPUT: "bad input: a rule or scenario file, a flag or its value (file:line:col where there is a file)",
+    EXIT_BUG: "a bug in mjrules: an internal error, reported in one line (MJRULES_DEBUG=1 for the traceback)",
+    EXIT_INTERRUPTED: "interrupted (Ctrl-C)",
+    EXIT_BROKEN_PIPE: "standard output was closed early (mjrules … | head): stops silently",
+}
+
 app = typer.Typer(
     name="mjrules",
     help=(
@@ -35,14 +50,45 @@ app = typer.Typer(
         f"  mjrules score --rules {_FIRST} --jing 3p --hand S=456m789m123s东西7p3p --win S --tile 南 --by discard --from W\n\n"
         "  mjrules test tests/cases/*.yaml"
     ),
+    epilog="Exit status: " + "; ".join(f"{k} {v}" for k, v in EXIT_CODES.items()) + ".",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
 
-out = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+class _Console(Console):
+    """A rich console that, when its reader goes away (``| head``), stops quietly with exit 141
+    rather than rich's exit 1 (which means "the answer is no" here)."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        _quiet_exit_on_broken_pipe()
+
+
+out = _Console(highlight=False, soft_wrap=True)
+err = _Console(stderr=True, highlight=False, soft_wrap=True)
+
+# Bounds on the work one command line may ask for (not rules): checked before any work starts.
+MAX_HANDS = 1_000_000      # simulate -n and diff --impact (about 11 hours of one core)
+MAX_PLAY_HANDS = 1_000     # play --hands: a match keeps every hand it has played (~150 KB each)
+MAX_SEED = 2**31 - 1       # hand seeds are taken modulo 2**31 (engine.table.match.hand_seed)
+MAX_FLOOR = 10_000         # score --floor: the 爬楼 floor multiplies payments
+SeedOpt = Annotated[int, typer.Option(min=0, max=MAX_SEED, help="Seed: the same seed gives the same hands and output.")]
+
+
+def _max_workers() -> int:
+    """The most ``--workers`` allowed: twice this machine's CPUs (at least 2)."""
+    import os
+
+    return max(2, 2 * (os.cpu_count() or 1))
+
+
+def _check_count(flag: str, value: int, most: int, what: str) -> None:
+    """:class:`MjError` naming ``flag`` when ``value`` is over ``most`` (exit 2 before any work)."""
+    if value > most:
+        raise MjError(f"{flag} {value}: at most {most:,} {what}",
+                      hint="split the work into several runs with different --seed" if "hands" in what else None)
 
 RulesOpt = Annotated[str, typer.Option("--rules", "-r", metavar="RULES",
                                        help="Bundled ruleset name or path to a .rules file.")]
@@ -128,11 +174,22 @@ def export(file: FileArg, option: OptionOpt = None, as_json: JsonOpt = False) ->
 
 
 def _hands(scorer: Scorer, specs: list[str]) -> dict:
+    """``--hand`` flags → the scenario notation of each seat's hand, checked: an error names the
+    flag and the value it was given in."""
+    from engine.core.snapshot import parse_hand, seats_of
+
+    seats = seats_of(scorer)
     hands: dict = {}
     for spec in specs:
         seat, value = _hand_arg(scorer, spec)
+        if seat not in seats:
+            raise ScenarioError(f"--hand {spec!r}: no seat {seat!r}", hint=f"seats: {' '.join(seats)}")
         if seat in hands:
             raise ScenarioError(f"--hand gives seat {seat} twice", hint="one --hand per seat: SEAT=TILES; MELD; …")
+        try:
+            parse_hand(scorer, value, seats)
+        except MjError as exc:
+            raise _flag_error("--hand", spec, exc) from None
         hands[seat] = value
     return hands
 
@@ -148,6 +205,84 @@ def _hand_arg(scorer: Scorer, spec: str) -> tuple[str, object]:
     return seat.strip(), {"concealed": parts[0], "melds": [p for p in parts[1:] if p]}
 
 
+def _flag_error(flag: str, value: str, exc: MjError) -> MjError:
+    """``exc`` (about a flag's value) restated to name the flag: ``--jing 'x9': cannot read …``."""
+    return type(exc)(f"{flag} {value!r}: {exc.message}", hint=exc.hint)
+
+
+def _tile_flag(scorer: Scorer, flag: str, value: str) -> int:
+    """The one tile a flag names, or :class:`ScenarioError` naming the flag."""
+    try:
+        return scorer.tiles.parse_one(value)
+    except MjError as exc:
+        raise _flag_error(flag, value, exc) from None
+
+
+def _check_score_flags(scorer: Scorer, *, win, tile, by, from_, first_turn, dealer, jing, lower) -> None:
+    """Refuse, naming the flag, a value ``score`` cannot use and a flag it would ignore:
+    ``--tile/--by/--from/--first-turn`` without ``--win``, ``--from`` on a self-draw."""
+    from engine.core.scoring import WIN_BY
+    from engine.core.snapshot import seats_of
+
+    seats = seats_of(scorer)
+    hint = f"seats: {' '.join(seats)}"
+    for flag, value in (("--win", win), ("--from", from_), ("--dealer", dealer)):
+        if value is not None and value not in seats:
+            raise ScenarioError(f"{flag} {value!r} is not a seat", hint=hint)
+    if by is not None and by not in WIN_BY:
+        raise ScenarioError(f"--by {by!r} is not one of {', '.join(WIN_BY)}")
+    for flag, value in (("--tile", tile), ("--jing", jing), ("--lower", lower)):
+        if value is not None:
+            _tile_flag(scorer, flag, value)
+    if win is None:
+        given = [f for f, v in (("--tile", tile), ("--by", by), ("--from", from_), ("--first-turn", first_turn or None))
+                 if v is not None]
+        if given:
+            raise ScenarioError(f"{'/'.join(given)} describe{'s' if len(given) == 1 else ''} a win, but no --win is given",
+                                hint="add --win SEAT, or leave out " + " and ".join(given) + " to score a 荒庄")
+        return
+    how = by or "self_draw"
+    if tile is None:
+        raise ScenarioError("--win needs --tile (the winning tile)")
+    if from_ and how in ("self_draw", "kong_draw"):
+        raise ScenarioError(f"--from is for a discard or a robbed kong, not a {how}",
+                            hint="leave out --from, or use --by discard / rob_kong")
+    if how in ("discard", "rob_kong") and from_ is None:
+        raise ScenarioError(f"--by {how} needs --from SEAT: the seat whose tile was taken", hint=hint)
+    if from_ == win:
+        raise ScenarioError(f"--from {from_} is the winner: a seat cannot win on its own tile")
+
+
+def _indicator_flags(scorer: Scorer, specs: list[str] | None) -> dict[str, str]:
+    """``--indicator NAME=TILE`` flags, each name declared and each tile readable."""
+    pairs = _name_values(specs, "--indicator", "left=5p")
+    names = [spec.split("=", 1)[0].strip() for spec in specs or []]
+    twice = next((n for n in names if names.count(n) > 1), None)
+    if twice is not None:
+        raise ScenarioError(f"--indicator gives {twice!r} twice", hint="one --indicator NAME=TILE per indicator")
+    for name, value in pairs.items():
+        if name not in scorer.rs.indicators:
+            raise ScenarioError(f"--indicator {name}={value}: the ruleset declares no indicator {name!r}",
+                                hint="indicators: " + ", ".join(scorer.rs.indicators))
+        try:
+            scorer.tiles.parse_one(value)
+        except MjError as exc:
+            raise _flag_error("--indicator", f"{name}={value}", exc) from None
+    return pairs
+
+
+def _score_notes(scorer: Scorer, jing: str | None, others: dict) -> list[str]:
+    """What ``score`` says on stderr (and under ``notes`` in JSON) about its input: that no 精
+    was given when the ruleset has a wild indicator."""
+    from engine.core.snapshot import wild_indicator
+
+    name = wild_indicator(scorer)
+    if name is None or jing is not None or name in others:
+        return []
+    return [f"no --jing given: scored with no {scorer.rs.indicators[name].label or name} flipped "
+            "(no 精 wilds, no 精 settlement); give --jing TILE for the indicator tile"]
+
+
 @app.command()
 def score(
     rules: RulesOpt,
@@ -157,33 +292,36 @@ def score(
     indicator: Annotated[Optional[list[str]], typer.Option("--indicator", metavar="NAME=TILE", help="Any other indicator the ruleset declares, e.g. left=5p or 回头=3p (repeatable).")] = None,
     win: Annotated[Optional[str], typer.Option("--win", metavar="SEAT", help="The winning seat; leave out for a 荒庄 (drawn hand).")] = None,
     tile: Annotated[Optional[str], typer.Option(metavar="TILE", help="The winning tile.")] = None,
-    by: Annotated[str, typer.Option(metavar="HOW", help="discard, self_draw, kong_draw (杠开) or rob_kong (抢杠).")] = "self_draw",
+    by: Annotated[Optional[str], typer.Option(metavar="HOW", help="discard, self_draw (the default with --win), kong_draw (杠开) or rob_kong (抢杠).")] = None,
     from_: Annotated[Optional[str], typer.Option("--from", metavar="SEAT", help="Seat that discarded (discard) or whose kong is robbed.")] = None,
     first_turn: Annotated[bool, typer.Option("--first-turn", help="Marks 天胡 (the dealer self-draws on the deal) or 地胡 (a win on the dealer's first discard).")] = False,
     dealer: Annotated[Optional[str], typer.Option(metavar="SEAT", help="Dealer seat (default: the first seat).")] = None,
-    floor: Annotated[int, typer.Option(help="The dealer's 爬楼 floor.")] = 1,
+    floor: Annotated[int, typer.Option(min=1, max=MAX_FLOOR, help="The dealer's 爬楼 floor.")] = 1,
     option: OptionOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Score one hand: the win (or 荒庄) and each 精 settlement, as a ledger that explains every 子.
 
     Hands use the scenario notation: the winner's concealed tiles exclude the winning tile.
+    Without --jing the hand is scored with no 精 flipped (no wilds, no 精 settlement), and a
+    note on stderr says so. A bad value of any flag exits 2 naming the flag; a hand that is not
+    a winning hand exits 1.
     """
     try:
         rs = compile_ruleset(rules, _options(option))
         scorer = Scorer(rs)
+        _check_score_flags(scorer, win=win, tile=tile, by=by, from_=from_, first_turn=first_turn,
+                           dealer=dealer, jing=jing, lower=lower)
         hands = _hands(scorer, hand)
         w = None
         if win:
-            if not tile:
-                raise ScenarioError("--win needs --tile (the winning tile)")
-            if from_ and by in ("self_draw", "kong_draw"):
-                raise ScenarioError(f"--from is for a discard or a robbed kong, not a {by}",
-                                    hint="leave out --from, or use --by discard / rob_kong")
-            w = {"seat": win, "tile": tile, "by": by, "first_turn": first_turn}
+            w = {"seat": win, "tile": tile, "by": by or "self_draw", "first_turn": first_turn}
             if from_:
                 w["from"] = from_
-        others = _name_values(indicator, "--indicator", "left=5p")
+        others = _indicator_flags(scorer, indicator)
+        notes = _score_notes(scorer, jing, others)
+        for note in [] if as_json else notes:  # before the result, or the refusal it may explain
+            err.print(f"note: {note}", markup=False)
         snap = build_snapshot(scorer, hands=hands, jing=jing, lower=lower, dealer=dealer, floor=floor, win=w,
                               indicators=others or None)
         end_parts, winres = scorer.settle_end_parts(snap)
@@ -209,6 +347,7 @@ def score(
                            "factors": list(t.factors)} for lg in parts.values() for t in lg.transfers],
             "net": nets,
             "settled_at_end": [k for k, ind in rs.indicators.items() if ind.settle == "at_end"],
+            "notes": notes,
         }, ensure_ascii=False, indent=2))
         return
     _print_score(scorer, snap, parts, nets, winres)
@@ -315,7 +454,7 @@ def diff(
     a: Annotated[str, typer.Argument(metavar="A", help="The ruleset before: a bundled name or a .rules file.")],
     b: Annotated[str, typer.Argument(metavar="B", help="The ruleset after.")],
     impact: Annotated[int, typer.Option(metavar="N", min=0, help="Also play N seeded hands under each (greedy bots, the same seeds) and compare what they pay.")] = 0,
-    seed: Annotated[int, typer.Option(help="Seed of the --impact hands.")] = 1,
+    seed: Annotated[Optional[int], typer.Option(min=0, max=MAX_SEED, help="Seed of the --impact hands (default 1).")] = None,
     option: Annotated[Optional[list[str]], typer.Option("--option", "-o", metavar="NAME=VALUE", help="An option for each side that declares it (repeatable).")] = None,
     option_b: Annotated[Optional[list[str]], typer.Option("--option-b", metavar="NAME=VALUE", help="An option for B only: diff a ruleset against one of its options.")] = None,
     as_json: JsonOpt = False,
@@ -328,6 +467,11 @@ def diff(
     from engine.tools.diff import diff as compare, where
 
     try:
+        _check_count("--impact", impact, MAX_HANDS, "hands under each ruleset")
+        if seed is not None and not impact:
+            raise MjError("--seed is the seed of the --impact hands, and no --impact is given",
+                          hint="add --impact N, or leave out --seed")
+        seed = 1 if seed is None else seed
         both, only_b = _options(option), _name_values(option_b, "--option-b", "NAME=VALUE")
         opts_a, opts_b = _declared_options(a, both), {**_declared_options(b, both), **only_b}
         unknown = set(both) - set(opts_a) - set(opts_b)
@@ -413,9 +557,9 @@ def where_file(rs) -> str:
 def simulate(
     rules: Annotated[str, typer.Argument(metavar="RULES", help="Bundled ruleset name or path to a .rules file.")],
     n: Annotated[int, typer.Option("-n", "--hands", min=1, help="How many hands.")] = 100,
-    seed: Annotated[int, typer.Option(help="Seed: the same seed gives the same hands and output.")] = 1,
+    seed: SeedOpt = 1,
     bots: Annotated[str, typer.Option(metavar="KIND[,KIND…]", help="Bot per seat: greedy or random; one kind for all, or one per seat.")] = "greedy",
-    workers: Annotated[int, typer.Option(min=1, help="Processes to play in; the output does not depend on it.")] = 1,
+    workers: Annotated[int, typer.Option(min=1, help="Processes to play in (at most twice the CPUs); the output does not depend on it.")] = 1,
     records: Annotated[Optional[Path], typer.Option(metavar="DIR", help="Save every hand's record (YAML) in DIR; `mjrules replay` plays one again.")] = None,
     option: OptionOpt = None,
     as_json: JsonOpt = False,
@@ -431,8 +575,11 @@ def simulate(
     from engine.tools.simulate import simulate as run
 
     try:
+        _check_count("-n/--hands", n, MAX_HANDS, "hands in one run")
+        _check_count("--workers", workers, _max_workers(), "(twice this machine's CPUs)")
+        _check_bots(bots)
         opts = _options(option)
-        _writable_dir(records)
+        _writable_dir(records, "--records")
     except MjError as exc:
         _fail(exc, as_json)
     _compile(rules, option, as_json)
@@ -456,7 +603,17 @@ def simulate(
               markup=False, style="dim")
 
 
-def _writable_dir(path: Path | None) -> None:
+def _check_bots(spec: str) -> None:
+    """:class:`MjError` naming ``--bots`` when a kind in ``spec`` (comma-separated) is no bot."""
+    from engine.table.bots import BOTS
+
+    unknown = [b for b in spec.split(",") if b not in BOTS]
+    if unknown:
+        raise MjError(f"--bots {spec!r}: no bot {unknown[0]!r} (bots: give one kind or one per seat, from: "
+                      f"{', '.join(BOTS)})", hint="e.g. --bots greedy or --bots greedy,greedy,random,random")
+
+
+def _writable_dir(path: Path | None, flag: str = "--records") -> None:
     """Create ``path`` for records now, or say why it cannot be (before any hand is played)."""
     if path is None:
         return
@@ -466,7 +623,7 @@ def _writable_dir(path: Path | None) -> None:
         probe.write_text("", encoding="utf-8")
         probe.unlink()
     except OSError as exc:
-        raise MjError(f"cannot write records in {path}: {exc.strerror or exc}",
+        raise MjError(f"{flag}: cannot write records in {path}: {exc.strerror or exc}",
                       hint="give a folder that exists or can be created") from None
 
 
@@ -525,7 +682,7 @@ def play(
     bots: Annotated[str, typer.Option(metavar="KIND", help="The other players: greedy or random.")] = "greedy",
     auto: Annotated[bool, typer.Option("--auto", help="Watch four bots play instead of playing.")] = False,
     hands: Annotated[int, typer.Option(min=1, help="Hands to play.")] = 1,
-    seed: Annotated[Optional[int], typer.Option(help="Seed for the wall and dice (random if left out).")] = None,
+    seed: Annotated[Optional[int], typer.Option(min=0, max=MAX_SEED, help="Seed for the wall and dice (random if left out).")] = None,
     record: Annotated[Optional[Path], typer.Option(metavar="DIR", help="Save each hand's record in DIR.")] = None,
     option: OptionOpt = None,
 ) -> None:
@@ -535,19 +692,23 @@ def play(
     from engine.table.match import Match
     from engine.tools.play import Narrator, TerminalPlayer, show_hand_end
 
+    try:
+        _check_count("--hands", hands, MAX_PLAY_HANDS, "hands in one match")
+    except MjError as exc:
+        _fail(exc, False)
     rs = _compile(rules, option, False)
     try:
-        _writable_dir(record)
+        _writable_dir(record, "--record")
     except MjError as exc:
         _fail(exc, False)
     import random as _random
 
     seed = seed if seed is not None else _random.SystemRandom().randrange(2**31)
     if bots not in BOTS:
-        _fail(MjError(f"unknown bot {bots!r}", hint=f"one of: {', '.join(BOTS)}"), False)
+        _fail(MjError(f"--bots {bots!r}: unknown bot {bots!r}", hint=f"one of: {', '.join(BOTS)}"), False)
     m = Match(rs, seed)
     if seat not in m.seats:
-        _fail(MjError(f"no seat {seat!r}", hint=f"seats: {' '.join(m.seats)}"), False)
+        _fail(MjError(f"--seat {seat!r}: no seat {seat!r}", hint=f"seats: {' '.join(m.seats)}"), False)
     players = {s: BOTS[bots](seed + i) for i, s in enumerate(m.seats)}
     if not auto:
         players[seat] = TerminalPlayer(out)
@@ -565,9 +726,6 @@ def play(
     except EOFError:
         out.print("\nleft the table (no more input)", markup=False)
         raise typer.Exit(1)
-    except KeyboardInterrupt:
-        out.print("\nleft the table", markup=False)
-        raise typer.Exit(130)
     total = Counter()
     for g in m.games:
         total.update(g.result.net(g.seats))
@@ -584,11 +742,17 @@ def sheet(
     what it says, the file and line it comes from, and the source comment written there."""
     from engine.tools.sheet import rule_sheet
 
+    if output is not None and not output.parent.is_dir():
+        _fail(MjError(f"--output {output}: no folder {output.parent}", hint="give a file in a folder that exists"), False)
     text = rule_sheet(_compile(file, option, False)) + "\n"
     if output is None:
         sys.stdout.write(text)
-    else:
+        return
+    try:
         output.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        _fail(MjError(f"--output {output}: cannot write the sheet there: {exc.strerror or exc}",
+                      hint="give a file in a folder that exists"), False)
 
 
 @app.command(name="list")
@@ -612,18 +776,65 @@ def list_(as_json: JsonOpt = False) -> None:
         out.print(f"{r['name']}{parent} — {r.get('label') or r.get('error', '')}{opts}", markup=False)
 
 
-def main() -> None:
-    """Console-script entry point. An unexpected internal error is reported in one line (set
-    MJRULES_DEBUG=1 for the traceback) rather than as a wall of Python."""
+_BUG_LINE = 300  # characters of an internal error's message shown (one line)
+
+
+def _quiet_exit_on_broken_pipe() -> None:
+    """Standard output was closed early (``mjrules … | head -1``): point it at devnull, as the
+    Python docs advise for SIGPIPE, so the interpreter's final flush is quiet, and exit 141."""
     import os
 
     try:
-        app()
-    except SystemExit:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.__stdout__.fileno())
+    except (OSError, AttributeError, ValueError):
+        pass
+    raise SystemExit(EXIT_BROKEN_PIPE)
+
+
+def main() -> None:
+    """Console-script entry point: the exit codes of :data:`EXIT_CODES`. An unexpected internal
+    error is reported in one line (set MJRULES_DEBUG=1 for the traceback) rather than as a wall
+    of Python; Ctrl-C exits 130 with one line; a closed pipe on stdout exits 141 silently."""
+    import os
+
+    for stream in (sys.stdout, sys.stderr):  # a non-UTF-8 argument echoed back must not crash
+        try:
+            stream.reconfigure(errors="backslashreplace")
+        except (AttributeError, ValueError):
+            pass
+    try:
+        try:
+            app()
+        finally:
+            if type(sys.stdout).__name__ == "PacifyFlushWrapper":  # typer (click) saw EPIPE on stdout
+                _quiet_exit_on_broken_pipe()
+    except SystemExit as exc:
+        if exc.code == EXIT_INTERRUPTED:
+            err.print("\ninterrupted (Ctrl-C): stopped, nothing more done", markup=False)
+        _flush_or_quiet()
         raise
+    except KeyboardInterrupt:
+        err.print("\ninterrupted (Ctrl-C): stopped, nothing more done", markup=False)
+        raise SystemExit(EXIT_INTERRUPTED)
+    except BrokenPipeError:
+        _quiet_exit_on_broken_pipe()
     except Exception as exc:  # a bug of ours, not bad input: say so plainly
         if os.environ.get("MJRULES_DEBUG"):
             raise
-        err.print(f"internal error: {type(exc).__name__}: {exc}\n"
+        said = " ".join(str(exc).split())
+        said = said if len(said) <= _BUG_LINE else said[:_BUG_LINE] + " …"
+        err.print(f"internal error: {type(exc).__name__}: {said}\n"
                   "this is a bug in mjrules; rerun with MJRULES_DEBUG=1 for details and report it", markup=False)
-        raise SystemExit(3)
+        raise SystemExit(EXIT_BUG)
+
+
+def _flush_or_quiet() -> None:
+    """Flush stdout now, so a reader that went away is noticed here (exit 141) and not by the
+    interpreter at exit (a traceback-like 'Exception ignored' and status 120)."""
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _quiet_exit_on_broken_pipe()
+    except (OSError, ValueError):
+        pass

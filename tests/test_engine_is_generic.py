@@ -16,7 +16,9 @@ VARIANTS = re.compile(r"nanchang|chongguan|ganzhou|南昌|冲关|赣州", re.IGN
 
 NOT_RULES = {
     "cli.py": {2: "exit status 2 and JSON indent; seed space 2**31", 3: "exit status 3: an internal error",
-               100: "default hands to simulate", 130: "exit status after Ctrl-C", 31: "seed space 2**31", 1e-9: "no division by zero"},
+               100: "default hands to simulate", 130: "exit status after Ctrl-C", 31: "seed space 2**31", 1e-9: "no division by zero",
+               141: "exit status when stdout is closed early (128 + SIGPIPE)",
+               1_000_000: "MAX_HANDS, a bound on the work of one run", 1_000: "MAX_PLAY_HANDS, a bound on memory", 300: "characters of an internal error shown", 10_000: "MAX_FLOOR, a bound on input"},
     "lang/compiler.py": {2: "parse-tree child positions / label+default token count", 8: "expected tokens listed in a syntax error", 0.75: "similarity cutoff for a misspelt keyword",
                     36: "MAX_RANKS, a bound on evaluation, not a rule", 16: "MAX_COPIES, a bound on evaluation"},
     "errors.py": {2: "an East Asian wide character takes 2 cells", 0.5: "difflib cutoff", 8: "tab stops every 8 cells"},

@@ -284,7 +284,7 @@ class Game:
     # ---- legal actions ---------------------------------------------------------------------------
     def legal_actions(self, seat: str) -> list[Action]:
         """Every action ``seat`` may take now ([] when it has none)."""
-        if self.phase == OVER or seat not in self.seats:
+        if self.phase == OVER or not isinstance(seat, str) or seat not in self.seats:
             return []
         if self.phase in (CLAIM, ROB):
             c = self.pending.get(seat)
@@ -328,6 +328,8 @@ class Game:
         """Whether ``seat``'s hand with ``tile`` wins (any reading)."""
         h = hand or self.hands[seat]
         ev = self.scorer.hands
+        if len(h.concealed) + 1 + ev.set_size * len(h.melds) != self.scorer.complete_hand:
+            return False  # the scorer would refuse the size: never offer that win
         return ev.is_win(h.concealed + [tile], h.melds, self.wild, tile, natural)
 
     def _self_win(self, seat: str) -> WinInfo | None:
@@ -428,10 +430,7 @@ class Game:
         """Apply one legal action. Raises :class:`IllegalAction` (state unchanged) otherwise."""
         if isinstance(action, str):
             action = Action.parse(action, self.scorer)
-        n = len(self.tiles)
-        if (action.tile is not None and not 0 <= action.tile < n) or any(not 0 <= t < n for t in action.tiles):
-            raise IllegalAction(f"action {action.kind} names a tile this ruleset does not have",
-                                hint=f"tile kinds are 0 … {n - 1}")
+        self._check_shape(action)
         legal = self.legal_actions(action.seat)
         if action not in legal:
             text = action.text(self.scorer)
@@ -456,6 +455,30 @@ class Game:
                                 + (" …" if len(legal) > 12 else ""))
         self.actions.append(action)
         getattr(self, f"_do_{action.kind}")(action)
+
+    def _check_shape(self, action: object) -> None:
+        """Refuse, with :class:`IllegalAction` and before anything changes, an action that is not
+        an :class:`Action` of this game: a seat that does not sit here, an unknown kind, or a tile
+        that is not a tile index of the ruleset (an ``int`` in ``0 … kinds-1``: not ``3.0``,
+        ``True``, ``-1`` or a string), or ``tiles`` that is not a tuple of such indexes."""
+        if not isinstance(action, Action):
+            raise IllegalAction(f"not an action: {type(action).__name__} {action!r:.80}",
+                                hint="an Action(seat, kind, tile, tiles) or its text, e.g. `S discard 5p`")
+        if not isinstance(action.seat, str) or action.seat not in self.seats:
+            raise IllegalAction(f"action names no seat of this table: {action.seat!r:.80}",
+                                hint=f"seats: {' '.join(self.seats)}")
+        if not isinstance(action.kind, str) or action.kind not in KINDS:
+            raise IllegalAction(f"unknown action kind {action.kind!r:.80}", hint=f"kinds: {', '.join(KINDS)}")
+        n = len(self.tiles)
+
+        def is_tile(t: object) -> bool:
+            return type(t) is int and 0 <= t < n
+
+        if not (action.tile is None or is_tile(action.tile)) or not (
+                isinstance(action.tiles, tuple) and all(is_tile(t) for t in action.tiles)):
+            raise IllegalAction(f"action {action.kind} names a tile this ruleset does not have: "
+                                f"{action.tile if action.tile is not None else action.tiles!r:.80}",
+                                hint=f"a tile is a whole number, a tile kind 0 … {n - 1}")
 
     def _do_draw(self, a: Action) -> None:
         if self.from_tail:

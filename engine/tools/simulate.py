@@ -147,7 +147,18 @@ def simulate(ref: str, options: dict[str, str], hands: int, seed: int, bots: lis
         for i, args in enumerate(blocks):
             take(_block(args), i)
     else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
+        pool = ProcessPoolExecutor(max_workers=min(workers, len(blocks)), initializer=_worker_ignores_ctrl_c)
+        try:
             for i, result in enumerate(pool.map(_block, blocks)):
                 take(result, i)
+        finally:  # on Ctrl-C (or an error) the blocks not started are dropped, not played
+            pool.shutdown(wait=True, cancel_futures=True)
     return total
+
+
+def _worker_ignores_ctrl_c() -> None:
+    """Ctrl-C reaches every process of the terminal; a worker leaves it to the parent, which
+    stops handing out blocks (no traceback from each worker)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
