@@ -18,7 +18,7 @@ from rich.table import Table
 
 from engine.lang.compiler import compile_ruleset
 from engine.lang.resources import bundled_ruleset_names as list_bundled
-from engine.errors import IllegalAction, MjError, ScenarioError
+from engine.errors import IllegalAction, MjError, OptionError, ScenarioError
 from engine.core.scoring import Ledger, Scorer
 from engine.core.snapshot import build_snapshot
 
@@ -41,8 +41,9 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 
-out = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+# user text (rule names, source lines, hands) is printed literally: no markup, no :emoji: codes
+out = Console(highlight=False, soft_wrap=True, markup=False, emoji=False)
+err = Console(stderr=True, highlight=False, soft_wrap=True, markup=False, emoji=False)
 
 RulesOpt = Annotated[str, typer.Option("--rules", "-r", metavar="RULES",
                                        help="Bundled ruleset name or path to a .rules file.")]
@@ -67,10 +68,19 @@ def _options(pairs: list[str] | None) -> dict[str, str]:
     return _name_values(pairs, "--option", "NAME=VALUE, with a name the rule file declares")
 
 
+def _flag_error(exc: OptionError, flag: str = "--option") -> MjError:
+    """An unknown option or choice given on the command line, reported about the flag that gave
+    it (``--option NAME=VALUE: …``, the hint listing the choices), not at the rule file."""
+    spec = f"{flag} {exc.option}" + (f"={exc.value}" if exc.value is not None else "")
+    return MjError(f"{spec}: {exc.message}", hint=exc.hint)
+
+
 def _compile(ref: str, option: list[str] | None, as_json: bool):
     """The ruleset, or the compile error printed and exit 2."""
     try:
         return compile_ruleset(ref, _options(option))
+    except OptionError as exc:
+        _fail(_flag_error(exc), as_json)
     except MjError as exc:
         _fail(exc, as_json)
 
@@ -194,6 +204,8 @@ def score(
         total = Ledger.joined(lg for _, lg in end_parts)
     except IllegalAction as exc:
         _fail(exc, as_json, code=1)
+    except OptionError as exc:
+        _fail(_flag_error(exc), as_json)
     except MjError as exc:
         _fail(exc, as_json)
     seats = snap.seats
@@ -331,6 +343,8 @@ def diff(
         if unknown:
             raise MjError(f"unknown option {sorted(unknown)[0]!r}: neither {a} nor {b} declares it")
         ra, rb = compile_ruleset(a, opts_a), compile_ruleset(b, opts_b)
+    except OptionError as exc:
+        _fail(_flag_error(exc, "--option-b" if exc.option in only_b else "--option"), as_json)
     except MjError as exc:
         _fail(exc, as_json)
     changes = compare(ra, rb)
