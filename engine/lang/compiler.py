@@ -99,33 +99,36 @@ class _TokenTooBig(Exception):
 def _check_int(tok: Token) -> Token:
     # the length check comes first: int() of a huge digit string is itself slow (and refused)
     if len(tok) > len(str(L.MAX_NUMBER)) or int(tok) > L.MAX_NUMBER:
-        raise _TokenTooBig(f"number {_clip(str(tok))} is too large (at most {L.MAX_NUMBER})", tok)
+        raise _TokenTooBig(f"number {_clip(str(tok))} is too large (at most {L.MAX_NUMBER})", tok,
+                           hint="numbers in a rule file are small: see Limits in docs/language.md")
     return tok
 
 
 def _check_mult(tok: Token) -> Token:
     digits = str(tok)[1:]
     if len(digits) > len(str(L.MAX_MULTIPLIER)) or int(digits) > L.MAX_MULTIPLIER:
-        raise _TokenTooBig(f"multiplier {_clip(str(tok))} is too large (at most x{L.MAX_MULTIPLIER})", tok)
+        raise _TokenTooBig(f"multiplier {_clip(str(tok))} is too large (at most x{L.MAX_MULTIPLIER})", tok,
+                           hint="numbers in a rule file are small: see Limits in docs/language.md")
     return tok
 
 
 def _check_name(tok: Token) -> Token:
     if len(tok) > L.MAX_NAME_CHARS:
-        raise _TokenTooBig(f"name {_clip(str(tok))} is {len(tok)} characters long (at most {L.MAX_NAME_CHARS})",
+        raise _TokenTooBig(f"name {str(tok)[:12]}… is {len(tok)} characters long (at most {L.MAX_NAME_CHARS})",
                            tok)
     return tok
 
 
 def _check_string(tok: Token) -> Token:
     if len(tok) - 2 > L.MAX_STRING_CHARS:
-        raise _TokenTooBig(f"string of {len(tok) - 2} characters (at most {L.MAX_STRING_CHARS})", tok)
+        raise _TokenTooBig(f"string {str(tok)[:12]}… is {len(tok) - 2} characters long (at most {L.MAX_STRING_CHARS})",
+                           tok)
     return tok
 
 
 def _clip(text: str, keep: int = 12) -> str:
-    """A long token shortened for a message: its start, ``…`` and its length."""
-    return text if len(text) <= keep else f"{text[:keep]}… ({len(text)} characters)"
+    """A long number shortened for a message: its start, ``…`` and its count of digits."""
+    return text if len(text) <= keep else f"{text[:keep]}… ({len(text)} digits)"
 
 
 def _in_range(what: str, tok: Token, low: int, high: int, file: str) -> int:
@@ -911,7 +914,7 @@ def _resolve_parsed(pf: ParsedFile, options: dict[str, str], used: set[str], cha
         if len(chain) + 1 >= L.MAX_EXTENDS_DEPTH:
             raise RuleError(f"the `extends` chain is longer than {L.MAX_EXTENDS_DEPTH} files", loc,
                             source_text=pf.text)
-        if not is_bundled_ref(parent_ref) and not parent_ref.endswith(".rules"):
+        if not parent_ref.endswith(".rules") and (not is_bundled_ref(parent_ref) or "." in parent_ref):
             raise RuleError(f"cannot extend {parent_ref!r}: not a .rules file", loc, source_text=pf.text,
                             hint="extend a bundled ruleset by name, or a rule file by a path ending in .rules")
         try:

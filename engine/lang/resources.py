@@ -60,7 +60,7 @@ def resolve_ruleset_path(ref: str, base_dir: Path | None = None) -> Path:
         if ref in names:
             return rulesets_dir() / f"{ref}.rules"
         close = did_you_mean(ref, names)
-        listing = f"bundled rulesets: {', '.join(names)}; to use a file, give a path like ./{ref}.rules"
+        listing = f"bundled rulesets: {', '.join(names)}; to use a file, give a path like ./{ref}{'' if Path(ref).suffix else '.rules'}"
         raise RuleError(f"no bundled ruleset {ref!r}", None, hint=f"{close} ({listing})" if close else listing)
     p = Path(ref)
     full = p if p.is_absolute() else (base_dir or Path.cwd()) / p
