@@ -787,7 +787,8 @@ def _syntax_error(exc: UnexpectedInput, text: str, file: str) -> RuleError:
     loc = Location(file, getattr(exc, "line", 1) or 1, getattr(exc, "column", 1) or 1)
     if isinstance(exc, UnexpectedCharacters):
         ch = text[exc.pos_in_stream] if exc.pos_in_stream < len(text) else "?"
-        line_text = text.splitlines()[loc.line - 1] if text.splitlines() else ""
+        rows = text.split("\n")  # lines as the parser counts them (\n only)
+        line_text = rows[loc.line - 1] if loc.line <= len(rows) else ""
         if ch == '"':
             return RuleError("unterminated string", loc, hint='a string closes with " on the same line',
                              source_text=text)
@@ -801,7 +802,7 @@ def _syntax_error(exc: UnexpectedInput, text: str, file: str) -> RuleError:
     tok = getattr(exc, "token", None)
     if isinstance(exc, UnexpectedEOF) or (tok is not None and tok.type == "$END"):
         body = text.rstrip()
-        rows = body.splitlines() or [""]
+        rows = body.split("\n")
         loc = Location(file, len(rows), len(rows[-1]) + 1)
         return RuleError(f"the file ends in the middle of a declaration; expected {_readable(set(exc.expected))}",
                          loc, source_text=text)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from engine.errors import RuleError, did_you_mean
-from engine.lang.limits import MAX_NAME_CHARS, MAX_STRING_CHARS
+from engine.lang.limits import MAX_NAME_CHARS
 
 _PKG = Path(__file__).resolve().parent.parent  # engine/
 
@@ -52,7 +52,7 @@ def resolve_ruleset_path(ref: str, base_dir: Path | None = None) -> Path:
     bundled (the hint lists the bundled names and how to give a file), a path that does not
     exist, or one that is not a regular file (a directory, a device, a pipe).
     """
-    if not ref or "\x00" in ref or len(ref) > MAX_STRING_CHARS:
+    if not ref or "\x00" in ref:
         raise RuleError(f"{ref[:MAX_NAME_CHARS]!r} is not a ruleset name nor a path", None,
                         hint="give a bundled ruleset name or a path like ./NAME.rules")
     if is_bundled_ref(ref):
