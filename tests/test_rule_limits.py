@@ -353,3 +353,11 @@ def test_mutated_bundled_rulesets_raise_only_mjerror():
             exc.render()
             outcomes["error"] += 1
     assert outcomes["ok"] and outcomes["error"]
+
+
+def test_compile_text_refuses_an_unknown_option():
+    from engine.errors import OptionError
+
+    with pytest.raises(OptionError) as info:
+        compile_text(PARENT, "t.rules", options={"nosuch": "1"})
+    assert (info.value.message, info.value.option, info.value.value) == ("unknown option 'nosuch'", "nosuch", "1")

@@ -841,6 +841,11 @@ def compile_ruleset(ref: str | Path, options: dict[str, str] | None = None, *, b
     path = resolve_ruleset_path(str(ref), base_dir)
     used: set[str] = set()
     state = _resolve(path, options, used, chain=())
+    _check_options_used(options, used, state)
+    return _build(path, state)
+
+
+def _check_options_used(options: dict[str, str], used: set[str], state: dict) -> None:
     unknown = set(options) - used
     if unknown:
         declared = list(state["option_infos"])  # in declaration order
@@ -849,15 +854,18 @@ def compile_ruleset(ref: str | Path, options: dict[str, str] | None = None, *, b
         close = did_you_mean(name, declared)
         raise OptionError(f"unknown option {name!r}", None, hint=f"{close} ({listing})" if close else listing,
                           option=name, value=options[name])
-    return _build(path, state)
 
 
 def compile_text(text: str, file: str = "<text>", options: dict[str, str] | None = None,
                  base_dir: Path | None = None) -> Ruleset:
-    """Compile rule-file text directly (``extends`` resolves relative to ``base_dir``)."""
+    """Compile rule-file text directly (``extends`` resolves relative to ``base_dir``).
+
+    Raises :class:`RuleError` as :func:`compile_ruleset` does (:class:`OptionError` for an
+    unknown option or choice)."""
     options = dict(options or {})
     used: set[str] = set()
     state = _resolve_parsed(parse_text(text, file), options, used, (), base_dir or Path.cwd())
+    _check_options_used(options, used, state)
     return _build(Path(file), state)
 
 
