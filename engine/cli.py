@@ -28,7 +28,8 @@ app = typer.Typer(
     name="mjrules",
     help=(
         "Jiangxi mahjong rule variants as rule files.\n\n"
-        "A ruleset is a bundled name (" + ", ".join(list_bundled()) + ") or a path to a .rules file; "
+        "A ruleset is a bundled name (" + ", ".join(list_bundled()) + ") or a path to a .rules file "
+        "(a bare name is always bundled: give a file as ./NAME.rules); "
         "`--option name=value` picks the options a file declares.\n\n"
         "Examples:\n\n"
         f"  mjrules check {_FIRST}\n\n"

@@ -50,11 +50,26 @@ def test_file_size(tmp_path):
 
 
 def test_line_length(tmp_path):
-    err = bad(tmp_path, PARENT + "#" * (L.MAX_LINE_CHARS + 1) + "\n")
-    assert err.message == f"line 2 is {L.MAX_LINE_CHARS + 1} characters long (at most {L.MAX_LINE_CHARS})"
+    err = bad(tmp_path, PARENT + "#" * L.MAX_LINE_CHARS + "Z" + "#" * 500 + "\n")
+    assert err.message == f"line 2 is {L.MAX_LINE_CHARS + 501} characters long (at most {L.MAX_LINE_CHARS})"
     assert where(err) == (2, L.MAX_LINE_CHARS + 1)
-    shown = err.render().splitlines()[1]
+    shown, caret = err.render().splitlines()[1:3]
     assert len(shown) < 3 * 100  # the echo is a window around the column, not the whole line
+    assert shown.startswith("  …") and shown.endswith("…")
+    assert shown[caret.index("^")] == "Z"  # and the caret still points at the column
+
+
+@pytest.mark.parametrize("body", [
+    "fan z = x2 when " + "(\n" * 3000 + "discard" + "\n)" * 3000,
+    "suit q ranks 1..1" + "0" * 30 + " copies 4",
+    "fan " + "n" * 500 + " = x2 when discard",
+])
+def test_cli_exits_2_on_a_limit(tmp_path, body):
+    path = tmp_path / "big.rules"
+    path.write_text(PARENT + body + "\n", encoding="utf-8")
+    r = runner.invoke(app, ["check", str(path)])
+    assert r.exit_code == 2, r.output
+    assert r.output.startswith(f"{path}:2:")
 
 
 def test_statement_count(tmp_path):
