@@ -155,7 +155,7 @@ RANGES = [
      f"honours q: {L.MAX_RANKS + 1} tiles; a group has at most {L.MAX_RANKS}", 1),
     (f"table hand = {L.MAX_TABLE_NUMBER + 1}", f"table hand: number {L.MAX_TABLE_NUMBER + 1} is out of range (0..{L.MAX_TABLE_NUMBER})", 14),
     (f"meld q chow = run {L.MAX_SET_TILES + 1} in suits", f"run {L.MAX_SET_TILES + 1} is out of range (1..{L.MAX_SET_TILES})", 19),
-    (f"meld q chow = distinct 0 in winds", f"distinct 0 is out of range (1..{L.MAX_SET_TILES})", 24),
+    ("meld q chow = distinct 0 in winds", f"distinct 0 is out of range (1..{L.MAX_SET_TILES})", 24),
     (f"meld q pung = same {L.MAX_SET_TILES + 1}", f"same {L.MAX_SET_TILES + 1} is out of range (1..{L.MAX_SET_TILES})", 20),
     (f"pattern q = sets {L.MAX_HAND_TILES + 1} + pair", f"sets {L.MAX_HAND_TILES + 1} is out of range (0..{L.MAX_HAND_TILES})", 18),
     ("pattern q = pairs 0", f"pairs 0 is out of range (1..{L.MAX_HAND_TILES})", 19),
