@@ -376,3 +376,11 @@ def test_compile_text_refuses_an_unknown_option():
     with pytest.raises(OptionError) as info:
         compile_text(PARENT, "t.rules", options={"nosuch": "1"})
     assert (info.value.message, info.value.option, info.value.value) == ("unknown option 'nosuch'", "nosuch", "1")
+
+
+def test_labels_are_printed_literally(tmp_path):
+    path = tmp_path / "l.rules"
+    path.write_text('ruleset x ":smile: [red]hi[/red]"\n' + PARENT, encoding="utf-8")
+    r = runner.invoke(app, ["check", str(path)])
+    assert r.exit_code == 0
+    assert r.output.splitlines()[0] == "ok: x (extends nanchang) — :smile: [red]hi[/red]"
