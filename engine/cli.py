@@ -22,7 +22,7 @@ from rich.table import Table
 
 from engine.lang.compiler import compile_ruleset
 from engine.lang.resources import bundled_ruleset_names as list_bundled
-from engine.errors import IllegalAction, MjError, ScenarioError
+from engine.errors import IllegalAction, MjError, OptionError, ScenarioError
 from engine.core.scoring import Ledger, Scorer
 from engine.core.snapshot import build_snapshot
 
@@ -43,7 +43,8 @@ app = typer.Typer(
     name="mjrules",
     help=(
         "Jiangxi mahjong rule variants as rule files.\n\n"
-        "A ruleset is a bundled name (" + ", ".join(list_bundled()) + ") or a path to a .rules file; "
+        "A ruleset is a bundled name (" + ", ".join(list_bundled()) + ") or a path to a .rules file "
+        "(a bare name is always bundled: give a file as ./NAME.rules); "
         "`--option name=value` picks the options a file declares.\n\n"
         "Examples:\n\n"
         f"  mjrules check {_FIRST}\n\n"
@@ -66,8 +67,9 @@ class _Console(Console):
         _quiet_exit_on_broken_pipe()
 
 
-out = _Console(highlight=False, soft_wrap=True)
-err = _Console(stderr=True, highlight=False, soft_wrap=True)
+# user text (rule names, source lines, hands) is printed literally: no markup, no :emoji: codes
+out = _Console(highlight=False, soft_wrap=True, markup=False, emoji=False)
+err = _Console(stderr=True, highlight=False, soft_wrap=True, markup=False, emoji=False)
 
 # Bounds on the work one command line may ask for (not rules): checked before any work starts.
 MAX_HANDS = 1_000_000      # simulate -n and diff --impact (about 11 hours of one core)
@@ -113,10 +115,19 @@ def _options(pairs: list[str] | None) -> dict[str, str]:
     return _name_values(pairs, "--option", "NAME=VALUE, with a name the rule file declares")
 
 
+def _option_error(exc: OptionError, flag: str = "--option") -> MjError:
+    """An unknown option or choice given on the command line, reported about the flag that gave
+    it (``--option NAME=VALUE: …``, the hint listing the choices), not at the rule file."""
+    spec = f"{flag} {exc.option}" + (f"={exc.value}" if exc.value is not None else "")
+    return MjError(f"{spec}: {exc.message}", hint=exc.hint)
+
+
 def _compile(ref: str, option: list[str] | None, as_json: bool):
     """The ruleset, or the compile error printed and exit 2."""
     try:
         return compile_ruleset(ref, _options(option))
+    except OptionError as exc:
+        _fail(_option_error(exc), as_json)
     except MjError as exc:
         _fail(exc, as_json)
 
@@ -332,6 +343,8 @@ def score(
         total = Ledger.joined(lg for _, lg in end_parts)
     except IllegalAction as exc:
         _fail(exc, as_json, code=1)
+    except OptionError as exc:
+        _fail(_option_error(exc), as_json)
     except MjError as exc:
         _fail(exc, as_json)
     seats = snap.seats
@@ -478,6 +491,8 @@ def diff(
         if unknown:
             raise MjError(f"unknown option {sorted(unknown)[0]!r}: neither {a} nor {b} declares it")
         ra, rb = compile_ruleset(a, opts_a), compile_ruleset(b, opts_b)
+    except OptionError as exc:
+        _fail(_option_error(exc, "--option-b" if exc.option in only_b else "--option"), as_json)
     except MjError as exc:
         _fail(exc, as_json)
     changes = compare(ra, rb)

@@ -48,7 +48,7 @@ class MjError(Exception):
         if self.location:
             src = self._line_text(self.location)
             if src is not None:
-                shown, caret_cells = _expand(src, self.location.column)
+                shown, caret_cells = _expand(*_window(src, self.location.column))
                 lines.append(f"  {shown}")
                 lines.append("  " + " " * caret_cells + "^")
         for what, loc in self.related:
@@ -74,11 +74,14 @@ class MjError(Exception):
         if text is None:
             try:
                 text = Path(loc.file).read_text(encoding="utf-8")
-            except OSError:
+            except (OSError, ValueError):  # unreadable, or not UTF-8 text: echo nothing
                 return None
-        rows = text.splitlines()
+        if not text:  # "" marks a file whose bytes are not text: nothing to echo
+            return None
+        # lines end at \n only, as the parsers count them (splitlines would also split at \f, \x1c …)
+        rows = text.split("\n")
         if 1 <= loc.line <= len(rows):
-            return rows[loc.line - 1]
+            return rows[loc.line - 1].removesuffix("\r")
         return None
 
 
@@ -105,9 +108,24 @@ class IllegalAction(MjError):
     """A hand or an action the rules do not allow; nothing was changed."""
 
 
+_ECHO_WIDTH = 100  # characters of a long source line shown on each side of the error's column
+
+
+def _window(src: str, column: int) -> tuple[str, int]:
+    """A long line cut to the part around ``column`` (``…`` marks a cut), and the column in it."""
+    if len(src) <= 2 * _ECHO_WIDTH:
+        return src, column
+    start = max(0, column - 1 - _ECHO_WIDTH)
+    end = column - 1 + _ECHO_WIDTH
+    head, tail = ("…" if start else ""), ("…" if end < len(src) else "")
+    return head + src[start:end] + tail, column - start + len(head)
+
+
 def _expand(src: str, column: int, tab: int = 8) -> tuple[str, int]:
-    """The line with tabs expanded by display cells (CJK characters take two), and the cell
-    where ``column`` (1-based, in characters) starts — so the caret lands under it."""
+    """The line as it is echoed, literally: tabs expanded by display cells (CJK characters take
+    two), control characters (escape sequences, NUL, …) shown as ``?`` so that a hostile file
+    cannot drive the terminal; and the cell where ``column`` (1-based, in characters) starts —
+    so the caret lands under it."""
     import unicodedata
 
     out, cells, caret = [], 0, None
@@ -118,6 +136,9 @@ def _expand(src: str, column: int, tab: int = 8) -> tuple[str, int]:
             n = tab - cells % tab
             out.append(" " * n)
             cells += n
+        elif unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Zl", "Zp"):
+            out.append("?")
+            cells += 1
         else:
             out.append(ch)
             cells += 2 if unicodedata.east_asian_width(ch) in "WF" else 1

@@ -108,7 +108,8 @@ def test_check_ok_and_options():
 def test_unknown_ruleset_names_the_bundled_ones():
     r = runner.invoke(app, ["check", "nanchan"])
     assert r.exit_code == 2
-    assert "no ruleset 'nanchan'" in r.output and "did you mean nanchang?" in r.output
+    assert "no bundled ruleset 'nanchan'" in r.output and "did you mean nanchang?" in r.output
+    assert "to use a file, give a path like ./nanchan.rules" in r.output
 
 
 def test_export_is_stable_yaml():

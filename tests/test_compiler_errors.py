@@ -234,13 +234,14 @@ def test_remove_suggests_nothing_unrelated(tmp_path, name):
 
 
 @pytest.mark.parametrize("parent, hint", [
-    ("nanchnag", "did you mean nanchang?"),
-    ("wuhan", "bundled rulesets: " + ", ".join(bundled_ruleset_names()) + "; or give a path to a .rules file"),
+    ("nanchnag", "did you mean nanchang? (bundled rulesets: " + ", ".join(bundled_ruleset_names())
+     + "; to use a file, give a path like ./nanchnag.rules)"),
+    ("wuhan", "bundled rulesets: " + ", ".join(bundled_ruleset_names()) + "; to use a file, give a path like ./wuhan.rules"),
 ])
 def test_extends_an_unknown_ruleset(tmp_path, parent, hint):
-    """Resolution: `extends` a name that is neither bundled nor a file."""
+    """Resolution: `extends` a bare name that is not bundled (a bare name never means a file)."""
     err = compile_bad(tmp_path, f"extends {parent}\n")
-    assert err.message == f"no ruleset {parent!r}: not a bundled name nor a file"
+    assert err.message == f"no bundled ruleset {parent!r}"
     at(err, tmp_path, 1, 9)
     assert err.hint == hint
     assert "nanchang" in err.hint
@@ -267,7 +268,11 @@ def test_extends_a_directory_path(tmp_path):
     """Resolution: `extends` a path that cannot be a rule file."""
     err = compile_bad(tmp_path, 'extends "/"\n')
     at(err, tmp_path, 1, 9)
-    assert err.message == "no ruleset '/': not a bundled name nor a file"
+    assert err.message == "cannot extend '/': not a .rules file"
+    (tmp_path / "d.rules").mkdir()
+    err = compile_bad(tmp_path, 'extends "d.rules"\n')
+    at(err, tmp_path, 1, 9)
+    assert err.message == "'d.rules' is a directory, not a rule file"
 
 
 # ---- options ----------------------------------------------------------------------------------

@@ -169,7 +169,7 @@ def test_replay_refuses_malformed_records(tmp_path: Path):
     assert YAML(typ="safe").load(good)["ruleset_file"] is None  # a bundled ruleset is recorded by name
     for old, new, says in [("dealer: E", "dealer: Q", "dealer 'Q' is not a seat"),
                            ("floor: 1", "floor: -3", "`floor` must be a whole number"),
-                           ("ruleset: nanchang\n", "ruleset: nosuch\n", "no ruleset 'nosuch'")]:
+                           ("ruleset: nanchang\n", "ruleset: nosuch\n", "no bundled ruleset 'nosuch'")]:
         f.write_text(good.replace(old, new, 1), encoding="utf-8")
         r = runner.invoke(app, ["replay", str(f)])
         assert r.exit_code == 2 and says in r.output, (old, r.output)

@@ -6,18 +6,20 @@ The only module that knows the grammar (``grammar/mjrules.lark``). Errors are
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from lark import Lark, Token, Transformer, v_args
+from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
 from engine.lang import facts as F
 from engine.lang import flow as FLOW
 from engine.errors import Location, OptionError, RuleError, did_you_mean
-from engine.lang.resources import grammar_text, resolve_ruleset_path
+from engine.lang import limits as L
+from engine.lang.resources import grammar_text, is_bundled_ref, resolve_ruleset_path
 from engine.lang.ruleset import (
     Adder,
     Base,
@@ -56,11 +58,6 @@ from engine.lang.ruleset import (
     Var,
 )
 
-# Bounds that keep every compile and evaluation small (the language is not a rule set's place
-# to be big): a tile group of at most MAX_RANKS kinds, each with at most MAX_COPIES copies.
-MAX_RANKS = 36
-MAX_COPIES = 16
-
 # KIND keyword → Ruleset field
 SECTIONS = {
     "suit": "suits",
@@ -86,7 +83,61 @@ REF_PATTERN, REF_FAN, REF_MELD_OR_KIND, REF_GROUP, REF_INDICATOR, REF_JING_FORMU
 @lru_cache(maxsize=1)
 def parser() -> Lark:
     """The LALR parser for the rule language (positions kept for errors)."""
-    return Lark(grammar_text(), parser="lalr", propagate_positions=True, maybe_placeholders=False)
+    return Lark(grammar_text(), parser="lalr", propagate_positions=True, maybe_placeholders=False,
+                lexer_callbacks={"INT": _check_int, "MULT": _check_mult, "NAME": _check_name,
+                                 "RULESET_NAME": _check_name, "STRING": _check_string})
+
+
+class _TokenTooBig(Exception):
+    """Raised by the lexer (before the parser does any work with it) for a token past a limit."""
+
+    def __init__(self, message: str, token: Token, hint: str | None = None):
+        super().__init__(message)
+        self.message, self.token, self.hint = message, token, hint
+
+
+def _check_int(tok: Token) -> Token:
+    # the length check comes first: int() of a huge digit string is itself slow (and refused)
+    if len(tok) > len(str(L.MAX_NUMBER)) or int(tok) > L.MAX_NUMBER:
+        raise _TokenTooBig(f"number {_clip(str(tok))} is too large (at most {L.MAX_NUMBER})", tok,
+                           hint="numbers in a rule file are small: see Limits in docs/language.md")
+    return tok
+
+
+def _check_mult(tok: Token) -> Token:
+    digits = str(tok)[1:]
+    if len(digits) > len(str(L.MAX_MULTIPLIER)) or int(digits) > L.MAX_MULTIPLIER:
+        raise _TokenTooBig(f"multiplier {_clip(str(tok))} is too large (at most x{L.MAX_MULTIPLIER})", tok,
+                           hint="numbers in a rule file are small: see Limits in docs/language.md")
+    return tok
+
+
+def _check_name(tok: Token) -> Token:
+    if len(tok) > L.MAX_NAME_CHARS:
+        raise _TokenTooBig(f"name {str(tok)[:12]}… is {len(tok)} characters long (at most {L.MAX_NAME_CHARS})",
+                           tok)
+    return tok
+
+
+def _check_string(tok: Token) -> Token:
+    if len(tok) - 2 > L.MAX_STRING_CHARS:
+        raise _TokenTooBig(f"string {str(tok)[:12]}… is {len(tok) - 2} characters long (at most {L.MAX_STRING_CHARS})",
+                           tok)
+    return tok
+
+
+def _clip(text: str, keep: int = 12) -> str:
+    """A long number shortened for a message: its start, ``…`` and its count of digits."""
+    return text if len(text) <= keep else f"{text[:keep]}… ({len(text)} digits)"
+
+
+def _in_range(what: str, tok: Token, low: int, high: int, file: str) -> int:
+    """``tok`` as an int within ``low..high``, else a RuleError at the token."""
+    v = int(str(tok).lstrip("x×"))
+    if not low <= v <= high:
+        raise RuleError(f"{what} {v} is out of range ({low}..{high})",
+                        Location(file, tok.line, tok.column))
+    return v
 
 
 @dataclass
@@ -166,6 +217,9 @@ class _Build(Transformer):
     def origin(self, meta) -> Origin:
         return Origin(file=self.file, line=meta.line, column=meta.column)
 
+    def _int(self, what: str, tok: Token, low: int, high: int) -> int:
+        return _in_range(what, tok, low, high, self.file)
+
     def take_refs(self) -> list[Ref]:
         refs, self.refs = self.refs, []
         return refs
@@ -206,25 +260,32 @@ class _Build(Transformer):
         toks = [x for x in rest if isinstance(x, Token)]
         label = _s(toks[0]) if len(toks) == 2 else None
         default = str(_value(toks[-1]))
-        choices = {}
-        for ch in (x for x in rest if isinstance(x, tuple)):
-            choices[ch[0]] = ch[1]
+        choices: dict[str, list] = {}
+        where: dict[str, Location] = {}
+        for value, stmts, loc in (x for x in rest if isinstance(x, tuple)):
+            if value in choices:
+                raise RuleError(f"option {name}: choice {value!r} is given twice", loc,
+                                related=[("first given here", where[value])])
+            choices[value], where[value] = stmts, loc
         return OptionStmt(name, label, default, choices, self.loc(meta), self.loc(toks[-1]))
 
     def choice(self, meta, c):
-        return (str(_value(c[0])), list(c[1:]))
+        return (str(_value(c[0])), list(c[1:]), self.loc(c[0]))
 
     # -- tiles
     def suit(self, meta, c):
         name = c[0]
         rest = list(c[1:])
         label = _s(rest.pop(0)) if rest[0].type == "STRING" else None
-        low, high = int(rest[0]), int(rest[1])
+        low, high = (self._int(f"suit {name}: rank", t, 0, L.MAX_RANK) for t in rest[:2])
         cyclic = any(x == "cyclic" for x in rest[2:])
         copies = next(x[1] for x in rest[2:] if isinstance(x, tuple))
         if low > high:
             raise RuleError(f"suit {name}: ranks {low}..{high} is empty", self.loc(rest[0]),
                             hint=f"write ranks {high}..{low}")
+        if high - low + 1 > L.MAX_RANKS:
+            raise RuleError(f"suit {name}: {high - low + 1} ranks; a suit has at most {L.MAX_RANKS}",
+                            self.loc(rest[1]))
         decl = Suit(name=str(name), label=label, low=low, high=high, cyclic=cyclic, copies=copies,
                     origin=self.origin(meta))
         return self._stmt(meta, "suit", name, decl)
@@ -234,6 +295,8 @@ class _Build(Transformer):
         rest = list(c[1:])
         label = _s(rest.pop(0)) if isinstance(rest[0], Token) and rest[0].type == "STRING" else None
         tiles = [x for x in rest if isinstance(x, HonourTile)]
+        if len(tiles) > L.MAX_RANKS:
+            raise RuleError(f"honours {name}: {len(tiles)} tiles; a group has at most {L.MAX_RANKS}", self.loc(meta))
         cyclic = any(x == "cyclic" for x in rest)
         copies = next(x[1] for x in rest if isinstance(x, tuple))
         decl = Honours(name=str(name), label=label, tiles=tiles, cyclic=cyclic, copies=copies,
@@ -247,10 +310,12 @@ class _Build(Transformer):
         return "cyclic"
 
     def copies(self, meta, c):
-        return ("copies", int(c[0]))
+        return ("copies", self._int("copies", c[0], 1, L.MAX_COPIES))
 
     def table(self, meta, c):
-        decl = TableParam(name=str(c[0]), values=[_value(v) for v in c[1:]], origin=self.origin(meta))
+        values = [self._int(f"table {c[0]}: number", v, 0, L.MAX_TABLE_NUMBER) if v.type == "INT" else _value(v)
+                  for v in c[1:]]
+        decl = TableParam(name=str(c[0]), values=values, origin=self.origin(meta))
         return self._stmt(meta, "table", c[0], decl)
 
     # -- melds, patterns
@@ -264,13 +329,13 @@ class _Build(Transformer):
         return [str(t) for t in c]
 
     def run(self, meta, c):
-        return Shape(type="run", size=int(c[0]), groups=c[1])
+        return Shape(type="run", size=self._int("run", c[0], 1, L.MAX_SET_TILES), groups=c[1])
 
     def distinct(self, meta, c):
-        return Shape(type="distinct", size=int(c[0]), groups=c[1])
+        return Shape(type="distinct", size=self._int("distinct", c[0], 1, L.MAX_SET_TILES), groups=c[1])
 
     def same(self, meta, c):
-        return Shape(type="same", size=int(c[0]), declared=len(c) > 1)
+        return Shape(type="same", size=self._int("same", c[0], 1, L.MAX_SET_TILES), declared=len(c) > 1)
 
     def pattern(self, meta, c):
         comps = [x for x in c[1:] if isinstance(x, Component)]
@@ -286,16 +351,16 @@ class _Build(Transformer):
     def sets(self, meta, c):
         for tok in c[1:]:
             self._ref(REF_MELD_OR_KIND, tok)
-        return Component(type="sets", count=int(c[0]), of=[str(t) for t in c[1:]])
+        return Component(type="sets", count=self._int("sets", c[0], 0, L.MAX_HAND_TILES), of=[str(t) for t in c[1:]])
 
     def pair(self, meta, c):
         return Component(type="pair", count=1)
 
     def pairs(self, meta, c):
-        return Component(type="pairs", count=int(c[0]))
+        return Component(type="pairs", count=self._int("pairs", c[0], 1, L.MAX_HAND_TILES))
 
     def rotten(self, meta, c):
-        return Component(type="rotten", count=1, gap=int(c[0]))
+        return Component(type="rotten", count=1, gap=self._int("rotten gap", c[0], 1, L.MAX_RANKS))
 
     def concealed(self, meta, c):
         return ("concealed", True)
@@ -304,7 +369,7 @@ class _Build(Transformer):
         return ("honours_natural", True)
 
     def min_honours(self, meta, c):
-        return ("min_honours", int(c[0]))
+        return ("min_honours", self._int("honours >=", c[0], 0, L.MAX_HAND_TILES))
 
     def quads_as_pairs(self, meta, c):
         return ("quads_as_pairs", True)
@@ -369,16 +434,16 @@ class _Build(Transformer):
         return self._stmt(meta, "jing", name, decl)
 
     def jing_value(self, meta, c):
-        ints = [int(t) for t in c if isinstance(t, Token) and t.type == "INT"]
+        ints = [self._int("精 value", t, 0, L.MAX_AMOUNT) for t in c if isinstance(t, Token) and t.type == "INT"]
         return JingValue, {"main": ints[0], "next": ints[1]}
 
     def jing_kong(self, meta, c):
-        ints = [int(t) for t in c]
+        ints = [self._int("kong points", t, 0, L.MAX_AMOUNT) for t in c]
         return JingKong, {"concealed": ints[0], "exposed": ints[1], "added": ints[2] if len(ints) > 2 else ints[1]}
 
     def jing_mult(self, meta, c):
         self._check_expr(c[1], F.JING)
-        return JingMultiplier, {"factor": _mult(c[0]), "when": c[1]}
+        return JingMultiplier, {"factor": self._int("multiplier", c[0], 0, L.MAX_MULTIPLIER), "when": c[1]}
 
     def jing_formula(self, meta, c):
         self._check_expr(c[0], F.JING)
@@ -386,7 +451,7 @@ class _Build(Transformer):
         return JingFormula, {"score": c[0], "when": c[1]}
 
     def jing_kong_bonus(self, meta, c):
-        return JingKongBonus, {"amount": int(c[0]), "replaces_kong_points": len(c) > 1}
+        return JingKongBonus, {"amount": self._int("amount", c[0], 0, L.MAX_AMOUNT), "replaces_kong_points": len(c) > 1}
 
     def jing_liability(self, meta, c):
         self._ref(REF_JING_FORMULA, c[0])
@@ -418,15 +483,15 @@ class _Build(Transformer):
         return self._stmt(meta, "fan", name, decl)
 
     def mult(self, meta, c):
-        return ("mult", _mult(c[0]), self.loc(c[0]))
+        return ("mult", self._int("multiplier", c[0], 0, L.MAX_MULTIPLIER), self.loc(c[0]))
 
     def add(self, meta, c):
-        return Adder(amount=int(c[0]), payer=str(c[1]), fallback=str(c[2]) if len(c) > 2 else None)
+        return Adder(amount=self._int("amount", c[0], 0, L.MAX_AMOUNT), payer=str(c[1]), fallback=str(c[2]) if len(c) > 2 else None)
 
     def fixed(self, meta, c):
         for tok in c[1:]:
             self._ref(REF_FACTOR, tok)
-        return Fixed(amount=int(c[0]), with_factors=[str(t) for t in c[1:]])
+        return Fixed(amount=self._int("amount", c[0], 0, L.MAX_AMOUNT), with_factors=[str(t) for t in c[1:]])
 
     def instead(self, meta, c):
         names = [t for t in c if t.type != "ALL"]
@@ -448,14 +513,14 @@ class _Build(Transformer):
         return self._stmt(meta, "payment", name, decl)
 
     def weight(self, meta, c):
-        return (str(c[0]), _mult(c[1]), self.loc(c[0]))
+        return (str(c[0]), self._int("multiplier", c[1], 0, L.MAX_MULTIPLIER), self.loc(c[0]))
 
     def payment_base(self, meta, c):
         if str(c[0]) != "base":
             raise RuleError(f"`payment {c[0]} = {c[1]}` is not a payment", self.loc(c[0]),
                             hint="a number alone is only allowed for `payment base`; a payment "
                                  "names its payers: `payment discard = discarder x2, others x1 when discard`")
-        decl = Base(name="base", amount=int(c[1]), origin=self.origin(meta))
+        decl = Base(name="base", amount=self._int("payment base", c[1], 0, L.MAX_AMOUNT), origin=self.origin(meta))
         return self._stmt(meta, "payment", c[0], decl)
 
     def factor(self, meta, c):
@@ -472,7 +537,7 @@ class _Build(Transformer):
         return self._stmt(meta, "factor", name, decl)
 
     def exhaustive(self, meta, c):
-        decl = Exhaustive(name=str(c[0]), payer=str(c[1]), amount=int(c[2]), origin=self.origin(meta))
+        decl = Exhaustive(name=str(c[0]), payer=str(c[1]), amount=self._int("amount", c[2], 0, L.MAX_AMOUNT), origin=self.origin(meta))
         return self._stmt(meta, "exhaustive", c[0], decl)
 
     def flow(self, meta, c):
@@ -563,10 +628,6 @@ def _flow_hint(policy: str) -> str:
         f"{k}: {'/'.join(p.words) if p.words else 'N'}" for k, p in spec.params.items()) + ")"
 
 
-def _mult(tok: Token) -> int:
-    return int(str(tok)[1:])
-
-
 # ---- parsing -----------------------------------------------------------------------------
 
 _TERMINAL_WORDS = {
@@ -608,10 +669,15 @@ _STATEMENT_STARTS = ["ruleset", "extends", "source", "override", "remove", "opti
 def parse_text(text: str, file: str) -> ParsedFile:
     """Parse one rule file's text (no ``extends`` resolution). Raises :class:`RuleError`."""
     text = text.removeprefix("\ufeff")  # a byte-order mark (Windows editors) is not content
+    _check_text(text, file)
     try:
         tree = parser().parse(text)
+    except _TokenTooBig as exc:
+        raise RuleError(exc.message, Location(file, exc.token.line, exc.token.column), hint=exc.hint,
+                        source_text=text) from None
     except UnexpectedInput as exc:
         raise _syntax_error(exc, text, file) from None
+    _check_tree(tree, file, text)
     builder = _Build(file)
     try:
         items = builder.transform(tree)
@@ -637,11 +703,92 @@ def parse_text(text: str, file: str) -> ParsedFile:
     return pf
 
 
+def _line_col(text: str, index: int) -> tuple[int, int]:
+    """1-based line and column of ``text[index]`` (lines end at ``\\n`` only, as the parser counts)."""
+    return text.count("\n", 0, index) + 1, index - (text.rfind("\n", 0, index) + 1) + 1
+
+
+_NOT_TEXT = re.compile("[\x00\ud800-\udfff]")
+
+
+def _check_text(text: str, file: str) -> None:
+    """Size, NUL bytes, unpaired surrogates and line length, before the parser sees the text.
+
+    Raises :class:`RuleError` at the first offending place (size: at 1:1)."""
+    if len(text) > L.MAX_FILE_BYTES or len(text.encode("utf-8", "surrogatepass")) > L.MAX_FILE_BYTES:
+        raise RuleError(f"the rule file is larger than {L.MAX_FILE_BYTES} bytes", Location(file, 1, 1),
+                        hint="a rule file is a short list of rules; split it with `extends`", source_text="")
+    bad = _NOT_TEXT.search(text)
+    if bad:
+        line, col = _line_col(text, bad.start())
+        what = "a NUL byte" if bad.group() == "\x00" else "a character that is not valid Unicode text"
+        raise RuleError(f"the rule file holds {what}, so it is not a text file", Location(file, line, col),
+                        hint="a rule file is UTF-8 text", source_text="")
+    for line_no, row in enumerate(text.split("\n"), 1):
+        if len(row) > L.MAX_LINE_CHARS:
+            raise RuleError(f"line {line_no} is {len(row)} characters long (at most {L.MAX_LINE_CHARS})",
+                            Location(file, line_no, L.MAX_LINE_CHARS + 1), hint="break it into several rules",
+                            source_text=text)
+
+
+# expression nodes of the parse tree; the first four each add a level of nesting
+_EXPR_LEVELS = {"or_", "not_", "neg", "binop"}
+_EXPR_TREES = _EXPR_LEVELS | {"and_", "cmp", "num", "var", "pattern_is"}
+_STATEMENTS = set(SECTIONS) | {"payment_base", "remove", "option", "choice"}
+
+
+def _check_tree(tree: Tree, file: str, text: str) -> None:
+    """Count statements and measure each expression (depth, size) iteratively, before any
+    recursive walk (the transformer, pydantic, the evaluator) can meet a deep tree.
+
+    Raises :class:`RuleError` at the statement or expression that passes a limit of
+    :mod:`engine.lang.limits`."""
+    def fail(msg, node, hint=None):
+        meta = node.meta
+        raise RuleError(msg, Location(file, getattr(meta, "line", 1), getattr(meta, "column", 1)), hint=hint,
+                        source_text=text)
+
+    statements = 0
+    # (node, expression root or None, nesting level); children pushed reversed: document order
+    stack: list[tuple[Any, Any, int]] = [(tree, None, 0)]
+    sizes: dict[int, int] = {}
+    while stack:
+        node, root, level = stack.pop()
+        if not isinstance(node, Tree):
+            if root is not None:
+                sizes[id(root)] = sizes.get(id(root), 0) + 1
+                if sizes[id(root)] > L.MAX_EXPR_NODES:
+                    fail(f"this expression has more than {L.MAX_EXPR_NODES} names, numbers and operators", root,
+                         "a condition or formula is short: split the rule into several")
+            continue
+        data = node.data
+        if data in _STATEMENTS:
+            statements += 1
+            if statements > L.MAX_DECLARATIONS:
+                fail(f"more than {L.MAX_DECLARATIONS} statements in one file", node,
+                     "split the rules over files with `extends`")
+        if data in _EXPR_TREES:
+            if root is None:
+                root = node
+            elif data in _EXPR_LEVELS:
+                level += 1
+                if level > L.MAX_EXPR_DEPTH:
+                    fail(f"this expression nests more than {L.MAX_EXPR_DEPTH} levels deep", root,
+                         "each ( ), `not`, `-` and operator is a level: drop redundant ones, "
+                         "or split the rule into several")
+            if data in ("not_", "neg"):
+                sizes[id(root)] = sizes.get(id(root), 0) + 1
+            elif data in ("and_", "or_"):
+                sizes[id(root)] = sizes.get(id(root), 0) + len(node.children) - 1
+        stack.extend((child, root, level) for child in reversed(node.children))
+
+
 def _syntax_error(exc: UnexpectedInput, text: str, file: str) -> RuleError:
     loc = Location(file, getattr(exc, "line", 1) or 1, getattr(exc, "column", 1) or 1)
     if isinstance(exc, UnexpectedCharacters):
         ch = text[exc.pos_in_stream] if exc.pos_in_stream < len(text) else "?"
-        line_text = text.splitlines()[loc.line - 1] if text.splitlines() else ""
+        rows = text.split("\n")  # lines as the parser counts them (\n only)
+        line_text = rows[loc.line - 1] if loc.line <= len(rows) else ""
         if ch == '"':
             return RuleError("unterminated string", loc, hint='a string closes with " on the same line',
                              source_text=text)
@@ -655,7 +802,7 @@ def _syntax_error(exc: UnexpectedInput, text: str, file: str) -> RuleError:
     tok = getattr(exc, "token", None)
     if isinstance(exc, UnexpectedEOF) or (tok is not None and tok.type == "$END"):
         body = text.rstrip()
-        rows = body.splitlines() or [""]
+        rows = body.split("\n")
         loc = Location(file, len(rows), len(rows[-1]) + 1)
         return RuleError(f"the file ends in the middle of a declaration; expected {_readable(set(exc.expected))}",
                          loc, source_text=text)
@@ -694,6 +841,11 @@ def compile_ruleset(ref: str | Path, options: dict[str, str] | None = None, *, b
     path = resolve_ruleset_path(str(ref), base_dir)
     used: set[str] = set()
     state = _resolve(path, options, used, chain=())
+    _check_options_used(options, used, state)
+    return _build(path, state)
+
+
+def _check_options_used(options: dict[str, str], used: set[str], state: dict) -> None:
     unknown = set(options) - used
     if unknown:
         declared = list(state["option_infos"])  # in declaration order
@@ -702,29 +854,61 @@ def compile_ruleset(ref: str | Path, options: dict[str, str] | None = None, *, b
         close = did_you_mean(name, declared)
         raise OptionError(f"unknown option {name!r}", None, hint=f"{close} ({listing})" if close else listing,
                           option=name, value=options[name])
-    return _build(path, state)
 
 
 def compile_text(text: str, file: str = "<text>", options: dict[str, str] | None = None,
                  base_dir: Path | None = None) -> Ruleset:
-    """Compile rule-file text directly (``extends`` resolves relative to ``base_dir``)."""
+    """Compile rule-file text directly (``extends`` resolves relative to ``base_dir``).
+
+    Raises :class:`RuleError` as :func:`compile_ruleset` does (:class:`OptionError` for an
+    unknown option or choice)."""
     options = dict(options or {})
     used: set[str] = set()
     state = _resolve_parsed(parse_text(text, file), options, used, (), base_dir or Path.cwd())
+    _check_options_used(options, used, state)
     return _build(Path(file), state)
 
 
-def _resolve(path: Path, options: dict[str, str], used: set[str], chain: tuple[str, ...]) -> dict:
+def read_rule_file(path: Path) -> str:
+    """The text of a rule file, read no further than :data:`~engine.lang.limits.MAX_FILE_BYTES`.
+
+    Raises :class:`RuleError` when it cannot be read, is too large, is not UTF-8 or holds a NUL
+    byte (located at the first bad byte, with no source line echoed: the bytes are not text)."""
     try:
-        text = path.read_text(encoding="utf-8")
+        with open(path, "rb") as f:
+            raw = f.read(L.MAX_FILE_BYTES + 1)
     except OSError as exc:
         raise RuleError(f"cannot read rule file {path}: {exc.strerror}", None) from None
+    if len(raw) > L.MAX_FILE_BYTES:
+        raise RuleError(f"the rule file is larger than {L.MAX_FILE_BYTES} bytes", Location(str(path), 1, 1),
+                        hint="a rule file is a short list of rules; split it with `extends`", source_text="")
+    try:
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raw = path.read_bytes()
         line = raw[: exc.start].count(b"\n") + 1
-        col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        col = len(raw[raw.rfind(b"\n", 0, exc.start) + 1: exc.start].decode("utf-8", "replace")) + 1
         raise RuleError("the rule file is not UTF-8 text", Location(str(path), line, col),
                         hint="save it as UTF-8 (e.g. `iconv -f GBK -t UTF-8`)", source_text="") from None
+    if "\x00" in text:
+        line, col = _line_col(text, text.index("\x00"))
+        raise RuleError("the rule file holds a NUL byte, so it is not a text file", Location(str(path), line, col),
+                        hint="a rule file is UTF-8 text", source_text="")
+    return text
+
+
+def _resolve(path: Path, options: dict[str, str], used: set[str], chain: tuple[str, ...],
+             via: tuple[str, Location, str] | None = None) -> dict:
+    """Compile ``path`` and its parents. ``via`` is the child's ``extends`` (reference, location,
+    child text): a parent that is not a text file is reported there, never by echoing its bytes."""
+    try:
+        text = read_rule_file(path)
+    except RuleError as exc:
+        if via is None:
+            raise
+        ref, loc, child_text = via
+        related = [(f"{exc.message}", exc.location)] if exc.location else []
+        raise RuleError(f"cannot extend {ref!r}: not a rule file", loc, hint=exc.message if not related else None,
+                        related=related, source_text=child_text) from None
     return _resolve_parsed(parse_text(text, str(path)), options, used, chain, path.parent)
 
 
@@ -736,11 +920,17 @@ def _resolve_parsed(pf: ParsedFile, options: dict[str, str], used: set[str], cha
                         pf.extends[1] if pf.extends else None, source_text=pf.text)
     if pf.extends:
         parent_ref, loc = pf.extends
+        if len(chain) + 1 >= L.MAX_EXTENDS_DEPTH:
+            raise RuleError(f"the `extends` chain is longer than {L.MAX_EXTENDS_DEPTH} files", loc,
+                            source_text=pf.text)
+        if not parent_ref.endswith(".rules") and (not is_bundled_ref(parent_ref) or "." in parent_ref):
+            raise RuleError(f"cannot extend {parent_ref!r}: not a .rules file", loc, source_text=pf.text,
+                            hint="extend a bundled ruleset by name, or a rule file by a path ending in .rules")
         try:
             parent_path = resolve_ruleset_path(parent_ref, base_dir)
         except RuleError as exc:
             raise RuleError(exc.message, loc, hint=exc.hint, source_text=pf.text) from None
-        state = _resolve(parent_path, options, used, (*chain, key))
+        state = _resolve(parent_path, options, used, (*chain, key), via=(parent_ref, loc, pf.text))
         state["extends"].append(state["name"])
     else:
         state = {"entries": {}, "option_infos": {}, "extends": [], "sources": [], "name": None, "label": None,
@@ -752,6 +942,11 @@ def _resolve_parsed(pf: ParsedFile, options: dict[str, str], used: set[str], cha
     for st in pf.stmts:
         _apply(entries, st, pf.text, state["removed"])
     for opt in pf.options:
+        if opt.name in state["option_infos"]:
+            first = state["option_infos"][opt.name].origin
+            raise RuleError(f"option {opt.name} is already declared", opt.location, source_text=pf.text,
+                            related=[("first declared here", Location(first.file, first.line, first.column))],
+                            hint="give each option its own name")
         if opt.default not in opt.choices:
             raise RuleError(f"option {opt.name}: default {opt.default!r} is not one of its choices "
                             f"({', '.join(opt.choices)})", opt.default_location, source_text=pf.text)
@@ -927,9 +1122,9 @@ def _check(rs: Ruleset, entries: dict[str, _Entry], removed: dict[str, Location]
              f"change the values with `override jing {values[0].name} = 正 N, 副 M`",
              related=[(f"jing.{values[0].name} declares them here", values[0].location)])
     for suit in rs.suits.values():
-        if suit.high - suit.low + 1 > MAX_RANKS or suit.copies > MAX_COPIES:
-            fail(f"suit {suit.name}: at most {MAX_RANKS} ranks and {MAX_COPIES} copies", entries[f"suit.{suit.name}"].stmt)
+        if suit.high - suit.low + 1 > L.MAX_RANKS or suit.copies > L.MAX_COPIES:
+            fail(f"suit {suit.name}: at most {L.MAX_RANKS} ranks and {L.MAX_COPIES} copies", entries[f"suit.{suit.name}"].stmt)
     for grp in rs.honours.values():
-        if len(grp.tiles) > MAX_RANKS or grp.copies > MAX_COPIES:
-            fail(f"honours {grp.name}: at most {MAX_RANKS} tiles and {MAX_COPIES} copies",
+        if len(grp.tiles) > L.MAX_RANKS or grp.copies > L.MAX_COPIES:
+            fail(f"honours {grp.name}: at most {L.MAX_RANKS} tiles and {L.MAX_COPIES} copies",
                  entries[f"honours.{grp.name}"].stmt)

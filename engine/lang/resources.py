@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from engine.errors import RuleError, did_you_mean
+from engine.lang.limits import MAX_NAME_CHARS
 
 _PKG = Path(__file__).resolve().parent.parent  # engine/
 
@@ -29,26 +30,47 @@ def rulesets_dir() -> Path:
 
 
 def bundled_ruleset_names() -> list[str]:
-    """Names of the bundled rulesets , sorted."""
+    """Names of the bundled rulesets, sorted."""
     return sorted(p.stem for p in rulesets_dir().glob("*.rules"))
 
 
-def resolve_ruleset_path(ref: str, base_dir: Path | None = None) -> Path:
-    """A bundled name or a path (relative to ``base_dir``, else the working directory).
+def is_bundled_ref(ref: str) -> bool:
+    """True when ``ref`` names a bundled ruleset: a bare name, with no ``/`` (or ``\\``) and no
+    ``.rules`` suffix. Anything else is a path to a file."""
+    return "/" not in ref and "\\" not in ref and not ref.endswith(".rules")
 
-    Raises :class:`RuleError` naming the bundled rulesets when ``ref`` is neither.
+
+def resolve_ruleset_path(ref: str, base_dir: Path | None = None) -> Path:
+    """The file a ruleset reference names.
+
+    A bare name (:func:`is_bundled_ref`: no ``/``, no ``.rules`` suffix) is ALWAYS a bundled
+    ruleset, whatever files the working directory holds; a file is given as a path
+    (``./house.rules``, ``house/a.rules``, ``x.rules``, or absolute), relative to ``base_dir``
+    (the file that refers to it), else to the working directory.
+
+    Raises :class:`RuleError` (no location: the caller adds its own) for a bare name that is not
+    bundled (the hint lists the bundled names and how to give a file), a path that does not
+    exist, or one that is not a regular file (a directory, a device, a pipe).
     """
+    if not ref or "\x00" in ref:
+        raise RuleError(f"{ref[:MAX_NAME_CHARS]!r} is not a ruleset name nor a path", None,
+                        hint="give a bundled ruleset name or a path like ./NAME.rules")
+    if is_bundled_ref(ref):
+        names = bundled_ruleset_names()
+        if ref in names:
+            return rulesets_dir() / f"{ref}.rules"
+        close = did_you_mean(ref, names)
+        listing = f"bundled rulesets: {', '.join(names)}; to use a file, give a path like ./{ref}{'' if Path(ref).suffix else '.rules'}"
+        raise RuleError(f"no bundled ruleset {ref!r}", None, hint=f"{close} ({listing})" if close else listing)
     p = Path(ref)
-    cands = [p] if p.is_absolute() else [(base_dir or Path.cwd()) / p, Path.cwd() / p]
-    if not p.suffix and p.name:
-        cands += [c.with_suffix(".rules") for c in cands]
-    for c in cands:
-        if c.is_file():
-            return c
-    if "/" not in ref and not p.suffix:
-        bundled = rulesets_dir() / f"{ref}.rules"
-        if bundled.is_file():
-            return bundled
-    names = bundled_ruleset_names()
-    hint = did_you_mean(ref, names) or f"bundled rulesets: {', '.join(names)}; or give a path to a .rules file"
-    raise RuleError(f"no ruleset {ref!r}: not a bundled name nor a file", None, hint=hint)
+    full = p if p.is_absolute() else (base_dir or Path.cwd()) / p
+    try:
+        if full.is_dir():
+            raise RuleError(f"{ref!r} is a directory, not a rule file", None)
+        if not full.exists():
+            raise RuleError(f"no rule file {ref!r}", None, hint=f"looked for {full}")
+        if not full.is_file():
+            raise RuleError(f"{ref!r} is not a regular file", None)
+    except OSError as exc:  # a name too long, a loop of links, no permission
+        raise RuleError(f"cannot open {ref!r}: {exc.strerror}", None) from None
+    return full
