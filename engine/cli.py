@@ -22,7 +22,7 @@ from rich.table import Table
 
 from engine.lang.compiler import compile_ruleset
 from engine.lang.resources import bundled_ruleset_names as list_bundled
-from engine.errors import IllegalAction, MjError, OptionError, ScenarioError
+from engine.errors import IllegalAction, ImpossibleState, MjError, OptionError, ScenarioError
 from engine.core.scoring import Ledger, Scorer
 from engine.core.snapshot import build_snapshot
 
@@ -341,7 +341,9 @@ def score(
             if name not in parts:
                 parts[name] = scorer.settle_indicator(snap, name)
         total = Ledger.joined(lg for _, lg in end_parts)
-    except IllegalAction as exc:
+    except ImpossibleState as exc:  # a table the game could not produce: bad input
+        _fail(exc, as_json)
+    except IllegalAction as exc:  # a possible table, but no win the ruleset allows
         _fail(exc, as_json, code=1)
     except OptionError as exc:
         _fail(_option_error(exc), as_json)

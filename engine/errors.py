@@ -121,6 +121,12 @@ def _window(src: str, column: int) -> tuple[str, int]:
     return head + src[start:end] + tail, column - start + len(head)
 
 
+class ImpossibleState(IllegalAction):
+    """A snapshot the game could not produce (a one-tile kong, a pung claimed from its own seat,
+    ``first_turn`` on a discard that is not the dealer's): bad input, so ``score`` exits 2. It is
+    an :class:`IllegalAction`, so a scenario case expecting ``win: false`` still sees the refusal."""
+
+
 def _expand(src: str, column: int, tab: int = 8) -> tuple[str, int]:
     """The line as it is echoed, literally: tabs expanded by display cells (CJK characters take
     two), control characters (escape sequences, NUL, …) shown as ``?`` so that a hostile file

@@ -326,3 +326,15 @@ def test_every_documented_code_is_produced(monkeypatch, capsys, tmp_path):
         monkeypatch.setattr(engine.tools.sheet, "rule_sheet", raise_it)
         produced.add(_in_process(monkeypatch, capsys, ["sheet", "nanchang"])[0])
     assert produced == set(EXIT_CODES) == set(documented_codes())
+
+
+def test_score_exit_2_for_a_table_play_cannot_produce_and_1_for_no_win():
+    """An impossible snapshot is bad input (2); a possible one that does not win is a 'no' (1)."""
+    base = ["score", "-r", "nanchang", "--jing", "3p", "-H", "S=123m456m789s东南西3p", "--win", "S",
+            "--by", "discard", "--from", "W"]
+    r = runner.invoke(app, [*base, "--tile", "中", "--first-turn"])
+    assert r.exit_code == 2, r.output
+    assert "a first-turn discard is the dealer's, and W is not the dealer (E)" in r.output
+    r = runner.invoke(app, [*base[:4], "1s", "-H", "S=123m456m789s东南西2p", *base[7:], "--tile", "9p"])
+    assert r.exit_code == 1, r.output
+    assert "no winning hand" in r.output

@@ -17,7 +17,7 @@ Rules applied (all values from the ruleset; sections of RULES.md §2):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from engine.errors import IllegalAction, MjError, RuleError
+from engine.errors import IllegalAction, ImpossibleState, MjError, RuleError
 from engine.lang import flow as FLOW
 from engine.core.hands import HandEvaluator, MeldTiles, Reading, check_hand_size
 from engine.lang.ruleset import BinOp, BoolOp, Cmp, Fan, Neg, Not, Num, PatternIs, Ruleset, Var
@@ -363,13 +363,13 @@ class Scorer:
         ``chow`` flow policy allows (``from: previous``: the 上家); a concealed kong is claimed
         from nobody; a claimed tile is one of the meld's. With a win, a seat other than the winner
         holds at most ``table hand`` tiles (melds counted as one set each), without one the dealer
-        may hold ``hand + dealer_extra`` (right after the deal). Raises :class:`IllegalAction`
+        may hold ``hand + dealer_extra`` (right after the deal). Raises :class:`ImpossibleState`
         naming the seat, the meld and what is wrong.
         """
         extra = self.rs.table.get("hand"), self.rs.table.get("dealer_extra")
         for seat, hand in snap.hands.items():
             if seat not in snap.seats:
-                raise IllegalAction(f"a hand is given for {seat!r}, which is not a seat",
+                raise ImpossibleState(f"a hand is given for {seat!r}, which is not a seat",
                                     hint="seats: " + " ".join(snap.seats))
             for m in hand.melds:
                 self._check_meld(snap, seat, m)
@@ -381,7 +381,7 @@ class Scorer:
                     continue  # the winner's hand is checked exactly (check_win_hand)
                 n = len(hand.concealed) + self.hands.set_size * len(hand.melds)
                 if n > limit:
-                    raise IllegalAction(f"seat {seat} holds {n} tiles counting each meld as {self.hands.set_size} "
+                    raise ImpossibleState(f"seat {seat} holds {n} tiles counting each meld as {self.hands.set_size} "
                                         f"({self.tiles.format(hand.concealed)} + {len(hand.melds)} meld(s)); "
                                         f"it can hold at most {limit}")
 
@@ -389,31 +389,31 @@ class Scorer:
         fmt = self.tiles.format
         what = f"seat {seat}'s {m.meld_kind} {fmt(list(m.tiles))}"
         if m.meld_kind not in CLAIM_KINDS:
-            raise IllegalAction(f"{what}: a declared meld is a {', '.join(CLAIM_KINDS)}")
+            raise ImpossibleState(f"{what}: a declared meld is a {', '.join(CLAIM_KINDS)}")
         if self.hands.meld_name(m) is None:
-            raise IllegalAction(f"{what} is not a meld of ruleset {self.rs.name}", hint="melds: " + ", ".join(
+            raise ImpossibleState(f"{what} is not a meld of ruleset {self.rs.name}", hint="melds: " + ", ".join(
                 f"{x.name} ({x.meld_kind})" for x in self.rs.melds.values() if x.meld_kind in CLAIM_KINDS))
         if m.concealed and (m.meld_kind != "kong" or m.added or m.from_seat is not None):
-            raise IllegalAction(f"{what} is concealed, so it was claimed from nobody",
+            raise ImpossibleState(f"{what} is concealed, so it was claimed from nobody",
                                 hint="a concealed kong (暗杠) has no `from` and is not `added`")
         claimed_kong = m.meld_kind == "kong" and not (m.concealed or m.added)
         if m.from_seat is None and (m.meld_kind in ("chow", "pung") or claimed_kong):
-            raise IllegalAction(f"{what} names no seat it was claimed from",
+            raise ImpossibleState(f"{what} names no seat it was claimed from",
                                 hint=f"a {m.meld_kind} is made from a discard: give `from SEAT`")
         if m.from_seat is not None:
             if m.from_seat not in snap.seats:
-                raise IllegalAction(f"{what} is claimed from {m.from_seat!r}, which is not a seat")
+                raise ImpossibleState(f"{what} is claimed from {m.from_seat!r}, which is not a seat")
             if m.from_seat == seat:
-                raise IllegalAction(f"{what} is claimed from {seat} itself: a seat cannot claim its own discard")
+                raise ImpossibleState(f"{what} is claimed from {seat} itself: a seat cannot claim its own discard")
         if m.claimed is not None and m.claimed not in m.tiles:
-            raise IllegalAction(f"{what}: the claimed tile {self.tiles.code(m.claimed)} is not in the meld")
+            raise ImpossibleState(f"{what}: the claimed tile {self.tiles.code(m.claimed)} is not in the meld")
         if m.meld_kind == "chow":
             chow = FLOW.policy(self.rs, "chow")
             if chow is None:
-                raise IllegalAction(f"{what}: this ruleset lets no one chow ({self._flow_text('chow')})")
+                raise ImpossibleState(f"{what}: this ruleset lets no one chow ({self._flow_text('chow')})")
             prev = snap.seats[(snap.seats.index(seat) - 1) % len(snap.seats)]
             if chow["from"][0] == "previous" and m.from_seat != prev:
-                raise IllegalAction(f"{what} is claimed from {m.from_seat}, but a chow takes only the discard of "
+                raise ImpossibleState(f"{what} is claimed from {m.from_seat}, but a chow takes only the discard of "
                                     f"the seat before, {prev} (上家) ({self._flow_text('chow')})")
 
     def check_win_state(self, snap: Snapshot) -> None:
@@ -423,46 +423,46 @@ class Scorer:
         ``kong_draw`` from nobody; a ``kong_draw`` winner holds a kong; the robbed seat shows
         the pung its kong was being added to; ``first_turn`` is the dealer's self-draw on the
         deal (天胡) or a win on the dealer's first discard (地胡), with no meld on the table (a
-        claim or a kong ends the first go-around). Raises :class:`IllegalAction` naming what
+        claim or a kong ends the first go-around). Raises :class:`ImpossibleState` naming what
         is impossible.
         """
         w = snap.win
         if w is None:
             return
         if w.by not in WIN_BY:
-            raise IllegalAction(f"unknown win.by {w.by!r}", hint=f"one of: {', '.join(WIN_BY)}")
+            raise ImpossibleState(f"unknown win.by {w.by!r}", hint=f"one of: {', '.join(WIN_BY)}")
         if w.seat not in snap.seats:
-            raise IllegalAction(f"the winner {w.seat!r} is not a seat", hint="seats: " + " ".join(snap.seats))
+            raise ImpossibleState(f"the winner {w.seat!r} is not a seat", hint="seats: " + " ".join(snap.seats))
         taken = w.by in ("discard", "rob_kong")
         if taken and w.from_seat not in snap.seats:
-            raise IllegalAction(f"a {w.by} win needs `from`: the seat whose tile was taken")
+            raise ImpossibleState(f"a {w.by} win needs `from`: the seat whose tile was taken")
         if not taken and w.from_seat is not None:
-            raise IllegalAction(f"a {w.by} win takes no `from` ({w.from_seat}): the winning tile is the winner's own draw")
+            raise ImpossibleState(f"a {w.by} win takes no `from` ({w.from_seat}): the winning tile is the winner's own draw")
         if w.from_seat == w.seat:
-            raise IllegalAction(f"seat {w.seat} cannot win on its own discard" if w.by == "discard"
+            raise ImpossibleState(f"seat {w.seat} cannot win on its own discard" if w.by == "discard"
                                 else f"seat {w.seat} cannot rob its own kong")
         tile = self.tiles.code(w.tile)
         hands = snap.hands
         if w.by == "kong_draw" and not any(m.meld_kind == "kong" for m in hands.get(w.seat, SeatHand()).melds):
-            raise IllegalAction(f"seat {w.seat} wins on a kong replacement (kong_draw) but has declared no kong")
+            raise ImpossibleState(f"seat {w.seat} wins on a kong replacement (kong_draw) but has declared no kong")
         if w.by == "rob_kong" and not any(m.meld_kind == "pung" and w.tile in m.tiles
                                           for m in hands.get(w.from_seat, SeatHand()).melds):
-            raise IllegalAction(f"seat {w.seat} robs {w.from_seat}'s kong of {tile}, but {w.from_seat} shows no pung of "
+            raise ImpossibleState(f"seat {w.seat} robs {w.from_seat}'s kong of {tile}, but {w.from_seat} shows no pung of "
                                 f"{tile} to add it to", hint=f"give {w.from_seat} the pung: `pung … from SEAT`")
         if not w.first_turn:
             return
         first = "first_turn marks 天胡 (the dealer self-draws on the deal) or 地胡 (a win on the dealer's first discard)"
         if w.by in ("kong_draw", "rob_kong"):
-            raise IllegalAction(f"{first}, not a {w.by} win: a kong ends the first go-around")
+            raise ImpossibleState(f"{first}, not a {w.by} win: a kong ends the first go-around")
         if w.by == "self_draw" and w.seat != snap.dealer:
-            raise IllegalAction(f"{first}: a first-turn self-draw is the dealer's, and {w.seat} is not the dealer "
+            raise ImpossibleState(f"{first}: a first-turn self-draw is the dealer's, and {w.seat} is not the dealer "
                                 f"({snap.dealer})")
         if w.by == "discard" and w.from_seat != snap.dealer:
-            raise IllegalAction(f"{first}: a first-turn discard is the dealer's, and {w.from_seat} is not the dealer "
+            raise ImpossibleState(f"{first}: a first-turn discard is the dealer's, and {w.from_seat} is not the dealer "
                                 f"({snap.dealer})")
         for s, h in hands.items():
             if h.melds:
-                raise IllegalAction(f"{first}: seat {s} has declared a {h.melds[0].meld_kind}, and a claim or a kong "
+                raise ImpossibleState(f"{first}: seat {s} has declared a {h.melds[0].meld_kind}, and a claim or a kong "
                                     "ends the first go-around")
 
     def check_win_allowed(self, snap: Snapshot, readings: list[Reading] | None = None) -> None:
