@@ -73,6 +73,23 @@ def test_replay_refuses_a_record_whose_rule_file_changed(tmp_path):
     assert r.exit_code == 2 and f"error: the record's ruleset file {house} is not there" in r.output
 
 
+def test_a_chain_file_with_no_surviving_declaration_is_hashed_too(tmp_path):
+    """A middle file that only extends (nothing of it survives in the IR) is still one of the
+    record's files: adding a rule to it later makes replay refuse the record."""
+    mid = tmp_path / "mid.rules"
+    mid.write_text('ruleset mid "only extends"\nextends nanchang\n', encoding="utf-8")
+    top = tmp_path / "top.rules"
+    top.write_text('ruleset top "x"\nextends "mid.rules"\n', encoding="utf-8")
+    rec = game_record(play(str(top), seed=3))
+    assert list(rec["ruleset_sha256"]) == [str(top), str(mid), "nanchang.rules"]
+    f = tmp_path / "hand.yaml"
+    dump(rec, f)
+    assert replay_file(f).exit_code == 0
+    mid.write_text(mid.read_text(encoding="utf-8") + "remove meld 风顺\n", encoding="utf-8")
+    r = replay_file(f)
+    assert r.exit_code == 2 and f"error: the ruleset file {mid} changed since the record was made" in r.output
+
+
 def test_replay_refuses_a_changed_parent_and_a_wrong_hash(record, tmp_path):
     rec = copy.deepcopy(record)
     rec["ruleset_sha256"]["nanchang.rules"] = "0" * 64

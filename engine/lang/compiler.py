@@ -933,9 +933,10 @@ def _resolve_parsed(pf: ParsedFile, options: dict[str, str], used: set[str], cha
         state = _resolve(parent_path, options, used, (*chain, key), via=(parent_ref, loc, pf.text))
         state["extends"].append(state["name"])
     else:
-        state = {"entries": {}, "option_infos": {}, "extends": [], "sources": [], "name": None, "label": None,
+        state = {"entries": {}, "option_infos": {}, "extends": [], "files": [], "sources": [], "name": None, "label": None,
                  "removed": {}, "pending_options": []}
     state["name"] = pf.name or Path(pf.file).stem
+    state["files"] = [pf.file, *state["files"]]
     state["label"] = pf.label or (state["label"] if pf.extends else None)
     state["sources"] = state["sources"] + pf.sources
     entries: dict[str, _Entry] = state["entries"]
@@ -1015,7 +1016,7 @@ def _build(path: Path, state: dict) -> Ruleset:
         else:
             sections[SECTIONS[e.stmt.kind]][decl.name] = decl
     rs = Ruleset(name=state["name"], label=state["label"], file=str(path), sources=state["sources"],
-                 extends=state["extends"], base=base, options=state["option_infos"], **sections)
+                 extends=state["extends"], files=state["files"], base=base, options=state["option_infos"], **sections)
     _check(rs, entries, state.get("removed", {}))
     return rs
 

@@ -386,6 +386,8 @@ class Ruleset(Model):
     file: str
     sources: list[str] = []
     extends: list[str] = []
+    # every rule file read, this one first, then its parent …; not exported (paths are the machine's)
+    files: list[str] = Field(default=[], exclude=True)
     suits: dict[str, Suit] = {}
     honours: dict[str, Honours] = {}
     table: dict[str, TableParam] = {}

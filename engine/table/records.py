@@ -15,12 +15,12 @@ import json
 from pathlib import Path
 from typing import Annotated, Literal, Optional, Union
 
-from pydantic import AfterValidator, BaseModel, Field, StringConstraints
+from pydantic import AfterValidator, Field, StringConstraints
 from ruamel.yaml import YAML
 
 from engine.lang.compiler import compile_ruleset
 from engine.lang.resources import rulesets_dir
-from engine.lang.ruleset import Origin, Ruleset
+from engine.lang.ruleset import Ruleset
 from engine.lang.yamlio import (MAX_FILE_BYTES, MAX_FLOOR, MAX_ITEMS, MAX_SEED, MAX_TEXT, MAX_WORD, MAX_ZI, Strict,
                                 load_yaml, validate)
 from engine.errors import MjError, ScenarioError
@@ -96,26 +96,9 @@ class RecordSpec(Strict):
 
 
 def _origin_files(rs: Ruleset) -> list[str]:
-    """The rule files a ruleset was compiled from: its own file, then every file one of its
-    declarations comes from (the files it extends)."""
-    found = [rs.file]
-
-    def walk(v) -> None:
-        if isinstance(v, Origin):
-            if v.file not in found:
-                found.append(v.file)
-        elif isinstance(v, BaseModel):
-            for k in type(v).model_fields:
-                walk(getattr(v, k))
-        elif isinstance(v, (list, tuple)):
-            for x in v:
-                walk(x)
-        elif isinstance(v, dict):
-            for x in v.values():
-                walk(x)
-
-    walk(rs)
-    return found
+    """The rule files a ruleset was compiled from: its own file, then each file of its
+    ``extends`` chain (:attr:`Ruleset.files`), whether or not a declaration of it survived."""
+    return list(rs.files) or [rs.file]
 
 
 def _file_key(file: str) -> str:
