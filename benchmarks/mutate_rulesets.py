@@ -162,6 +162,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--steps", type=int, default=2, help="most mutations per mutant")
     ap.add_argument("--timeout", type=float, default=20.0, help="seconds per mutant before it counts as a hang")
     ap.add_argument("--show", type=int, default=3, help="examples of each failure to print")
+    ap.add_argument("--every", type=int, default=250, help="print the counts so far every N mutants")
     a = ap.parse_args(argv)
     rng = random.Random(a.seed)
     texts = {name: source(name) for name in BUNDLED}
@@ -187,6 +188,8 @@ def main(argv: list[str] | None = None) -> int:
         if out.kind in ("crash", "hang", "unpositioned", "play_error") and shown[out.kind] < a.show:
             shown[out.kind] += 1
             print(f"--- {out.kind}: mutant {k} of {name}: {'; '.join(what)}\n{out.detail}", flush=True)
+        if a.every and (k + 1) % a.every == 0 and k + 1 < a.n:
+            print(f"{k + 1} mutants so far: " + ", ".join(f"{x} {v}" for x, v in counts.most_common()), flush=True)
     took = time.time() - start
     print(f"{a.n} mutants in {took:.0f}s: " + ", ".join(f"{k} {v}" for k, v in counts.most_common()))
     return 1 if counts["crash"] or counts["hang"] or counts["unpositioned"] else 0

@@ -47,7 +47,7 @@ MAX_PAYMENT_CASES = 50_000  # fact combinations tried when proving the payments 
 # the numbers a table needs: name → (smallest value, what it is)
 TABLE_NUMBERS = {
     "hand": (1, "the tiles each seat holds after the deal"),
-    "dealer_extra": (1, "the extra tile the dealer takes (a complete hand is hand + 1)"),
+    "dealer_extra": (0, "the extra tile the dealer takes (a complete hand is hand + 1)"),
     "stack_height": (1, "tiles in a stack (墩)"),
     "stacks_per_seat": (1, "stacks in front of each seat"),
     "dead_wall": (0, "stacks left undrawn when the hand is drawn (荒庄)"),
