@@ -117,6 +117,21 @@ def mutate(text: str, rng: random.Random, steps: int = 1) -> tuple[str, list[str
     return "\n".join(lines) + "\n", done
 
 
+def repair(text: str, file: str = "mutant.rules", rounds: int = 3) -> str:
+    """Follow the compiler's hints for the wall and the deal (`write table stacks_per_seat = N`,
+    `table deal = …`), so that more mutants get past the geometry and reach the game."""
+    for _ in range(rounds):
+        try:
+            compile_text(text, file, base_dir=rulesets_dir())
+            return text
+        except MjError as exc:
+            m = re.search(r"`(table (?:stacks_per_seat|deal) = [\d ]+)`", exc.hint or "")
+            if not m:
+                return text
+            text += f"override {m.group(1)}\n"
+    return text
+
+
 @dataclass
 class Outcome:
     """What became of one mutant: ``refused`` (a positioned MjError at compile), ``played``,
@@ -162,6 +177,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--steps", type=int, default=2, help="most mutations per mutant")
     ap.add_argument("--timeout", type=float, default=20.0, help="seconds per mutant before it counts as a hang")
     ap.add_argument("--show", type=int, default=3, help="examples of each failure to print")
+    ap.add_argument("--repair", type=float, default=0.5,
+                    help="share of mutants whose wall and deal are repaired by the compiler's hints")
     ap.add_argument("--every", type=int, default=250, help="print the counts so far every N mutants")
     a = ap.parse_args(argv)
     rng = random.Random(a.seed)
@@ -177,6 +194,8 @@ def main(argv: list[str] | None = None) -> int:
     for k in range(a.n):
         name = rng.choice(BUNDLED)
         text, what = mutate(texts[name], rng, rng.randint(1, a.steps))
+        if rng.random() < a.repair:
+            text = repair(text)
         signal.setitimer(signal.ITIMER_REAL, a.timeout)
         try:
             out = run_mutant(text, a.hands, a.seed * 100_003 + k)

@@ -27,9 +27,13 @@ TEXTS = {name: mutants.source(name) for name in mutants.BUNDLED}
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(name=st.sampled_from(mutants.BUNDLED), seed=st.integers(0, 2**32 - 1), steps=st.integers(1, 3))
-def test_a_checked_mutant_plays(name, seed, steps):
+@given(name=st.sampled_from(mutants.BUNDLED), seed=st.integers(0, 2**32 - 1), steps=st.integers(1, 3),
+       repair=st.booleans())
+def test_a_checked_mutant_plays(name, seed, steps, repair):
+    """``repair`` follows the compiler's hints for the wall and the deal, so more mutants play."""
     text, what = mutants.mutate(TEXTS[name], random.Random(seed), steps)
+    if repair:
+        text = mutants.repair(text)
     out = mutants.run_mutant(text, hands=20, seed=seed % 1000)
     assert out.kind in ("refused", "played", "play_error"), f"{name} with {what}: {out.kind}\n{out.detail}"
 
