@@ -327,3 +327,9 @@ def test_payments_split_by_pattern_cover(tmp_path):
                 "payment a = discarder x1 when discard and pattern 平胡\n"
                 "payment b = discarder x2 when discard and not pattern 平胡\n")
     compile_text(text, str(tmp_path / "ok.rules"))
+
+
+def test_drawn_hand_paid_by_the_discarder(tmp_path):
+    err = refuse(tmp_path, PARENT + "override exhaustive 荒庄 = discarder pays 5 each\n")
+    assert err.message == "exhaustive 荒庄: a drawn hand has no discarder to pay"
+    at(err, tmp_path, 2, 1)

@@ -26,7 +26,7 @@ change. The checks, in order:
   sets (a seat that claims always keeps a tile to discard);
 - the payments: for every way a hand can be won (discard, self-draw, kong replacement, robbed
   kong when ``rob_kong`` is declared) and every value of the facts the payment conditions test,
-  some payment applies.
+  some payment applies; a drawn hand's payer is not the discarder (there is none).
 """
 from __future__ import annotations
 
@@ -207,15 +207,14 @@ def check_playable(rs: Ruleset, texts: dict[str, str] | None = None) -> None:
     set_shapes = [(m, sh) for m in rs.melds.values() if m.meld_kind != "pair" for sh in m.shapes]
     undeclared = [sh.size for _, sh in set_shapes if not sh.declared]
     set_size = min(undeclared) if undeclared else 0
+    kinds = sum(s.high - s.low + 1 for s in rs.suits.values()) + sum(len(h.tiles) for h in rs.honours.values())
     for m in rs.melds.values():
-        groups = {g: _group_size(rs, g) for sh in m.shapes for g in sh.groups}
         count = 0
         for sh in m.shapes:
             if sh.type == "same":
-                count += total  # a bound: one per tile kind
+                count += kinds  # one per tile kind
             else:
-                for g in sh.groups:
-                    k = groups[g]
+                for k in (size for g in sh.groups for size in _group_sizes(rs, g)):
                     count += comb(k, sh.size) if sh.type == "distinct" else max(k - sh.size + 1, 0)
             if m.meld_kind in ("chow", "pung") and set_size and sh.size != set_size:
                 raise fail.at(m, f"meld.{m.name}", f"meld {m.name}: a {m.meld_kind} of {sh.size} tiles, but a set "
@@ -231,7 +230,6 @@ def check_playable(rs: Ruleset, texts: dict[str, str] | None = None) -> None:
     pair_sizes = [sh.size for m in rs.melds.values() if m.meld_kind == "pair" for sh in m.shapes]
     pair_size = pair_sizes[0] if pair_sizes else 0
     complete = hand + n["dealer_extra"]
-    kinds = sum(s.high - s.low + 1 for s in rs.suits.values()) + sum(len(h.tiles) for h in rs.honours.values())
     misfits = []
     for p in rs.patterns.values():
         size = _pattern_size(p, set_size, pair_size, complete, kinds)
@@ -252,6 +250,10 @@ def check_playable(rs: Ruleset, texts: dict[str, str] | None = None) -> None:
                       "a hand of sets needs its pair (e.g. 4 sets + a pair: table hand = 13)")
     # ---- payments
     _check_payments(rs, fail)
+    for ex in rs.exhaustive.values():
+        if ex.payer == "discarder":
+            raise fail.at(ex, f"exhaustive.{ex.name}", f"exhaustive {ex.name}: a drawn hand has no discarder to pay",
+                          "write `dealer pays N each`, `each pays N each` or `others pays N each`")
 
 
 def _deal_example(chunks: list, hand: int) -> list[int]:
@@ -263,14 +265,15 @@ def _deal_example(chunks: list, hand: int) -> list[int]:
     return out or [hand]
 
 
-def _group_size(rs: Ruleset, name: str) -> int:
+def _group_sizes(rs: Ruleset, name: str) -> list[int]:
+    """The number of kinds of each group a shape's group name stands for."""
     if name == "suits":
-        return max((s.high - s.low + 1 for s in rs.suits.values()), default=0)
+        return [s.high - s.low + 1 for s in rs.suits.values()]
     if name == "honours":
-        return max((len(h.tiles) for h in rs.honours.values()), default=0)
+        return [len(h.tiles) for h in rs.honours.values()]
     if name in rs.suits:
-        return rs.suits[name].high - rs.suits[name].low + 1
-    return len(rs.honours[name].tiles) if name in rs.honours else 0
+        return [rs.suits[name].high - rs.suits[name].low + 1]
+    return [len(rs.honours[name].tiles)] if name in rs.honours else []
 
 
 def _pattern_size(p, set_size: int, pair_size: int, complete: int, kinds: int) -> int | str:
