@@ -2,7 +2,7 @@
 
 Each mutant of a bundled rule file (numbers changed in `table`, `suit`, `honours`, `meld`,
 `pattern`, `indicator`, `payment`/`fan`/`jing` lines; a declaration line deleted or duplicated;
-a keyword swapped for another of its kind; an option dropped) must either fail to compile with
+a keyword swapped for another of its kind; an option dropped; a seat dropped or added) must either fail to compile with
 a positioned MjError, or play ``--hands`` random-bot hands and score them with no exception but
 the project's own (MjError subclasses). Anything else is a crash; a mutant that takes longer than
 ``--timeout`` seconds is a hang.
@@ -73,7 +73,7 @@ def mutate(text: str, rng: random.Random, steps: int = 1) -> tuple[str, list[str
         decl = _decl_lines(lines)
         if not decl:
             break
-        op = rng.choice(("number", "number", "number", "delete", "duplicate", "swap", "drop"))
+        op = rng.choice(("number", "number", "number", "delete", "duplicate", "swap", "drop", "seats"))
         i = rng.choice(decl)
         ln = lines[i]
         code, _, comment = ln.partition("#")
@@ -93,6 +93,17 @@ def mutate(text: str, rng: random.Random, steps: int = 1) -> tuple[str, list[str
             code = code[: m.start()] + str(new) + code[m.end():]
             lines[i] = code
             done.append(f"line {i + 1}: {old} → {new}")
+        elif op == "seats":
+            rows = [j for j in decl if re.match(r"\s*(override\s+)?table\s+seats\b", lines[j])]
+            if not rows:
+                continue
+            i = rows[0]
+            head, _, names = lines[i].split("#")[0].partition("=")
+            seats = names.split()
+            k = rng.randrange(len(seats))
+            seats = seats[:k] + seats[k + 1:] if rng.random() < 0.5 else seats + [rng.choice(seats + ["X"])]
+            lines[i] = f"{head}= {' '.join(seats)}"
+            done.append(f"line {i + 1}: seats {' '.join(seats) or '(none)'}")
         elif op == "delete":
             del lines[i]
             done.append(f"line {i + 1} deleted")

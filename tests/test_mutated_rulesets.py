@@ -2,7 +2,7 @@
 
 Hypothesis mutates the bundled rulesets (numbers in `table`, `suit`, `honours`, `meld`,
 `pattern`, `indicator`, `payment`/`fan` lines; a declaration line deleted or duplicated; a
-keyword swapped; an option dropped — benchmarks/mutate_rulesets.py, which also runs thousands
+keyword swapped; an option dropped; a seat dropped or added — benchmarks/mutate_rulesets.py, which also runs thousands
 of them). Every mutant either fails to compile with a positioned MjError, or plays 20
 random-bot hands and scores them with no exception but the project's own.
 """
