@@ -333,3 +333,12 @@ def test_drawn_hand_paid_by_the_discarder(tmp_path):
     err = refuse(tmp_path, PARENT + "override exhaustive 荒庄 = discarder pays 5 each\n")
     assert err.message == "exhaustive 荒庄: a drawn hand has no discarder to pay"
     at(err, tmp_path, 2, 1)
+
+
+def test_indicator_left_into_the_deal(tmp_path):
+    """Each `left of` moves one stack further from the tail; past the undealt stacks it is refused."""
+    text = (PARENT + "override table hand = 27\noverride table deal = 27\n"
+            "indicator a = left of upper, settle at end\nindicator b = left of a, settle at end\n")
+    err = refuse(tmp_path, text)
+    assert err.message == "indicator b can be 14 stacks from the tail, but only 13 stacks are left after the deal"
+    at(err, tmp_path, 5, 1)
