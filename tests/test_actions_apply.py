@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine import Scorer, compile_ruleset
-from engine.errors import IllegalAction
+from engine.errors import IllegalAction, RuleError
 from engine.lang.resources import bundled_ruleset_names
 from engine.table.bots import BOTS
 from engine.table.game import Action, Game
@@ -26,9 +26,6 @@ from engine.table.game import Action, Game
 from tests.test_game_properties import fingerprint
 
 HOUSE_VARIANTS = {
-    # the dealer gets no extra tile: a complete hand would be 13 tiles, which no pattern reads,
-    # so no win may ever be offered (offering one the scorer refuses was the bug)
-    "no_dealer_extra": "override table dealer_extra = 0\n",
     "no_chow_no_rob": "remove flow 吃牌\nremove flow 抢杠\n",
     "chow_from_any_pass_lock_off": "override flow 吃牌 = chow(from: any)\nremove flow 弃先胡后\n",
     "jing_wait_forbidden": "override flow 精钓点炮 = jing_wait_discard(win: forbid)\n",
@@ -126,17 +123,12 @@ def test_something_that_is_not_an_action_is_refused(scorers, thing):
     assert fingerprint(g) == before
 
 
-def test_no_dealer_extra_never_offers_a_win_the_scorer_refuses(scorers):
-    """The hand found by hand (seed 0, random choices): W was offered a win on a discard that
-    the scorer then refused for its size; now the hand plays to its end."""
-    sc = scorers["no_dealer_extra"]
-    g, rng = Game(sc.rs, 0, scorer=sc), random.Random(0)
-    while not g.over:
-        seat = g.to_act()[0]
-        acts = g.legal_actions(seat)
-        assert all(a.kind != "win" for a in acts)
-        g.apply(rng.choice(acts))
-    assert g.result.winner is None
+def test_no_dealer_extra_is_refused_before_any_hand(tmp_path):
+    """Found here first (seed 0): with `dealer_extra = 0` the game offered W a win that the
+    scorer refused for its size. Such a table cannot be played (a complete hand is hand + 1),
+    so `check` now refuses it at its line (engine/lang/playable.py)."""
+    with pytest.raises(RuleError, match=r"no_dealer_extra.rules:3:1: error: table dealer_extra = 0"):
+        _house(tmp_path, "no_dealer_extra", "override table dealer_extra = 0\n")
 
 
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow,

@@ -35,7 +35,7 @@ NOT_RULES = {
     "table/game.py": {2: "words in an action's text (`S pung`); two_rolls throws the dice twice",
                 3: "words in an action's text with a tile (`S discard 5p`)",
                 12: "legal actions listed in an error's hint"},
-    "table/wall.py": {6: "a die has six faces", 2: "two_rolls: the second throw"},
+    "table/wall.py": {2: "two_rolls: the second throw"},
     "table/bots.py": {2: "bot heuristic: neighbours within two ranks, a copy worth two", 3: "sort-key tuple position"},
     "core/shanten.py": {2: "shanten counts a set as two partial steps", 100_000: "cache size", 4096: "cache size"},
     "table/match.py": {2: "seed space 2**31", 31: "seed space 2**31", 1_000_003: "seed mixing prime"},
@@ -49,6 +49,9 @@ NOT_RULES = {
                        50_000: "MAX_NODES", 2_000: "MAX_SCALAR", 3_000: "MAX_LINE", 64: "MAX_WORD",
                        1_000: "MAX_TEXT, MAX_ITEMS, MAX_FLOOR", 10: "MAX_ZI = 10**9", 9: "MAX_ZI = 10**9",
                        63: "MAX_SEED = 2**63"},
+    "lang/playable.py": {6: "DIE_FACES: a die has six faces", 2: "MIN_SEATS: a discard needs a claimer, a win a payer",
+                         20_000: "MAX_TEMPLATES, a bound on evaluation", 50_000: "MAX_PAYMENT_CASES, a bound on the check",
+                         3: "patterns noted in an error"},
     "core/tiles.py": {2: "an honour code is at least a digit and a letter", 4: "longest honour name looked ahead"},
 }
 

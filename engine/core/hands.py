@@ -384,22 +384,24 @@ class HandEvaluator:
 @lru_cache(maxsize=4096)
 def _max_spread(all_ranks: tuple[int, ...], held: tuple[int, ...], gap: int) -> int:
     """Largest set of ranks containing ``held`` with every two at least ``gap`` apart; -1 if
-    ``held`` itself breaks the gap (十三烂, RULES.md §1)."""
-    def ok(rs):
-        s = sorted(rs)
-        return all(b - a >= gap for a, b in zip(s, s[1:]))
+    ``held`` itself breaks the gap (十三烂, RULES.md §1).
 
-    if not ok(held):
+    Greedy, lowest rank first: a free rank is taken when it keeps the gap to the last rank
+    taken and to the next held one (linear, whatever the number of ranks)."""
+    hs = sorted(held)
+    if any(b - a < gap for a, b in zip(hs, hs[1:])):
         return -1
-    best = len(held)
-    free = [r for r in all_ranks if r not in held]
-    for size in range(len(free), 0, -1):
-        if len(held) + size <= best:
-            break
-        for extra in itertools.combinations(free, size):
-            if ok(held + extra):
-                return len(held) + size
-    return best
+    count, last, i = len(hs), None, 0
+    for r in sorted(all_ranks):
+        while i < len(hs) and hs[i] < r:
+            last, i = hs[i], i + 1
+        if i < len(hs) and hs[i] == r:
+            last = r
+            continue
+        nxt = hs[i] if i < len(hs) else None
+        if (last is None or r - last >= gap) and (nxt is None or nxt - r >= gap):
+            count, last = count + 1, r
+    return count
 
 
 def check_hand_size(tiles: TileSet, concealed: list[int], melds: list[MeldTiles], expected: int,

@@ -19,6 +19,7 @@ from engine.lang import facts as F
 from engine.lang import flow as FLOW
 from engine.errors import Location, OptionError, RuleError, did_you_mean
 from engine.lang import limits as L
+from engine.lang.playable import check_playable
 from engine.lang.resources import grammar_text, is_bundled_ref, resolve_ruleset_path
 from engine.lang.ruleset import (
     Adder,
@@ -1018,6 +1019,7 @@ def _build(path: Path, state: dict) -> Ruleset:
     rs = Ruleset(name=state["name"], label=state["label"], file=str(path), sources=state["sources"],
                  extends=state["extends"], files=state["files"], base=base, options=state["option_infos"], **sections)
     _check(rs, entries, state.get("removed", {}))
+    check_playable(rs, {p: e.file_text for p, e in entries.items()})  # the table can be played
     return rs
 
 

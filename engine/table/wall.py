@@ -18,9 +18,7 @@ import random
 from dataclasses import dataclass, field
 
 from engine.errors import IllegalAction
-
-
-DIE_FACES = 6  # a die, not a rule: how many dice a throw uses is the rule file's `table dice`
+from engine.lang.playable import DIE_FACES  # the compiler checks the dice against the wall with it
 
 
 def roll(rng: random.Random, dice: int) -> tuple[int, ...]:
