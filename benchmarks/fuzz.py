@@ -872,10 +872,10 @@ def run_case(case: Case, workdir: Path, timeout: float = 5.0, mem_cap: int | Non
     for name, data in case.files.items():
         (folder / name).write_bytes(data.replace(b"{dir}", str(folder).encode()))
     measured = _hwm_reset()
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     with address_space(mem_cap):
         result, output, tb = _call_cli(case.args(folder), timeout)
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     peak = _peak_mb() if measured else 0.0
     shutil.rmtree(folder, ignore_errors=True)
     exc_name, where, frames = None, None, []
@@ -897,7 +897,7 @@ def run_case(case: Case, workdir: Path, timeout: float = 5.0, mem_cap: int | Non
         outcome, exc_name, where = "memory", "PeakRSS", f">{mem_flag_mb:.0f}MB"
     return {"index": case.index, "kind": case.kind, "seed": case.seed_name, "mutators": case.mutators,
             "command": case.shell(), "outcome": outcome, "code": code, "exception": exc_name, "where": where,
-            "traceback": frames, "seconds": round(seconds, 3), "peak_mb": round(peak, 1),
+            "traceback": frames, "seconds": round(seconds, 3), "cpu_s": round(cpu, 3), "peak_mb": round(peak, 1),
             "output_tail": output[-1500:] if outcome in FAILURES else ""}
 
 
@@ -968,7 +968,7 @@ def run_many(seeds: Seeds, n: int, seed: int, workdir: Path, workers: int = 2, t
             results[i] = {"index": i, "kind": case.kind, "seed": case.seed_name, "mutators": case.mutators,
                           "command": case.shell(), "outcome": "hang" if why == "killed" else "internal",
                           "code": None, "exception": "WorkerKilled" if why == "killed" else f"WorkerDied({p.exitcode})",
-                          "where": "worker", "traceback": [], "seconds": round(time.perf_counter() - started, 3),
+                          "where": "worker", "traceback": [], "seconds": round(time.perf_counter() - started, 3), "cpu_s": 0.0,
                           "peak_mb": 0.0, "output_tail": ""}
         if pending:
             spawn()
@@ -1032,23 +1032,24 @@ def summarize(results: list[dict], seconds: float) -> dict:
             continue
         by_kind[kind] = {"inputs": len(rs), **{o: sum(r["outcome"] == o for r in rs) for o in OUTCOMES},
                          "exit_codes": dict(sorted(Counter(str(r["code"]) for r in rs).items())),
-                         "peak_mb": max(r["peak_mb"] for r in rs),
+                         "peak_mb": max(r["peak_mb"] for r in rs), "cpu_s": round(sum(r["cpu_s"] for r in rs), 1),
                          "slowest_s": max(r["seconds"] for r in rs)}
     total = {"inputs": len(results), **{o: sum(r["outcome"] == o for r in results) for o in OUTCOMES},
              "exit_codes": dict(sorted(Counter(str(r["code"]) for r in results).items())),
              "peak_mb": max((r["peak_mb"] for r in results), default=0.0),
+             "cpu_s": round(sum(r["cpu_s"] for r in results), 1),
              "slowest_s": max((r["seconds"] for r in results), default=0.0)}
     return {"seconds": round(seconds, 1), "kinds": by_kind, "total": total, "classes": classes(results)}
 
 
 def print_summary(s: dict, file=sys.stdout) -> None:
-    cols = ["inputs", *OUTCOMES, "peak_mb", "slowest_s"]
+    cols = ["inputs", *OUTCOMES, "peak_mb", "slowest_s", "cpu_s"]
     print(f"{'kind':10s}" + "".join(f"{c:>11s}" for c in cols) + "   exit codes", file=file)
     for kind, row in [*s["kinds"].items(), ("total", s["total"])]:
         print(f"{kind:10s}" + "".join(f"{row[c]:>11}" if not isinstance(row[c], float) else f"{row[c]:>11.1f}"
                                       for c in cols) + "   " + " ".join(f"{k}:{v}" for k, v in row["exit_codes"].items()),
               file=file)
-    print(f"{s['total']['inputs']} inputs in {s['seconds']:.0f} s; "
+    print(f"{s['total']['inputs']} inputs in {s['seconds']:.0f} s wall, {s['total']['cpu_s']:.0f} s CPU in the CLI; "
           f"{len(s['classes'])} failure classes", file=file)
     for c in s["classes"]:
         ex = c["example"]
@@ -1091,6 +1092,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=5.0, help="seconds before an input counts as a hang")
     ap.add_argument("--mem-cap", type=float, default=4.0, help="address-space cap per worker, GiB (0: none)")
     ap.add_argument("--mem-flag", type=float, default=1024.0, help="peak RSS (MB) of one input counted as a failure")
+    ap.add_argument("--records", type=int, default=20, help="records made per bundled ruleset as seeds")
     ap.add_argument("--kinds", default=",".join(KINDS), help="comma-separated subset of " + ",".join(KINDS))
     ap.add_argument("--save", type=Path, metavar="DIR", help="save failing inputs by class in DIR")
     ap.add_argument("--json", action="store_true", help="print the summary as JSON")
@@ -1114,7 +1116,7 @@ def main(argv: list[str] | None = None) -> int:
               end="" if tty else "\n", file=sys.stderr, flush=True)
 
     with tempfile.TemporaryDirectory(prefix="mjrules-fuzz-") as tmp:
-        seeds = load_seeds(Path(tmp))
+        seeds = load_seeds(Path(tmp), a.records)
         print(f"seeds: {len(seeds.rules)} rule files, {len(seeds.scenario)} scenario files, {len(seeds.record)} records, "
               f"{len(seeds.score_flags)} score command lines", file=sys.stderr)
         results = run_many(seeds, a.n, a.seed, Path(tmp), a.workers, a.timeout, int(a.mem_cap * GIB) or None,
@@ -1125,7 +1127,7 @@ def main(argv: list[str] | None = None) -> int:
     s.update({"n": a.n, "seed": a.seed, "workers": a.workers, "timeout_s": a.timeout})
     if a.save:
         with tempfile.TemporaryDirectory() as tmp:
-            save(s, results, load_seeds(Path(tmp)), a.seed, kinds, a.save)
+            save(s, results, load_seeds(Path(tmp), a.records), a.seed, kinds, a.save)
     if a.json:
         print(json.dumps(s, ensure_ascii=False, indent=1))
     else:
