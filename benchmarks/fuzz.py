@@ -1058,9 +1058,68 @@ def print_summary(s: dict, file=sys.stdout) -> None:
               file=file)
 
 
-def save(s: dict, results: list[dict], seeds: Seeds, seed: int, kinds, out: Path, per_class: int = 5) -> None:
+def _same(r: dict, want: dict) -> bool:
+    if r["outcome"] != want["outcome"] or r["exception"] != want["exception"]:
+        return False
+    return r["outcome"] == "hang" or r["where"] == want["where"]  # a hang stops wherever it is
+
+
+def minimize(case: Case, want: dict, workdir: Path, timeout: float = 5.0, budget_s: float = 60.0,
+             max_trials: int = 400) -> tuple[Case, dict]:
+    """A smaller input failing the same way (same outcome, exception and innermost engine line):
+    each file's lines removed in halving chunks, then long lines cut, while the failure stays.
+    Bounded by ``max_trials`` runs and ``budget_s`` seconds. Returns the case and its result."""
+    started, trials = time.perf_counter(), 0
+    best, best_r = case, want
+
+    def attempt(files: dict[str, bytes]) -> bool:
+        nonlocal best, best_r, trials
+        trials += 1
+        cand = Case(case.index, case.kind, case.seed_name, case.mutators + ["minimized"], case.argv, files)
+        r = run_case(cand, workdir, timeout)
+        if _same(r, want):
+            best, best_r = cand, r
+            return True
+        return False
+
+    def spent() -> bool:
+        return trials >= max_trials or time.perf_counter() - started > budget_s
+
+    for name in sorted(case.files, key=lambda k: -len(case.files[k])):
+        lines = best.files[name].split(b"\n")
+        chunk = max(len(lines) // 2, 1)
+        while chunk >= 1 and not spent():
+            i = 0
+            while i < len(lines) and not spent():
+                trial = lines[:i] + lines[i + chunk:]
+                if trial != lines and attempt({**best.files, name: b"\n".join(trial)}):
+                    lines = trial
+                else:
+                    i += chunk
+            chunk //= 2
+        for j in range(len(lines)):
+            while len(lines[j]) > 200 and not spent():
+                trial = lines[:j] + [lines[j][: len(lines[j]) // 2]] + lines[j + 1:]
+                if not attempt({**best.files, name: b"\n".join(trial)}):
+                    break
+                lines = trial
+    return best, best_r
+
+
+def _write_input(d: Path, case: Case, r: dict | None) -> None:
+    d.mkdir(parents=True, exist_ok=True)
+    for name, data in case.files.items():
+        (d / name).write_bytes(data.replace(b"{dir}/", b""))
+    (d / "command.txt").write_text(
+        f"cd {d} && {case.shell()}\n# mutators: {', '.join(case.mutators)}\n# seed file: {case.seed_name}\n"
+        + ("".join(f"# {line}\n" for line in r["traceback"]) if r else ""), encoding="utf-8")
+
+
+def save(s: dict, results: list[dict], seeds: Seeds, seed: int, kinds, out: Path, per_class: int = 5,
+         minimize_s: float = 0.0, timeout: float = 5.0) -> None:
     """Each failure class in its own folder: up to ``per_class`` smallest inputs (their files and
-    ``command.txt`` with the command and the traceback's last frames), and ``classes.json``."""
+    ``command.txt`` with the command and the traceback's last frames), with ``minimize_s`` > 0 a
+    minimized one (``minimal/``, at most that many seconds per class), and ``classes.json``."""
     out.mkdir(parents=True, exist_ok=True)
     by_index = {r["index"]: r for r in results}
     listing = []
@@ -1071,15 +1130,17 @@ def save(s: dict, results: list[dict], seeds: Seeds, seed: int, kinds, out: Path
         cases = [make_case(seeds, seed, i, kinds[i % len(kinds)]) for i in c["indices"][:200]]
         cases.sort(key=lambda k: sum(len(v) for v in k.files.values()))
         for case in cases[:per_class]:
-            d = folder / f"input-{case.index}"
-            d.mkdir(exist_ok=True)
-            for name, data in case.files.items():
-                (d / name).write_bytes(data.replace(b"{dir}/", b""))
-            ex = by_index.get(case.index)
-            (d / "command.txt").write_text(
-                f"cd {d} && {case.shell()}\n# mutators: {', '.join(case.mutators)}\n# seed file: {case.seed_name}\n"
-                + ("".join(f"# {line}\n" for line in ex["traceback"]) if ex else ""), encoding="utf-8")
-        listing.append({"folder": slug, **{k: v for k, v in c.items() if k != "indices"}})
+            _write_input(folder / f"input-{case.index}", case, by_index.get(case.index))
+        entry = {"folder": slug, **{k: v for k, v in c.items() if k != "indices"}}
+        if minimize_s > 0 and cases and cases[0].files and c["exception"] not in ("WorkerKilled",):
+            with tempfile.TemporaryDirectory() as tmp:
+                hang = c["outcome"] == "hang"
+                small, r = minimize(cases[0], by_index[cases[0].index], Path(tmp), min(timeout, 2.0) if hang else timeout,
+                                    minimize_s, 20 if hang else 400)
+            _write_input(folder / "minimal", small, r)
+            entry["minimal"] = {"command": small.shell(), "bytes": {k: len(v) for k, v in small.files.items()},
+                                "traceback": r["traceback"]}
+        listing.append(entry)
     (out / "classes.json").write_text(json.dumps(listing, ensure_ascii=False, indent=1), encoding="utf-8")
 
 
@@ -1095,6 +1156,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--records", type=int, default=20, help="records made per bundled ruleset as seeds")
     ap.add_argument("--kinds", default=",".join(KINDS), help="comma-separated subset of " + ",".join(KINDS))
     ap.add_argument("--save", type=Path, metavar="DIR", help="save failing inputs by class in DIR")
+    ap.add_argument("--minimize", type=float, default=0.0, metavar="SECONDS",
+                    help="with --save: also shrink each class's smallest input, for at most SECONDS per class")
     ap.add_argument("--json", action="store_true", help="print the summary as JSON")
     a = ap.parse_args(argv)
     kinds = tuple(k for k in a.kinds.split(",") if k)
@@ -1127,7 +1190,8 @@ def main(argv: list[str] | None = None) -> int:
     s.update({"n": a.n, "seed": a.seed, "workers": a.workers, "timeout_s": a.timeout})
     if a.save:
         with tempfile.TemporaryDirectory() as tmp:
-            save(s, results, load_seeds(Path(tmp), a.records), a.seed, kinds, a.save)
+            save(s, results, load_seeds(Path(tmp), a.records), a.seed, kinds, a.save, minimize_s=a.minimize,
+                 timeout=a.timeout)
     if a.json:
         print(json.dumps(s, ensure_ascii=False, indent=1))
     else:
