@@ -8,9 +8,9 @@ internal error surfaces with its traceback instead of ``exit 3``). Each run is c
     bad input exit 2 (a clear MjError; a traceback in its output counts as internal)
     internal  exit 3, or any exception escaping main() (a bug: bad input must never do this)
     hang      over --timeout seconds of CPU time (ITIMER_PROF in-process: CPU time, so a busy
-              machine makes no false hangs; a worker stuck past 4 x timeout + 10 s of wall time,
-              blocked or in C code that never returns to Python, is killed by the parent and
-              counted too)
+              machine makes no false hangs); a worker the alarm does not stop (C code: past
+              2 x timeout + 5 s of CPU) or that is blocked (past 20 x timeout + 60 s of wall
+              time) is killed by the parent and counted too
     memory    MemoryError (the address space of a worker is capped, --mem-cap) or a peak
               RSS over --mem-flag MB for one input
     other     any other exit status (the documented ones are 0, 1, 2, 130)
@@ -918,11 +918,22 @@ def _worker(conn, seeds, seed, workdir, timeout, mem_cap, mem_flag, kinds):
             return  # a fresh process for the next input
 
 
+def _cpu_of(pid: int) -> float:
+    """CPU seconds (user + system) process ``pid`` has used; 0 where /proc cannot tell."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
 def run_many(seeds: Seeds, n: int, seed: int, workdir: Path, workers: int = 2, timeout: float = 5.0,
              mem_cap: int | None = 4 * GIB, mem_flag_mb: float = 1024.0, kinds=KINDS, progress=None) -> list[dict]:
     """Run inputs 0..n-1; ``workers`` 0 runs them in this process (no watchdog), else in that
-    many forked processes with a parent watchdog (a worker stuck past 4 x timeout + 10 s is
-    killed and its input counted as a hang). Results in input order."""
+    many forked processes with a parent watchdog: a worker past 2 x timeout + 5 s of CPU on one
+    input (the alarm did not stop it: C code) or 20 x timeout + 60 s of wall time (blocked) is
+    killed and its input counted as a hang. Results in input order."""
     results: dict[int, dict] = {}
     if workers <= 0:
         for i in range(n):
@@ -937,7 +948,7 @@ def run_many(seeds: Seeds, n: int, seed: int, workdir: Path, workers: int = 2, t
 
     ctx = mp.get_context("fork")
     pending = deque(range(n))
-    hard = timeout * 4 + 10
+    hard_cpu, hard_wall = timeout * 2 + 5, timeout * 20 + 60  # the alarm missed / blocked (not computing)
     live: dict = {}  # conn -> [process, index or None, started]
 
     def spawn():
@@ -946,20 +957,20 @@ def run_many(seeds: Seeds, n: int, seed: int, workdir: Path, workers: int = 2, t
                         daemon=True)
         p.start()
         child.close()
-        live[parent] = [p, None, 0.0]
+        live[parent] = [p, None, 0.0, 0.0]
         feed(parent)
 
     def feed(conn):
         if pending:
             i = pending.popleft()
-            live[conn][1], live[conn][2] = i, time.perf_counter()
+            live[conn][1], live[conn][2:] = i, [time.perf_counter(), _cpu_of(live[conn][0].pid)]
             conn.send(i)
         else:
             conn.send(None)
             live[conn][1] = None
 
     def lost(conn, why):
-        p, i, started = live.pop(conn)
+        p, i, started, _ = live.pop(conn)
         if p.is_alive():
             p.kill()
         p.join()
@@ -984,7 +995,7 @@ def run_many(seeds: Seeds, n: int, seed: int, workdir: Path, workers: int = 2, t
                 lost(conn, "died")
                 continue
             if what == "start":
-                live[conn][2] = time.perf_counter()
+                live[conn][2:] = [time.perf_counter(), _cpu_of(live[conn][0].pid)]
             else:
                 results[payload["index"]] = payload
                 if progress:
@@ -997,8 +1008,8 @@ def run_many(seeds: Seeds, n: int, seed: int, workdir: Path, workers: int = 2, t
                         p = live.pop(conn)[0]
                         p.join()
         now = time.perf_counter()
-        for conn, (p, i, started) in list(live.items()):
-            if i is not None and now - started > hard:
+        for conn, (p, i, started, cpu0) in list(live.items()):
+            if i is not None and (now - started > hard_wall or _cpu_of(p.pid) - cpu0 > hard_cpu):
                 lost(conn, "killed")
     return [results[i] for i in range(n) if i in results]
 
