@@ -158,6 +158,7 @@ def _lines(data: bytes) -> list[bytes]:
 
 
 def m_flip_bytes(rng, data, ctx):
+    """1-8 random bytes XORed (often breaks UTF-8)."""
     b = bytearray(data)
     for _ in range(rng.randint(1, 8)):
         if b:
@@ -166,11 +167,13 @@ def m_flip_bytes(rng, data, ctx):
 
 
 def m_insert_bytes(rng, data, ctx):
+    """NUL, non-UTF-8, control, bidi, BOM or quoting bytes inserted, once or 100 times."""
     i = rng.randint(0, len(data))
     return data[:i] + rng.choice(ODD_BYTES) * rng.choice([1, 1, 3, 100]) + data[i:]
 
 
 def m_delete_line(rng, data, ctx):
+    """1-3 lines deleted."""
     ls = _lines(data)
     for _ in range(rng.randint(1, 3)):
         if ls:
@@ -179,6 +182,7 @@ def m_delete_line(rng, data, ctx):
 
 
 def m_duplicate_line(rng, data, ctx):
+    """A line repeated 1 to 3000 times."""
     ls = _lines(data)
     i = rng.randrange(len(ls))
     ls[i:i] = [ls[i]] * rng.choice([1, 1, 2, 50, 3000])
@@ -186,6 +190,7 @@ def m_duplicate_line(rng, data, ctx):
 
 
 def m_swap_lines(rng, data, ctx):
+    """Two lines swapped."""
     ls = _lines(data)
     i, j = rng.randrange(len(ls)), rng.randrange(len(ls))
     ls[i], ls[j] = ls[j], ls[i]
@@ -197,6 +202,7 @@ def _tokens(data: bytes) -> list[bytes]:
 
 
 def m_delete_token(rng, data, ctx):
+    """1-3 words deleted."""
     t = _tokens(data)
     for _ in range(rng.randint(1, 3)):
         i = rng.randrange(0, len(t), 2)
@@ -205,6 +211,7 @@ def m_delete_token(rng, data, ctx):
 
 
 def m_duplicate_token(rng, data, ctx):
+    """A word repeated 2 to 2000 times."""
     t = _tokens(data)
     i = rng.randrange(0, len(t), 2)
     t[i] = (t[i] + b" ") * rng.choice([2, 2, 10, 2000])
@@ -212,6 +219,7 @@ def m_duplicate_token(rng, data, ctx):
 
 
 def m_swap_tokens(rng, data, ctx):
+    """Two words swapped."""
     t = _tokens(data)
     i, j = rng.randrange(0, len(t), 2), rng.randrange(0, len(t), 2)
     t[i], t[j] = t[j], t[i]
@@ -228,6 +236,7 @@ def m_replace_token(rng, data, ctx):
 
 
 def m_numbers(rng, data, ctx):
+    """A number (or every number) replaced by 0, -1, 10**30, a float, a foreign digit ..."""
     nums = list(re.finditer(rb"\d+", data))
     if not nums:
         return data + b" " + rng.choice(NUMBERS)
@@ -240,6 +249,7 @@ def m_numbers(rng, data, ctx):
 
 
 def m_splice(rng, data, ctx):
+    """1-4 lines of any seed inserted or put in place of a line."""
     ls = _lines(data)
     i = rng.randint(0, len(ls))
     ls[i:i + rng.choice([0, 1])] = [rng.choice(ctx["lines"]) for _ in range(rng.randint(1, 4))]
@@ -247,10 +257,12 @@ def m_splice(rng, data, ctx):
 
 
 def m_truncate(rng, data, ctx):
+    """The file cut at a random byte."""
     return data[:rng.randint(0, len(data))]
 
 
 def m_huge_string(rng, data, ctx):
+    """A 100 KB - 1 MB string added to a line or as a line."""
     ls = _lines(data)
     i = rng.randrange(len(ls))
     what = rng.choice([b"a" * 2**20, b'"' + "字".encode() * 300_000 + b'"', b"x" * 100_000, b" " * 2**20,
@@ -263,10 +275,12 @@ def m_huge_string(rng, data, ctx):
 
 
 def m_empty(rng, data, ctx):
+    """The whole file replaced by an empty or near-empty text."""
     return rng.choice([b"", b"\n", b" ", b"\xef\xbb\xbf", b"\x00", b"#", b"---", b"null", b"[]", b"{}", b"0"])
 
 
 def m_bom_crlf(rng, data, ctx):
+    """A BOM, CRLF / CR / NEL line ends, or tabs for spaces."""
     return rng.choice([b"\xef\xbb\xbf" + data, data.replace(b"\n", b"\r\n"), data.replace(b"\n", b"\r"),
                        data.replace(b" ", b"\t"), data.replace(b"\n", b"\x85")])
 
@@ -274,6 +288,7 @@ def m_bom_crlf(rng, data, ctx):
 # rule files
 
 def m_deep_nesting_rules(rng, data, ctx):
+    """A `when` expression nested 5000 deep (parentheses, `not`, a long `and` chain)."""
     k = 5000
     deep = rng.choice([b"(" * k + b"self_drawn" + b")" * k, b"(" * k, b"not " * k + b"self_drawn",
                        b"self_drawn" + b" and self_drawn" * k, b"-" * k + b"1", b"1" + b" + 1" * k,
@@ -290,6 +305,7 @@ EXTENDS_TARGETS = ["S.yaml", "rec.yaml", "bin.dat", "R.rules", "P.rules", "/dev/
 
 
 def m_extends(rng, data, ctx):
+    """`extends` naming a scenario, a record, a binary file, a device, a folder, itself, a cycle, a 5000-character name."""
     target = rng.choice(EXTENDS_TARGETS)
     ctx["extra_files"]["bin.dat"] = bytes(rng.randrange(256) for _ in range(512))
     if target in ("S.yaml", "rec.yaml"):
@@ -308,6 +324,7 @@ def m_extends(rng, data, ctx):
 
 
 def m_huge_ranks(rng, data, ctx):
+    """`ranks LOW..N` with N up to 10**30 or below LOW, `copies` huge or 0."""
     n = rng.choice([b"1000000000", str(10**30).encode(), b"0", b"-5", b"37", b"100000", b"36"])
     lo = rng.choice([b"1", b"0", b"-100000", b"9"])
     out, k = re.subn(rb"ranks \d+\.\.\d+", b"ranks " + lo + b".." + n, data, count=rng.choice([0, 1]))
@@ -319,6 +336,7 @@ def m_huge_ranks(rng, data, ctx):
 
 
 def m_override_remove(rng, data, ctx):
+    """`override` / `remove` put in front of a line, or a `remove` of a real or unknown rule."""
     ls = _lines(data)
     i = rng.randrange(len(ls))
     ls[i] = rng.choice([b"override ", b"remove ", b"override override ", b""]) + ls[i]
@@ -329,6 +347,7 @@ def m_override_remove(rng, data, ctx):
 
 
 def m_option_block(rng, data, ctx):
+    """An `option` block that is empty, repeats a choice, nests options or extends."""
     blocks = [b'option o "x" = a { a: { } b: { remove fan \xe5\xb9\xb3\xe8\x83\xa1 } }',
               b'option o = 1 { 1: { } 1: { } }',
               b'option o = a { }',
@@ -341,6 +360,7 @@ def m_option_block(rng, data, ctx):
 # YAML (scenarios, records) as text
 
 def m_deep_nesting_yaml(rng, data, ctx):
+    """A value replaced by `[`, `{` or `- ` nested up to 5000 deep (closed or not)."""
     k = rng.choice([5000, 5000, 300])
     deep = rng.choice([b"[" * k + b"]" * k, b"[" * k, b"{a: " * k + b"1" + b"}" * k, b"{" * k,
                        b"\n".join(b"  " * i + b"- " for i in range(min(k, 2000)))])
@@ -356,6 +376,7 @@ def m_deep_nesting_yaml(rng, data, ctx):
 
 
 def m_yaml_features(rng, data, ctx):
+    """Several documents, complex keys, tags, merge keys, unknown aliases, directives, tabs, a duplicate key."""
     extra = rng.choice([
         b"\n---\nruleset: nanchang\ncases: []\n",
         b"\n...\n\x00",
@@ -413,6 +434,7 @@ def _odd_value(rng, tree):
 
 
 def t_wrong_type(rng, tree, ctx):
+    """A node replaced by a value of another type (None, bools, huge ints, inf/nan, long strings, lists, maps, another node)."""
     paths = [p for p, _ in _nodes(tree) if p]
     if paths:
         _set(tree, rng.choice(paths), _odd_value(rng, tree))
@@ -420,6 +442,7 @@ def t_wrong_type(rng, tree, ctx):
 
 
 def t_remove_key(rng, tree, ctx):
+    """A mapping key removed."""
     maps = [(p, n) for p, n in _nodes(tree) if isinstance(n, dict) and n]
     if maps:
         _, n = rng.choice(maps)
@@ -428,6 +451,7 @@ def t_remove_key(rng, tree, ctx):
 
 
 def t_add_key(rng, tree, ctx):
+    """A known or unknown key added with an odd value."""
     maps = [n for _, n in _nodes(tree) if isinstance(n, dict)]
     if maps:
         rng.choice(maps)[rng.choice(["unknown", "expect", "win", "hands", "format", "game", "ruleset", "", "0", 0, None,
@@ -436,6 +460,7 @@ def t_add_key(rng, tree, ctx):
 
 
 def t_list_scale(rng, tree, ctx):
+    """A list grown by one or by up to 20,000 copies, shuffled, shortened or reversed."""
     lists = [n for _, n in _nodes(tree) if isinstance(n, list) and n]
     if lists:
         lst = rng.choice(lists)
@@ -454,6 +479,7 @@ def t_list_scale(rng, tree, ctx):
 
 
 def t_laughs(rng, tree, ctx):
+    """A node replaced by a billion-laughs list (9 levels of 9 shared lists: anchors and aliases in YAML)."""
     if ctx.get("json"):
         return t_wrong_type(rng, tree, ctx)
     paths = [p for p, _ in _nodes(tree) if p]
@@ -1054,6 +1080,7 @@ def summarize(results: list[dict], seconds: float) -> dict:
 
 
 def print_summary(s: dict, file=sys.stdout) -> None:
+    """The summary as a table (a row per kind and a total) and a line per failure class."""
     cols = ["inputs", *OUTCOMES, "peak_mb", "slowest_s", "cpu_s"]
     print(f"{'kind':10s}" + "".join(f"{c:>11s}" for c in cols) + "   exit codes", file=file)
     for kind, row in [*s["kinds"].items(), ("total", s["total"])]:
@@ -1156,6 +1183,7 @@ def save(s: dict, results: list[dict], seeds: Seeds, seed: int, kinds, out: Path
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command line (see the module docstring); returns the exit status."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--n", type=int, default=10_000, help="inputs in all (split evenly over the kinds)")
     ap.add_argument("--seed", type=int, default=1)
