@@ -338,3 +338,15 @@ def test_score_exit_2_for_a_table_play_cannot_produce_and_1_for_no_win():
     r = runner.invoke(app, [*base[:4], "1s", "-H", "S=123m456m789s东南西2p", *base[7:], "--tile", "9p"])
     assert r.exit_code == 1, r.output
     assert "no winning hand" in r.output
+
+
+def test_payments_past_the_bound_are_a_clear_error_not_an_overflow(tmp_path):
+    """120 fans of x1000 that all fire made `simulate` crash averaging a 10^360 子 payment
+    (OverflowError, exit 3); a transfer past MAX_AMOUNT is now a RuleError naming the rules."""
+    big = tmp_path / "big.rules"
+    big.write_text('ruleset big "x"\nextends nanchang\n' + "".join(
+        f"fan big{i} = x1000 when discard or self_drawn or robbed_kong\n" for i in range(120)), encoding="utf-8")
+    r = runner.invoke(app, ["simulate", str(big), "-n", "8"])
+    assert r.exit_code == 2, r.output
+    assert "子 a transfer" in r.output and "fan.big1 x1000" in r.output
+    assert "lower them" in r.output

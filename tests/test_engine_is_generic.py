@@ -52,6 +52,8 @@ NOT_RULES = {
     "lang/playable.py": {6: "DIE_FACES: a die has six faces", 2: "MIN_SEATS: a discard needs a claimer, a win a payer",
                          20_000: "MAX_TEMPLATES, a bound on evaluation", 50_000: "MAX_PAYMENT_CASES, a bound on the check",
                          3: "patterns noted in an error"},
+    "core/scoring.py": {10: "MAX_AMOUNT = 10**12, a bound on evaluation", 12: "MAX_AMOUNT = 10**12",
+                        300: "characters of the factor trail quoted in an error"},
     "core/tiles.py": {2: "an honour code is at least a digit and a letter", 4: "longest honour name looked ahead"},
 }
 

@@ -60,10 +60,16 @@ class Snapshot:
     win: WinInfo | None = None
 
 
+MAX_AMOUNT = 10**12  # 子 in one transfer: a bound on evaluation (no table's stakes come near it), not a rule
+
+
 @dataclass(frozen=True)
 class Transfer:
     """``amount`` 子 from ``payer`` to ``payee`` for ``part`` (``hand`` or an indicator name),
-    by ``rule`` (a rule path), with the ``factors`` that made the amount."""
+    by ``rule`` (a rule path), with the ``factors`` that made the amount.
+
+    Raises :class:`RuleError` when ``amount`` is over :data:`MAX_AMOUNT`: a rule file whose
+    multipliers, floors and formulas combine past it cannot be settled (nor averaged)."""
 
     payer: str
     payee: str
@@ -71,6 +77,14 @@ class Transfer:
     part: str
     rule: str
     factors: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if abs(self.amount) > MAX_AMOUNT:
+            size = f"about 10^{len(str(abs(self.amount))) - 1}"
+            raise RuleError(f"a transfer of {size} 子 by {self.rule} ({' · '.join(self.factors)[:300]}) is over the "
+                            f"bound of {MAX_AMOUNT:,} 子 a transfer", None,
+                            hint="the rule file's multipliers, floors or formulas combine past any table's stakes: "
+                                 "lower them")
 
 
 @dataclass
