@@ -130,6 +130,13 @@ def test_a_file_that_is_not_a_mapping(tmp_path):
     assert exc.message == "a scenario file is a mapping with `ruleset` and `cases`" and where(exc) == (1, 1)
 
 
+def test_an_empty_game_is_a_case_error_not_a_crash(tmp_path):
+    """Found by benchmarks/fuzz.py: `game:` with nothing after it (null) was an internal error."""
+    exc = refused(tmp_path, HEAD + "  - name: g\n    game:\n    expect: {phase: draw}\n")
+    assert exc.message == "case 'g': `game` is empty"
+    assert where(exc) == (4, 5)  # the `game:` key
+
+
 def test_game_actions_are_checked(tmp_path):
     exc = refused(tmp_path, HEAD + "  - name: g\n    game:\n      actions: [E discard 白, {refused: S win, x: 1}]\n"
                   "    expect: {phase: draw}\n")

@@ -239,6 +239,9 @@ def _run_one(scorer: Scorer, file: str, text: str, doc, i: int, case, names: set
     if not expect:
         raise err(f"case {name!r} has no `expect`", case, "expect")
     if "game" in case:
+        if not isinstance(case["game"], dict):
+            raise err(f"case {name!r}: `game` is empty", case, "game",
+                      hint="a scripted game is a mapping: dealt tiles, draws and actions (docs/scenarios.md)")
         bad = set(expect) - GAME_EXPECT_KEYS
         table_keys = {"hands", "win", "jing", "lower", "dealer", "floor", "indicators"}
         if bad or set(case) & table_keys:
