@@ -108,3 +108,44 @@ def test_scenario_ruleset_path_is_relative_to_the_scenario(tmp_path, monkeypatch
     (tmp_path / "cases" / f"{NAME}.rules").write_text("not a rule file\n", encoding="utf-8")
     with pytest.raises(ScenarioError, match="cases: List should have at least 1 item"):
         run_file(scen)  # the bare name is the bundled ruleset, not the file beside the scenario
+
+
+SECRET = "root:TOPSECRET:0:0\n"
+
+
+@pytest.fixture()
+def secret(tmp_path):
+    """A file that is not a rule file, as /etc/shadow would be, and a link to it named x.rules."""
+    s = tmp_path / "shadow"
+    s.write_text(SECRET, encoding="utf-8")
+    (tmp_path / "x.rules").symlink_to(s)
+    return s
+
+
+@pytest.mark.parametrize("how", ["check", "scenario", "record", "extends", "link"])
+def test_no_route_reads_a_file_that_is_not_a_rule_file(secret, tmp_path, how):
+    """Found by the fresh-clone review: a scenario's `ruleset:` or a record's `ruleset_file:`
+    naming /etc/shadow printed its first line in the syntax error. Only a file whose name (and
+    whose link's target) ends in .rules is read as rules; the error shows none of the file."""
+    if how == "check":
+        r = runner.invoke(app, ["check", str(secret)])
+    elif how == "scenario":
+        (tmp_path / "s.yaml").write_text(f"ruleset: {secret}\ncases:\n  - name: a\n    win: {{seat: S, tile: 1m, by: self_draw}}\n"
+                                         "    hands: {S: 1m}\n    expect: {hand: {S: 1}}\n", encoding="utf-8")
+        r = runner.invoke(app, ["test", str(tmp_path / "s.yaml")])
+    elif how == "record":
+        from engine.table.records import dump, game_record
+        from tests.test_records_schema import play
+        rec = game_record(play("nanchang", seed=3))
+        rec["ruleset_file"] = str(secret)
+        dump(rec, tmp_path / "rec.yaml")
+        r = runner.invoke(app, ["replay", str(tmp_path / "rec.yaml")])
+    elif how == "extends":
+        (tmp_path / "h.rules").write_text(f'ruleset h "x"\nextends "{secret}"\n', encoding="utf-8")
+        r = runner.invoke(app, ["check", str(tmp_path / "h.rules")])
+    else:
+        (tmp_path / "h.rules").write_text('ruleset h "x"\nextends "x.rules"\n', encoding="utf-8")
+        r = runner.invoke(app, ["check", str(tmp_path / "h.rules")])
+    assert r.exit_code == 2, r.output
+    assert "TOPSECRET" not in r.output
+    assert "not a .rules file" in r.output

@@ -48,9 +48,14 @@ def resolve_ruleset_path(ref: str, base_dir: Path | None = None) -> Path:
     (``./house.rules``, ``house/a.rules``, ``x.rules``, or absolute), relative to ``base_dir``
     (the file that refers to it), else to the working directory.
 
+    A rule file's name ends in ``.rules``, and so does the file a link points to: nothing else
+    is read as rules, so a scenario, a record or an ``extends`` naming ``/etc/shadow`` (or a link
+    to it) never shows a line of it.
+
     Raises :class:`RuleError` (no location: the caller adds its own) for a bare name that is not
     bundled (the hint lists the bundled names and how to give a file), a path that does not
-    exist, or one that is not a regular file (a directory, a device, a pipe).
+    exist, one that is not a regular file (a directory, a device, a pipe), or one whose name (or
+    whose link's target) does not end in ``.rules``.
     """
     if not ref or "\x00" in ref:
         raise RuleError(f"{ref[:MAX_NAME_CHARS]!r} is not a ruleset name nor a path", None,
@@ -71,6 +76,9 @@ def resolve_ruleset_path(ref: str, base_dir: Path | None = None) -> Path:
             raise RuleError(f"no rule file {ref!r}", None, hint=f"looked for {full}")
         if not full.is_file():
             raise RuleError(f"{ref!r} is not a regular file", None)
+        if full.suffix != ".rules" or full.resolve().suffix != ".rules":
+            raise RuleError(f"{ref!r} is not a .rules file", None,
+                            hint="a rule file's name ends in .rules (a link, too, must point to one)")
     except OSError as exc:  # a name too long, a loop of links, no permission
         raise RuleError(f"cannot open {ref!r}: {exc.strerror}", None) from None
     return full

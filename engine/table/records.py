@@ -116,7 +116,9 @@ def file_sha256(path: Path) -> str:
     """The sha256 (hex) of a rule file's bytes; :class:`MjError` when it is not a readable
     ``.rules`` file of at most :data:`~engine.lang.yamlio.MAX_FILE_BYTES`."""
     try:
-        if path.suffix != ".rules" or not path.is_file():
+        if path.suffix != ".rules":
+            raise MjError(f"the record names {path} as a ruleset file, which is not a .rules file")
+        if not path.is_file():
             raise MjError(f"the record's ruleset file {path} is not there")
         if path.stat().st_size > MAX_FILE_BYTES:
             raise MjError(f"the record's ruleset file {path} is bigger than {MAX_FILE_BYTES} bytes")
