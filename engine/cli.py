@@ -148,7 +148,7 @@ def check(file: FileArg, option: OptionOpt = None, as_json: JsonOpt = False) -> 
     """Compile a rule file and report what it declares; errors give file:line:col and exit 2."""
     rs = _compile(file, option, as_json)
     counts = {
-        "tiles": sum(len(range(s.low, s.high + 1)) for s in rs.suits.values()) + sum(len(h.tiles) for h in rs.honours.values()),
+        "tile kinds": sum(len(range(s.low, s.high + 1)) for s in rs.suits.values()) + sum(len(h.tiles) for h in rs.honours.values()),
         "melds": len(rs.melds), "patterns": len(rs.patterns), "indicators": len(rs.indicators),
         "jing rules": len(rs.jing), "fans": len(rs.fans), "payments": len(rs.payments),
         "factors": len(rs.factors), "flow policies": len(rs.flow),
@@ -457,7 +457,8 @@ def test(
                     out.print(f"    fired: {', '.join(r.fired)}", markup=False)
                 for e in r.explanation:
                     out.print(f"    {e}", markup=False)
-        out.print(f"{passed} passed, {failed} failed" + (f", {errors} errors" if errors else ""), markup=False)
+        out.print(f"{passed} passed, {failed} failed" + (f", {errors} error{'s' * (errors != 1)}" if errors else ""),
+                  markup=False)
     raise typer.Exit(2 if errors else 1 if failed else 0)
 
 

@@ -48,6 +48,8 @@ def test_diff_of_a_bundled_name_and_a_local_file_of_the_same_name(local_copy):
     assert r.exit_code == 1, r.output
     assert "+ fan.本地 = x2 when discard" in r.output
     assert r.output.rstrip().endswith("1 difference: 1 added, 0 removed, 0 changed")
+    # the two sides read differently: the bundled file is marked as such (the fresh-clone review)
+    assert f"--- {NAME}  (<bundled>/{NAME}.rules)" in r.output and f"+++ {NAME}  ({NAME}.rules)" in r.output
 
 
 def test_extends_a_bare_name_is_bundled_even_beside_a_local_file(local_copy):

@@ -190,12 +190,15 @@ def diff(a: Ruleset, b: Ruleset) -> list[Change]:
 
 def short_path(file: str) -> str:
     """A file as a person wants to read it: relative to the working directory when below it,
-    else its name."""
-    p = Path(file)
+    else ``<bundled>/NAME.rules`` for a bundled rule file, else its full path — so a local copy
+    of a bundled file never reads the same as the bundled one."""
+    from engine.lang.resources import rulesets_dir
+
+    p = Path(file).resolve()
     try:
-        return str(p.resolve().relative_to(Path.cwd().resolve()))
+        return str(p.relative_to(Path.cwd().resolve()))
     except ValueError:
-        return p.name
+        return f"<bundled>/{p.name}" if p.parent == rulesets_dir().resolve() else str(p)
 
 
 def where(origin: Origin | None) -> str:
