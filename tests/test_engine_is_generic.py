@@ -62,7 +62,7 @@ NOT_RULES = {
 # what its generator makes (the variant-name scan still reads them).
 GENERATED = {
     "lang/standalone_parser.py": "Lark's standalone parser made by engine/lang/parsergen.py from the grammar: "
-                                 "its numbers are parser states and token ids (tests/test_parser_cache.py)",
+                                 "its numbers are parser states and token ids (tests/test_startup.py)",
 }
 
 

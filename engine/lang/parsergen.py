@@ -15,7 +15,7 @@ once. Regenerate the committed file after editing the grammar::
     python -m engine.lang.parsergen            # rewrite engine/lang/standalone_parser.py
     python -m engine.lang.parsergen --check    # exit 1 if it is stale
 
-(tests/test_parser_cache.py fails while it is stale).
+(tests/test_startup.py fails while it is stale).
 """
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def generate_source(text: str | None = None) -> str:
 
     Lark numbers terminals and states in set order, so two runs may give different but
     equivalent files: freshness is judged by the grammar hash the file records, and
-    tests/test_parser_cache.py checks the committed parser against one Lark builds now.
+    tests/test_startup.py checks the committed parser against one Lark builds now.
     """
     from lark import Lark
     from lark.tools.standalone import gen_standalone
