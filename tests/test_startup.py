@@ -157,3 +157,17 @@ def test_lexer_limits_hold_with_the_committed_parser():
         compile_text("ruleset x\nfan z = x2000 when discard\n", "t.rules")
     assert exc.value.message == "multiplier x2000 is too large (at most x1000)"
     assert (exc.value.location.line, exc.value.location.column) == (2, 9)
+
+
+def test_startup_benchmark_runs(capsys):
+    """benchmarks/startup.py measures the three commands (one run each here; no figure asserted)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("startup_bench", ROOT / "benchmarks" / "startup.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    assert bench.main(["--runs", "1", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert set(report["results"]) == {"python -c pass", "mjrules --help", "mjrules check rulesets/nanchang.rules"}
+    for r in report["results"].values():
+        assert r["runs"] == 1 and r["cpu_s"] >= 0 and r["ratio_to_python"] >= 0
