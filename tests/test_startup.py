@@ -87,6 +87,15 @@ def test_an_edited_grammar_takes_effect_without_regenerating(monkeypatch):
     assert parsergen.main(["--check"]) == 1  # and the committed file is reported stale
 
 
+def test_stale_tables_are_not_used(monkeypatch):
+    """Tables (standalone_parser.json) made from another grammar than the module: regenerated."""
+    from engine.lang import standalone_parser
+
+    monkeypatch.setattr(standalone_parser, "TABLES_SHA256", "0" * 64)
+    module = parsergen.parser_module()
+    assert module is not standalone_parser and module.GRAMMAR_SHA256 == parsergen.grammar_sha256()
+
+
 def test_parsergen_usage(capsys):
     assert parsergen.main(["--bogus"]) == 2
     assert "usage: python -m engine.lang.parsergen [--check]" in capsys.readouterr().err
