@@ -14,17 +14,19 @@ import json
 import sys
 from collections import Counter
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
-from engine.lang.compiler import compile_ruleset
 from engine.lang.resources import bundled_ruleset_names as list_bundled
 from engine.errors import IllegalAction, ImpossibleState, MjError, OptionError, ScenarioError
-from engine.core.scoring import Ledger, Scorer
-from engine.core.snapshot import build_snapshot
+
+if TYPE_CHECKING:
+    from engine.core.scoring import Scorer
+
+# Start-up: `mjrules --help` imports only typer and the two small modules above; the compiler
+# (pydantic, the parser), the scoring core and rich are imported by the commands that use them
+# (benchmarks/startup.py measures it).
 
 _FIRST = (list_bundled() or ["RULES"])[0]
 
@@ -58,18 +60,38 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 
-class _Console(Console):
+def _console(**kwargs):
     """A rich console that, when its reader goes away (``| head``), stops quietly with exit 141
     rather than rich's exit 1 (which means "the answer is no" here)."""
+    from rich.console import Console
 
-    def on_broken_pipe(self) -> None:
-        self.quiet = True
-        _quiet_exit_on_broken_pipe()
+    class _Console(Console):
+        def on_broken_pipe(self) -> None:
+            self.quiet = True
+            _quiet_exit_on_broken_pipe()
+
+    return _Console(**kwargs)
+
+
+class _LazyConsole:
+    """Stands for a rich console made (and rich imported) at its first use."""
+
+    def __init__(self, **kwargs):
+        self._kwargs, self._console = kwargs, None
+
+    def real(self):
+        """The rich console itself (for rich's own objects: a progress bar, a player)."""
+        if self._console is None:
+            self._console = _console(**self._kwargs)
+        return self._console
+
+    def __getattr__(self, name: str):
+        return getattr(self.real(), name)
 
 
 # user text (rule names, source lines, hands) is printed literally: no markup, no :emoji: codes
-out = _Console(highlight=False, soft_wrap=True, markup=False, emoji=False)
-err = _Console(stderr=True, highlight=False, soft_wrap=True, markup=False, emoji=False)
+out = _LazyConsole(highlight=False, soft_wrap=True, markup=False, emoji=False)
+err = _LazyConsole(stderr=True, highlight=False, soft_wrap=True, markup=False, emoji=False)
 
 # Bounds on the work one command line may ask for (not rules): checked before any work starts.
 MAX_HANDS = 1_000_000      # simulate -n and diff --impact (about 11 hours of one core)
@@ -120,6 +142,13 @@ def _option_error(exc: OptionError, flag: str = "--option") -> MjError:
     it (``--option NAME=VALUE: …``, the hint listing the choices), not at the rule file."""
     spec = f"{flag} {exc.option}" + (f"={exc.value}" if exc.value is not None else "")
     return MjError(f"{spec}: {exc.message}", hint=exc.hint)
+
+
+def compile_ruleset(ref: str, options: dict[str, str] | None = None):
+    """:func:`engine.lang.compiler.compile_ruleset`, the compiler imported at its first use."""
+    from engine.lang.compiler import compile_ruleset as compile_
+
+    return compile_(ref, options)
 
 
 def _compile(ref: str, option: list[str] | None, as_json: bool):
@@ -318,6 +347,9 @@ def score(
     note on stderr says so. A bad value of any flag exits 2 naming the flag; a hand that is not
     a winning hand exits 1.
     """
+    from engine.core.scoring import Ledger, Scorer
+    from engine.core.snapshot import build_snapshot
+
     try:
         rs = compile_ruleset(rules, _options(option))
         scorer = Scorer(rs)
@@ -369,6 +401,8 @@ def score(
 
 
 def _print_score(scorer, snap, parts, nets, winres) -> None:
+    from rich.table import Table
+
     rs = scorer.rs
     out.print(f"ruleset {rs.name}" + (f" — {rs.label}" if rs.label else ""), markup=False)
     for name, k in snap.indicators.items():
@@ -548,6 +582,8 @@ def _impact(a: str, b: str, opts_a: dict, opts_b: dict, hands: int, seed: int) -
 
 
 def _print_impact(a: str, b: str, effect: dict) -> None:
+    from rich.table import Table
+
     t = Table(title=f"impact over {effect['hands']} hands (seed {effect['seed']}, greedy bots)", title_justify="left")
     for c in ("", a, b, "change"):
         t.add_column(c, justify="left" if not c else "right")
@@ -605,7 +641,7 @@ def simulate(
     show = not as_json and err.is_terminal
     try:
         with Progress(TextColumn("simulating"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                      console=err, disable=not show, transient=True) as prog:
+                      console=err.real(), disable=not show, transient=True) as prog:
             task = prog.add_task("hands", total=n)
             summary = run(rules, opts, n, seed, bots.split(","), workers, records,
                           progress=lambda done: prog.update(task, completed=done))
@@ -646,6 +682,8 @@ def _writable_dir(path: Path | None, flag: str = "--records") -> None:
 
 
 def _print_summary(rules: str, seed: int, bots: str, d: dict) -> None:
+    from rich.table import Table
+
     out.print(f"simulate {rules}: {d['hands']} hands, seed {seed}, bots {bots}", markup=False)
     t = Table(title="by seat", title_justify="left")
     for c in ("seat", "wins", "win rate", "hands as dealer", "子 per hand"):
@@ -729,18 +767,18 @@ def play(
         _fail(MjError(f"--seat {seat!r}: no seat {seat!r}", hint=f"seats: {' '.join(m.seats)}"), False)
     players = {s: BOTS[bots](seed + i) for i, s in enumerate(m.seats)}
     if not auto:
-        players[seat] = TerminalPlayer(out)
+        players[seat] = TerminalPlayer(out.real())
     out.print(f"{rs.label or rs.name} — seed {seed}" + ("" if auto else f"; you are {seat}"), markup=False)
 
     def after(g):
-        show_hand_end(out, g, None if auto else seat)
+        show_hand_end(out.real(), g, None if auto else seat)
         if record is not None:
             from engine.table.records import dump, game_record
 
             dump(game_record(g), record / f"hand-{len(m.games):06d}.yaml")
 
     try:
-        m.play(players, hands, after, Narrator(out, None if auto else seat))
+        m.play(players, hands, after, Narrator(out.real(), None if auto else seat))
     except EOFError:
         out.print("\nleft the table (no more input)", markup=False)
         raise typer.Exit(1)

@@ -55,6 +55,14 @@ NOT_RULES = {
     "core/scoring.py": {10: "MAX_AMOUNT = 10**12, a bound on evaluation", 12: "MAX_AMOUNT = 10**12",
                         300: "characters of the factor trail quoted in an error"},
     "core/tiles.py": {2: "an honour code is at least a digit and a letter", 4: "longest honour name looked ahead"},
+    "lang/parsergen.py": {2: "exit status 2: bad usage"},
+}
+
+# Generated files whose numbers are not written by hand. Each is checked elsewhere to be exactly
+# what its generator makes (the variant-name scan still reads them).
+GENERATED = {
+    "lang/standalone_parser.py": "Lark's standalone parser made by engine/lang/parsergen.py from the grammar: "
+                                 "its numbers are parser states and token ids (tests/test_startup.py)",
 }
 
 
@@ -76,7 +84,7 @@ def test_engine_names_no_variant():
 
 def test_engine_holds_no_rule_number():
     found = [f"engine/{name}:{line}: {value}" for f in sorted(ENGINE.rglob("*.py"))
-             for name in [f.relative_to(ENGINE).as_posix()]
+             for name in [f.relative_to(ENGINE).as_posix()] if name not in GENERATED
              for line, value in _rule_numbers(f.read_text(encoding="utf-8"), NOT_RULES.get(name, {}))]
     assert not found, "numbers in engine/ that may be rules (move them to a .rules file):\n" + "\n".join(found)
 

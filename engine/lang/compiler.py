@@ -12,15 +12,14 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from lark import Lark, Token, Transformer, Tree, v_args
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
+from engine.lang.parsergen import parser_module
 
 from engine.lang import facts as F
 from engine.lang import flow as FLOW
 from engine.errors import Location, OptionError, RuleError, did_you_mean
 from engine.lang import limits as L
 from engine.lang.playable import check_playable
-from engine.lang.resources import grammar_text, is_bundled_ref, resolve_ruleset_path
+from engine.lang.resources import is_bundled_ref, resolve_ruleset_path
 from engine.lang.ruleset import (
     Adder,
     Base,
@@ -59,6 +58,12 @@ from engine.lang.ruleset import (
     Var,
 )
 
+# the pre-built standalone Lark parser (engine/lang/parsergen.py): its own Token, Tree, … classes
+_P = parser_module()
+Lark, Token, Transformer, Tree, v_args = _P.Lark, _P.Token, _P.Transformer, _P.Tree, _P.v_args
+UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError = (
+    _P.UnexpectedCharacters, _P.UnexpectedEOF, _P.UnexpectedInput, _P.UnexpectedToken, _P.VisitError)
+
 # KIND keyword → Ruleset field
 SECTIONS = {
     "suit": "suits",
@@ -83,10 +88,11 @@ REF_PATTERN, REF_FAN, REF_MELD_OR_KIND, REF_GROUP, REF_INDICATOR, REF_JING_FORMU
 
 @lru_cache(maxsize=1)
 def parser() -> Lark:
-    """The LALR parser for the rule language (positions kept for errors)."""
-    return Lark(grammar_text(), parser="lalr", propagate_positions=True, maybe_placeholders=False,
-                lexer_callbacks={"INT": _check_int, "MULT": _check_mult, "NAME": _check_name,
-                                 "RULESET_NAME": _check_name, "STRING": _check_string})
+    """The LALR parser for the rule language (positions kept for errors), loaded from the
+    pre-built standalone module rather than built from ``grammar_text()`` at each start."""
+    return _P.Lark_StandAlone(propagate_positions=True,
+                              lexer_callbacks={"INT": _check_int, "MULT": _check_mult, "NAME": _check_name,
+                                               "RULESET_NAME": _check_name, "STRING": _check_string})
 
 
 class _TokenTooBig(Exception):
