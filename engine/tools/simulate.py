@@ -49,12 +49,14 @@ class Summary:
             self.wins[r.winner] += 1
             self.by[r.win.by] += 1
             self.patterns[r.reading] += 1
-            self.fans.update(set(r.fans))
+            # in the hand's order, not a set's: ties print the same whatever PYTHONHASHSEED
+            self.fans.update(list(dict.fromkeys(r.fans)))
         else:
             self.exhaustive += 1
         self.follow_first += r.follow_first
         jing_names = set(g.rs.jing)
-        fired = {n for _, part, lg in r.parts if part in g.rs.indicators for n in lg.fired if n in jing_names}
+        fired = list(dict.fromkeys(n for _, part, lg in r.parts if part in g.rs.indicators
+                                   for n in lg.fired if n in jing_names))
         self.jing_rules.update(fired)
         net = r.net(g.seats)
         self.net.update(net)
