@@ -20,6 +20,7 @@ from functools import lru_cache
 
 from engine.core.hands import HandEvaluator, _PatternPlan
 
+_START = frozenset({(0, 0, 0)})
 MEMO_LIMIT = 100_000  # hand states a Shanten remembers before it starts again (bounds memory)
 
 
@@ -31,6 +32,7 @@ class Shanten:
         self._blocks: dict = {}
         self._memo: dict[tuple, int] = {}  # (natural counts, wilds held, melds) -> shanten
         self._rotten_memo: dict[tuple, int] = {}
+        self._fold: dict[tuple, object] = {}
 
     def of(self, concealed: list[int], n_melds: int, wild_kinds: frozenset[int]) -> int:
         """Shanten of a seat's concealed tiles (any count) with ``n_melds`` declared melds."""
@@ -100,21 +102,33 @@ class Shanten:
             return None
         # (sets, partial sets, head) summed over groups; counts beyond k cannot raise the value,
         # so capping them keeps at most (k+1)·(k+1)·2 states
-        options = {(0, 0, 0)}
+        # the fold over groups is memoised per (k, options so far, group's options): hands that
+        # differ in one group (the discard candidates of one hand) share the rest of the work
+        options = _START
+        fold = self._fold
+        if len(fold) >= MEMO_LIMIT:
+            fold.clear()
         for lo, hi, tid, _ in self.ev._spans(plan):
             sub = nat[lo:hi]
             if not any(sub):
                 continue
             group = self._group_blocks(tid, sub)
-            options = {(min(m + a, k), min(t + b, k), p + c) for m, t, p in options for a, b, c in group
-                       if p + c <= 1}
+            key = (k, options, group)
+            nxt = fold.get(key)
+            if nxt is None:
+                nxt = fold[key] = frozenset({(min(m + a, k), min(t + b, k), p + c) for m, t, p in options
+                                             for a, b, c in group if p + c <= 1})
+            options = nxt
         head = 1 if plan.pair_needed else 0
-        best = None
-        for m, t, p in options:
-            m = min(m, k)
-            value = 2 * m + min(t, k - m) + (p if head else 0)
-            s = 2 * k + head - 1 - value
-            best = s if best is None else min(best, s)
+        key = (k, head, options)
+        best = fold.get(key)
+        if best is None:
+            for m, t, p in options:
+                m = min(m, k)
+                value = 2 * m + min(t, k - m) + (p if head else 0)
+                s = 2 * k + head - 1 - value
+                best = s if best is None else min(best, s)
+            fold[key] = best
         return max(best - w, -1)
 
     def _group_blocks(self, tid: int, counts: tuple[int, ...]) -> frozenset[tuple[int, int, int]]:
