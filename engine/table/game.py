@@ -175,6 +175,8 @@ class Game:
         self._version = 0  # bumped by every applied action
         self._offered: tuple | None = None  # (version, seat, actions, self-drawn win or None)
         self._chows: dict[int, list[tuple[tuple[int, ...], tuple[int, ...]]]] = {}
+        self._complete_hand = s.complete_hand
+        self._seat_index = {x: i for i, x in enumerate(self.seats)}
         self._deal()
 
     # ---- setup ---------------------------------------------------------------------------------
@@ -279,7 +281,10 @@ class Game:
 
     def next_seat(self, seat: str, k: int = 1) -> str:
         """The seat ``k`` places after ``seat`` in play order."""
-        return self.seats[(self.seats.index(seat) + k) % len(self.seats)]
+        i = self._seat_index.get(seat)
+        if i is None:
+            i = self.seats.index(seat)  # ValueError for a seat not at this table, as before
+        return self.seats[(i + k) % len(self.seats)]
 
     def _snapshot(self, win: WinInfo | None = None) -> Snapshot:
         return Snapshot(self.seats, self.dealer, self.floor, dict(self.indicators), self.hands, win)
@@ -354,7 +359,7 @@ class Game:
         """Whether ``seat``'s hand with ``tile`` wins (any reading)."""
         h = hand or self.hands[seat]
         ev = self.scorer.hands
-        if len(h.concealed) + 1 + ev.set_size * len(h.melds) != self.scorer.complete_hand:
+        if len(h.concealed) + 1 + ev.set_size * len(h.melds) != self._complete_hand:
             return False  # the scorer would refuse the size: never offer that win
         return ev.is_win(h.concealed + [tile], h.melds, self.wild, tile, natural)
 
