@@ -91,9 +91,10 @@ class Shanten:
         if plan.pairs:
             if n_melds:
                 return None
-            pairs = sum(c // self.ev.pair_size if plan.pattern.quads_as_pairs else min(c, self.ev.pair_size) // self.ev.pair_size
-                        for c in nat)
-            singles = sum(1 for c in nat if c % self.ev.pair_size)
+            ps = self.ev.pair_size
+            held = [c for c in nat if c]  # a kind not held adds no pair and no single
+            pairs = sum(c // ps for c in held) if plan.pattern.quads_as_pairs else sum(min(c, ps) // ps for c in held)
+            singles = sum(1 for c in held if c % ps)
             need = plan.pairs - pairs
             from_wilds = min(w, singles) + max(w - singles, 0) // self.ev.pair_size
             return max(need - 1 - from_wilds, -1)
