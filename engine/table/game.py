@@ -115,6 +115,10 @@ class Game:
     or ``wall`` (a linear wall, head first, as scripted scenarios give) fix them instead.
 
     Raises :class:`~engine.errors.MjError` if the ruleset lacks a table parameter it needs.
+
+    The state changes only through :meth:`apply`: the actions :meth:`legal_actions` offers are
+    kept until the next applied action, and :meth:`apply` takes one of them without checking it
+    again (any other action is checked in full, as ever).
     """
 
     def __init__(self, ruleset: Ruleset, seed: int | None = None, *, dealer: str | None = None, floor: int = 1,
