@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from engine.errors import IllegalAction, ImpossibleState, MjError, RuleError
 from engine.lang import flow as FLOW
+from engine.core.expr import ExprCache
 from engine.core.hands import HandEvaluator, MeldTiles, Reading, check_hand_size
 from engine.lang.ruleset import BinOp, BoolOp, Cmp, Fan, Neg, Not, Num, PatternIs, Ruleset, Var
 from engine.core.tiles import TileSet
@@ -136,6 +137,7 @@ class Scorer:
         self.hands = HandEvaluator(rs, self.tiles, self.complete_hand)
         values = rs.jing_rules("value")
         self.jing_value = values[0] if values else None
+        self._compiled = ExprCache()
 
     # ---- shared helpers ---------------------------------------------------------------------------
     def table_int(self, name: str) -> int:
@@ -174,7 +176,13 @@ class Scorer:
 
     # ---- expressions --------------------------------------------------------------------------------
     def eval(self, expr, env: dict, reading: Reading | None = None):
-        """Evaluate a condition or formula (bounded: a tree walk, no loops)."""
+        """Evaluate a condition or formula: compiled once per node into a closure
+        (:func:`engine.core.expr.compile_expr`, the same semantics as :meth:`walk`)."""
+        return self._compiled(expr)(env, reading)
+
+    def walk(self, expr, env: dict, reading: Reading | None = None):
+        """Evaluate a condition or formula by walking the tree (bounded: no loops); the
+        reference semantics of :meth:`eval`."""
         if isinstance(expr, Num):
             return expr.value
         if isinstance(expr, Var):
@@ -182,14 +190,14 @@ class Scorer:
         if isinstance(expr, PatternIs):
             return reading is not None and reading.pattern == expr.pattern
         if isinstance(expr, Not):
-            return not self.eval(expr.arg, env, reading)
+            return not self.walk(expr.arg, env, reading)
         if isinstance(expr, BoolOp):
-            vals = (self.eval(a, env, reading) for a in expr.args)
+            vals = (self.walk(a, env, reading) for a in expr.args)
             return all(vals) if expr.op == "and" else any(vals)
         if isinstance(expr, Neg):
-            return -self.eval(expr.arg, env, reading)
+            return -self.walk(expr.arg, env, reading)
         if isinstance(expr, (Cmp, BinOp)):
-            a, b = self.eval(expr.left, env, reading), self.eval(expr.right, env, reading)
+            a, b = self.walk(expr.left, env, reading), self.walk(expr.right, env, reading)
             op = expr.op
             if op == "+":
                 return a + b

@@ -20,6 +20,9 @@ from functools import lru_cache
 
 from engine.core.hands import HandEvaluator, _PatternPlan
 
+_START = frozenset({(0, 0, 0)})
+MEMO_LIMIT = 100_000  # hand states a Shanten remembers before it starts again (bounds memory)
+
 
 class Shanten:
     """Shanten of concealed tiles under one ruleset's patterns."""
@@ -27,6 +30,9 @@ class Shanten:
     def __init__(self, ev: HandEvaluator):
         self.ev = ev
         self._blocks: dict = {}
+        self._memo: dict[tuple, int] = {}  # (natural counts, wilds held, melds) -> shanten
+        self._rotten_memo: dict[tuple, int] = {}
+        self._fold: dict[tuple, object] = {}
 
     def of(self, concealed: list[int], n_melds: int, wild_kinds: frozenset[int]) -> int:
         """Shanten of a seat's concealed tiles (any count) with ``n_melds`` declared melds."""
@@ -35,16 +41,48 @@ class Shanten:
         for k in wild_kinds:
             w += counts[k]
             counts[k] = 0
-        nat = tuple(counts)
+        return self._of(tuple(counts), w, n_melds)
+
+    def of_each_discard(self, concealed: list[int], n_melds: int, wild_kinds: frozenset[int],
+                        discards: list[int]) -> list[int]:
+        """``[self.of(concealed minus d, n_melds, wild_kinds) for d in discards]``, counting the
+        hand once (each ``d`` must be held)."""
+        counts = self.ev.tiles.counts(concealed)
+        w = 0
+        for k in wild_kinds:
+            w += counts[k]
+            counts[k] = 0
+        out = []
+        for d in discards:
+            if d in wild_kinds:
+                out.append(self._of(tuple(counts), w - 1, n_melds))
+            else:
+                counts[d] -= 1
+                out.append(self._of(tuple(counts), w, n_melds))
+                counts[d] += 1
+        return out
+
+    def _of(self, nat: tuple[int, ...], w: int, n_melds: int) -> int:
+        """Shanten of natural counts ``nat`` and ``w`` wilds held, memoised per hand state."""
+        key = (nat, w, n_melds)
+        v = self._memo.get(key)
+        if v is None:
+            if len(self._memo) >= MEMO_LIMIT:
+                self._memo.clear()
+            v = self._memo[key] = self._compute(nat, w, n_melds)
+        return v
+
+    def _compute(self, nat: tuple[int, ...], w: int, n_melds: int) -> int:
+        n_tiles = sum(nat) + w
         best = None
         for plan in self.ev.plans.values():
             v = self._plan(plan, nat, w, n_melds)
             if v is not None and (best is None or v < best):
                 best = v
         if best is None:
-            return len(concealed)
+            return n_tiles
         # a hand short of a complete count is at least one tile from a win, whatever its 精
-        complete = len(concealed) + self.ev.set_size * n_melds >= self.ev.hand_size
+        complete = n_tiles + self.ev.set_size * n_melds >= self.ev.hand_size
         return best if complete else max(best, 0)
 
     def _plan(self, plan: _PatternPlan, nat: tuple[int, ...], w: int, n_melds: int) -> int | None:
@@ -53,9 +91,10 @@ class Shanten:
         if plan.pairs:
             if n_melds:
                 return None
-            pairs = sum(c // self.ev.pair_size if plan.pattern.quads_as_pairs else min(c, self.ev.pair_size) // self.ev.pair_size
-                        for c in nat)
-            singles = sum(1 for c in nat if c % self.ev.pair_size)
+            ps = self.ev.pair_size
+            held = [c for c in nat if c]  # a kind not held adds no pair and no single
+            pairs = sum(c // ps for c in held) if plan.pattern.quads_as_pairs else sum(min(c, ps) // ps for c in held)
+            singles = sum(1 for c in held if c % ps)
             need = plan.pairs - pairs
             from_wilds = min(w, singles) + max(w - singles, 0) // self.ev.pair_size
             return max(need - 1 - from_wilds, -1)
@@ -64,21 +103,33 @@ class Shanten:
             return None
         # (sets, partial sets, head) summed over groups; counts beyond k cannot raise the value,
         # so capping them keeps at most (k+1)·(k+1)·2 states
-        options = {(0, 0, 0)}
+        # the fold over groups is memoised per (k, options so far, group's options): hands that
+        # differ in one group (the discard candidates of one hand) share the rest of the work
+        options = _START
+        fold = self._fold
+        if len(fold) >= MEMO_LIMIT:
+            fold.clear()
         for lo, hi, tid, _ in self.ev._spans(plan):
             sub = nat[lo:hi]
             if not any(sub):
                 continue
             group = self._group_blocks(tid, sub)
-            options = {(min(m + a, k), min(t + b, k), p + c) for m, t, p in options for a, b, c in group
-                       if p + c <= 1}
+            key = (k, options, group)
+            nxt = fold.get(key)
+            if nxt is None:
+                nxt = fold[key] = frozenset({(min(m + a, k), min(t + b, k), p + c) for m, t, p in options
+                                             for a, b, c in group if p + c <= 1})
+            options = nxt
         head = 1 if plan.pair_needed else 0
-        best = None
-        for m, t, p in options:
-            m = min(m, k)
-            value = 2 * m + min(t, k - m) + (p if head else 0)
-            s = 2 * k + head - 1 - value
-            best = s if best is None else min(best, s)
+        key = (k, head, options)
+        best = fold.get(key)
+        if best is None:
+            for m, t, p in options:
+                m = min(m, k)
+                value = 2 * m + min(t, k - m) + (p if head else 0)
+                s = 2 * k + head - 1 - value
+                best = s if best is None else min(best, s)
+            fold[key] = best
         return max(best - w, -1)
 
     def _group_blocks(self, tid: int, counts: tuple[int, ...]) -> frozenset[tuple[int, int, int]]:
@@ -89,9 +140,17 @@ class Shanten:
 
     def _rotten(self, plan: _PatternPlan, nat: tuple[int, ...]) -> int:
         usable = 0
-        for g, lo, hi in self.ev.group_spans:
-            held = [self.ev.tiles.kinds[g.kinds[i]].rank or i for i, c in enumerate(nat[lo:hi]) if c]
-            usable += _largest_spread(tuple(held), plan.rotten_gap) if g.is_suit else len(held)
+        for gi, (g, lo, hi) in enumerate(self.ev.group_spans):
+            sub = nat[lo:hi]
+            key = (gi, plan.rotten_gap, sub)
+            u = self._rotten_memo.get(key)
+            if u is None:
+                if len(self._rotten_memo) >= MEMO_LIMIT:
+                    self._rotten_memo.clear()
+                held = [self.ev.tiles.kinds[g.kinds[i]].rank or i for i, c in enumerate(sub) if c]
+                u = self._rotten_memo[key] = (_largest_spread(tuple(held), plan.rotten_gap) if g.is_suit
+                                              else len(held))
+            usable += u
         return self.ev.hand_size - 1 - usable
 
 

@@ -8,6 +8,7 @@ record replays without the bots.
 from __future__ import annotations
 
 import random
+import weakref
 from collections import Counter
 
 from engine.table.game import Action, Game
@@ -37,13 +38,12 @@ class GreedyBot:
 
     def __init__(self, seed: int | None = None):
         self.rng = random.Random(seed)
-        self._shanten: dict[int, Shanten] = {}
 
     def _sh(self, game: Game) -> Shanten:
-        key = id(game.scorer)
-        if key not in self._shanten:
-            self._shanten[key] = Shanten(game.scorer.hands)
-        return self._shanten[key]
+        sh = _SHANTEN.get(game.scorer)
+        if sh is None:  # one per scorer, shared by every bot and hand that scorer plays (memoised)
+            sh = _SHANTEN[game.scorer] = Shanten(game.scorer.hands)
+        return sh
 
     def __call__(self, game: Game, seat: str) -> Action:
         acts = game.legal_actions(seat)
@@ -75,7 +75,7 @@ class GreedyBot:
                     continue
                 used = list(a.tiles) if kind == "chow" else [tile] * (game.meld_size[kind] - 1)
                 rest = _minus(hand.concealed, used)
-                after = min((sh.of(_minus(rest, [d]), len(hand.melds) + 1, wild) for d in set(rest)), default=now)
+                after = min(sh.of_each_discard(rest, len(hand.melds) + 1, wild, list(set(rest))), default=now)
                 gain = now - after if kind != "kong" else now - sh.of(rest, len(hand.melds) + 1, wild)
                 if gain > best_gain or (kind == "kong" and gain >= 0 and best_gain == 0):
                     best, best_gain = a, gain
@@ -87,8 +87,8 @@ class GreedyBot:
         counts = Counter(hand.concealed)
         plain = [a for a in options if a.tile not in wild] or options
         scored = []
-        for a in plain:
-            s = sh.of(_minus(hand.concealed, [a.tile]), len(hand.melds), wild)
+        each = sh.of_each_discard(hand.concealed, len(hand.melds), wild, [a.tile for a in plain])
+        for s, a in zip(each, plain):
             scored.append((s, _connectivity(game, counts, a.tile), self.rng.random(), a))
         scored.sort(key=lambda x: x[:3])
         return scored[0][3]
@@ -113,5 +113,7 @@ def _connectivity(game: Game, counts: Counter, tile: int) -> int:
                 score += 1
     return score
 
+
+_SHANTEN: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # Scorer -> Shanten
 
 BOTS = {"random": RandomBot, "greedy": GreedyBot}

@@ -115,6 +115,10 @@ class Game:
     or ``wall`` (a linear wall, head first, as scripted scenarios give) fix them instead.
 
     Raises :class:`~engine.errors.MjError` if the ruleset lacks a table parameter it needs.
+
+    The state changes only through :meth:`apply`: the actions :meth:`legal_actions` offers are
+    kept until the next applied action, and :meth:`apply` takes one of them without checking it
+    again (any other action is checked in full, as ever).
     """
 
     def __init__(self, ruleset: Ruleset, seed: int | None = None, *, dealer: str | None = None, floor: int = 1,
@@ -169,6 +173,14 @@ class Game:
         self.parts: list[tuple[str, str, Ledger]] = []
         self.indicators: dict[str, int] = {}
         self.indicator_positions: dict[str, int] = {}
+        # the loop's caches: count vectors kept with the hands, the actions last offered (trusted
+        # by apply until the state changes) and each tile's chow partners
+        self._counts: dict[str, list[int]] = {x: [0] * len(self.tiles) for x in self.seats}
+        self._version = 0  # bumped by every applied action
+        self._offered: tuple | None = None  # (version, seat, actions, self-drawn win or None)
+        self._chows: dict[int, list[tuple[tuple[int, ...], tuple[int, ...]]]] = {}
+        self._complete_hand = s.complete_hand
+        self._seat_index = {x: i for i, x in enumerate(self.seats)}
         self._deal()
 
     # ---- setup ---------------------------------------------------------------------------------
@@ -221,10 +233,10 @@ class Game:
         for chunk in self.deal_chunks:
             for seat in order:
                 for _ in range(chunk):
-                    self.hands[seat].concealed.append(self.wall.draw_head()[0])
+                    self._add(seat, self.wall.draw_head()[0])
         for _ in range(self.dealer_extra):
             t, _ = self.wall.draw_head()
-            self.hands[self.dealer].concealed.append(t)
+            self._add(self.dealer, t)
             self.last_drawn = t
         self._log("deal", hands={s: self.tiles.format(h.concealed) for s, h in self.hands.items()})
         self._flip_indicators()
@@ -273,13 +285,28 @@ class Game:
 
     def next_seat(self, seat: str, k: int = 1) -> str:
         """The seat ``k`` places after ``seat`` in play order."""
-        return self.seats[(self.seats.index(seat) + k) % len(self.seats)]
+        i = self._seat_index.get(seat)
+        if i is None:
+            i = self.seats.index(seat)  # ValueError for a seat not at this table, as before
+        return self.seats[(i + k) % len(self.seats)]
 
     def _snapshot(self, win: WinInfo | None = None) -> Snapshot:
         return Snapshot(self.seats, self.dealer, self.floor, dict(self.indicators), self.hands, win)
 
     def _log(self, kind: str, **data) -> None:
         self.events.append({"n": len(self.events), "event": kind, **data})
+
+    def _add(self, seat: str, tile: int) -> None:
+        """Put ``tile`` in ``seat``'s concealed tiles (the count vector follows)."""
+        self.hands[seat].concealed.append(tile)
+        self._counts[seat][tile] += 1
+
+    def _take(self, seat: str, tile: int, n: int = 1) -> None:
+        """Take ``n`` copies of ``tile`` from ``seat``'s concealed tiles (the count vector follows)."""
+        concealed = self.hands[seat].concealed
+        for _ in range(n):
+            concealed.remove(tile)
+        self._counts[seat][tile] -= n
 
     # ---- legal actions ---------------------------------------------------------------------------
     def legal_actions(self, seat: str) -> list[Action]:
@@ -293,21 +320,29 @@ class Game:
             return []
         if self.phase == DRAW:
             return [Action(seat, "draw")]
+        offered = self._offered
+        if offered is not None and offered[0] == self._version and offered[1] == seat:
+            return list(offered[2])
         hand = self.hands[seat]
         out: list[Action] = []
-        if not self.must_discard and self._self_win(seat) is not None:
+        win = None if self.must_discard else self._self_win(seat)
+        if win is not None:
             out.append(Action(seat, "win"))
+        counts = self._counts[seat]
+        held = [k for k, n in enumerate(counts) if n]
         if not self.must_discard and self.wall.remaining > 0:
-            counts = Counter(hand.concealed)
-            for k, n in sorted(counts.items()):
-                if self.meld_size["kong"] and n >= self.meld_size["kong"] and self._concealed_kong_allowed(seat):
-                    out.append(Action(seat, "concealed_kong", k))
+            kong = self.meld_size["kong"]
+            if kong:
+                for k in held:
+                    if counts[k] >= kong and self._concealed_kong_allowed(seat):
+                        out.append(Action(seat, "concealed_kong", k))
             for m in hand.melds:
                 if m.meld_kind == "pung" and counts[m.tiles[0]]:
                     out.append(Action(seat, "added_kong", m.tiles[0]))
-        for k in sorted(set(hand.concealed)):
+        for k in held:
             out.append(Action(seat, "discard", k))
-        return out
+        self._offered = (self._version, seat, out, win)
+        return list(out)
 
     def _concealed_kong_allowed(self, seat: str) -> bool:
         p = self.policies["no_concealed_kong"]
@@ -328,7 +363,7 @@ class Game:
         """Whether ``seat``'s hand with ``tile`` wins (any reading)."""
         h = hand or self.hands[seat]
         ev = self.scorer.hands
-        if len(h.concealed) + 1 + ev.set_size * len(h.melds) != self.scorer.complete_hand:
+        if len(h.concealed) + 1 + ev.set_size * len(h.melds) != self._complete_hand:
             return False  # the scorer would refuse the size: never offer that win
         return ev.is_win(h.concealed + [tile], h.melds, self.wild, tile, natural)
 
@@ -401,7 +436,8 @@ class Game:
         out: list[Action] = []
         if self._discard_win(seat, tile, "discard", discarder):
             out.append(Action(seat, "win"))
-        n = self.hands[seat].concealed.count(tile)
+        have = self._counts[seat]
+        n = have[tile]
         kong, pung = self.meld_size["kong"], self.meld_size["pung"]
         if kong and n >= kong - 1 and self.wall.remaining > 0:
             out.append(Action(seat, "kong"))
@@ -409,20 +445,29 @@ class Game:
             out.append(Action(seat, "pung"))
         chow = self.policies["chow"]
         if chow and (chow["from"][0] == "any" or seat == self.next_seat(discarder)):
-            have = Counter(self.hands[seat].concealed)
-            seen = set()
-            for meld in self.rs.melds.values():
-                if meld.meld_kind != "chow":
+            partners = self._chows.get(tile)
+            if partners is None:
+                partners = self._chows[tile] = self._chow_partners(tile)
+            for need, rest in partners:
+                if all(have[k] >= c for k, c in need):
+                    out.append(Action(seat, "chow", None, rest))
+        return out
+
+    def _chow_partners(self, tile: int) -> list[tuple[tuple[tuple[int, int], ...], tuple[int, ...]]]:
+        """The chows ``tile`` completes: (counts needed from the hand as (kind, n) pairs, the two
+        tiles sorted), in the ruleset's meld and template order, each once."""
+        out, seen = [], set()
+        for meld in self.rs.melds.values():
+            if meld.meld_kind != "chow":
+                continue
+            for t in self.scorer.hands.templates[meld.name]:
+                if tile not in t:
                     continue
-                for t in self.scorer.hands.templates[meld.name]:
-                    if tile not in t:
-                        continue
-                    rest = list(t)
-                    rest.remove(tile)
-                    need = Counter(rest)
-                    if all(have[k] >= c for k, c in need.items()) and tuple(rest) not in seen:
-                        seen.add(tuple(rest))
-                        out.append(Action(seat, "chow", None, tuple(sorted(rest))))
+                rest = list(t)
+                rest.remove(tile)
+                if tuple(rest) not in seen:
+                    seen.add(tuple(rest))
+                    out.append((tuple(Counter(rest).items()), tuple(sorted(rest))))
         return out
 
     # ---- applying actions --------------------------------------------------------------------------
@@ -431,7 +476,11 @@ class Game:
         if isinstance(action, str):
             action = Action.parse(action, self.scorer)
         self._check_shape(action)
-        legal = self.legal_actions(action.seat)
+        offered = self._offered
+        if offered is not None and offered[0] == self._version and offered[1] == action.seat and action in offered[2]:
+            legal = offered[2]  # just offered by legal_actions, nothing changed since
+        else:
+            legal = self.legal_actions(action.seat)
         if action not in legal:
             text = action.text(self.scorer)
             if self.phase == OVER:
@@ -454,7 +503,10 @@ class Game:
                                 hint="legal now: " + ", ".join(a.text(self.scorer) for a in legal[:12])
                                 + (" …" if len(legal) > 12 else ""))
         self.actions.append(action)
-        getattr(self, f"_do_{action.kind}")(action)
+        try:
+            getattr(self, f"_do_{action.kind}")(action)
+        finally:
+            self._version += 1
 
     def _check_shape(self, action: object) -> None:
         """Refuse, with :class:`IllegalAction` and before anything changes, an action that is not
@@ -485,15 +537,14 @@ class Game:
             tile, pos = self.wall.draw_tail()
         else:
             tile, pos = self.wall.draw_head()
-        self.hands[a.seat].concealed.append(tile)
+        self._add(a.seat, tile)
         self.last_drawn = tile
         self.locks.pop(a.seat, None)  # 弃先胡后 lifts on the seat's own draw
         self._log("draw", seat=a.seat, tile=self.tiles.code(tile), tail=self.from_tail, position=pos)
         self.phase = ACT
 
     def _do_discard(self, a: Action) -> None:
-        hand = self.hands[a.seat]
-        hand.concealed.remove(a.tile)
+        self._take(a.seat, a.tile)
         self.discards[a.seat].append(a.tile)
         self.discard_count += 1
         self.must_discard = self.from_tail = False
@@ -537,7 +588,11 @@ class Game:
         if self.phase in (CLAIM, ROB):
             self._answer(a)
             return
-        info = self._self_win(a.seat)
+        offered = self._offered
+        if offered is not None and offered[0] == self._version and offered[1] == a.seat:
+            info = offered[3]  # computed when the win was offered
+        else:
+            info = self._self_win(a.seat)
         self._end(info)
 
     def _resolve_claims(self) -> None:
@@ -570,12 +625,11 @@ class Game:
         self.locks.pop(seat, None)  # its own claim lifts its lock
         if taken.kind == "chow":
             for t in taken.tiles:
-                hand.concealed.remove(t)
+                self._take(seat, t)
             meld = MeldTiles("chow", tuple(sorted(taken.tiles + (tile,))), from_seat=discarder, claimed=tile)
         else:
             size = self.meld_size[taken.kind]
-            for _ in range(size - 1):
-                hand.concealed.remove(tile)
+            self._take(seat, tile, size - 1)
             meld = MeldTiles(taken.kind, (tile,) * size, from_seat=discarder, claimed=tile)
         hand.melds.append(meld)
         self._log(taken.kind, seat=seat, tile=self.tiles.code(tile), source=discarder)
@@ -606,8 +660,7 @@ class Game:
     def _do_concealed_kong(self, a: Action) -> None:
         hand = self.hands[a.seat]
         size = self.meld_size["kong"]
-        for _ in range(size):
-            hand.concealed.remove(a.tile)
+        self._take(a.seat, a.tile, size)
         hand.melds.append(MeldTiles("kong", (a.tile,) * size, concealed=True))
         self.interrupted = True
         self._log("concealed_kong", seat=a.seat, tile=self.tiles.code(a.tile))
@@ -631,7 +684,7 @@ class Game:
     def _complete_added_kong(self) -> None:
         seat, tile = self.robbed
         hand = self.hands[seat]
-        hand.concealed.remove(tile)
+        self._take(seat, tile)
         i = next(i for i, m in enumerate(hand.melds) if m.meld_kind == "pung" and m.tiles[0] == tile)
         old = hand.melds[i]
         hand.melds[i] = MeldTiles("kong", old.tiles + (tile,), added=True, from_seat=old.from_seat, claimed=old.claimed)
@@ -645,7 +698,7 @@ class Game:
         winners = [s for s, c in self.pending.items() if c.answer.kind == "win"]
         self.pending = {}
         if winners:
-            self.hands[seat].concealed.remove(tile)
+            self._take(seat, tile)
             self._end(self._win_info(winners[0], tile, "rob_kong", seat))
         else:
             self._complete_added_kong()
@@ -672,7 +725,7 @@ class Game:
         if win is not None:
             hand = self.hands[win.seat]
             if win.by in ("self_draw", "kong_draw"):
-                hand.concealed.remove(win.tile)
+                self._take(win.seat, win.tile)
         parts, ws = self.scorer.settle_end_parts(snap)
         self.parts += [("end", name, lg) for name, lg in parts]
         self.result = HandResult(win.seat if win else None, win, ws.reading.pattern if ws else None,
@@ -680,7 +733,7 @@ class Game:
         if win is not None:  # the winning tile ends in the winner's hand
             if win.by == "discard":
                 self.discards[win.from_seat].pop()
-            hand.concealed.append(win.tile)
+            self._add(win.seat, win.tile)
         self.phase = OVER
         self._log("end", winner=win.seat if win else None, by=win.by if win else "exhaustive",
                   fans=self.result.fans, net=self.result.net(self.seats))

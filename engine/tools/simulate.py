@@ -13,12 +13,32 @@ from pathlib import Path
 from typing import Callable
 
 from engine.table.bots import BOTS
+from engine.core.scoring import Scorer
 from engine.lang.compiler import compile_ruleset
+from engine.lang.ruleset import Ruleset
 from engine.errors import MjError
 from engine.table.game import Game
 from engine.table.match import Match, hand_seed
 
 BLOCK = 25  # hands per block: the unit of work a worker takes
+
+# per process: (ref, options) -> (ruleset, scorer), compiled once and shared by every block the
+# process plays (a Scorer is stateless per call, so sharing it changes nothing but speed)
+_COMPILED: dict[tuple, tuple[Ruleset, Scorer]] = {}
+
+
+def _compiled(ref: str, options: dict[str, str]) -> tuple[Ruleset, Scorer]:
+    """The ruleset and scorer of (ref, options), compiled once per process."""
+    key = (ref, tuple(sorted(options.items())))
+    if key not in _COMPILED:
+        if len(_COMPILED) >= _COMPILED_KEEP:
+            _COMPILED.clear()
+        rs = compile_ruleset(ref, options)
+        _COMPILED[key] = (rs, Scorer(rs))
+    return _COMPILED[key]
+
+
+_COMPILED_KEEP = 4  # rulesets a process keeps compiled (a long-lived process simulating many)
 
 
 @dataclass
@@ -49,12 +69,14 @@ class Summary:
             self.wins[r.winner] += 1
             self.by[r.win.by] += 1
             self.patterns[r.reading] += 1
-            self.fans.update(set(r.fans))
+            # in the hand's order, not a set's: ties print the same whatever PYTHONHASHSEED
+            self.fans.update(list(dict.fromkeys(r.fans)))
         else:
             self.exhaustive += 1
         self.follow_first += r.follow_first
         jing_names = set(g.rs.jing)
-        fired = {n for _, part, lg in r.parts if part in g.rs.indicators for n in lg.fired if n in jing_names}
+        fired = list(dict.fromkeys(n for _, part, lg in r.parts if part in g.rs.indicators
+                                   for n in lg.fired if n in jing_names))
         self.jing_rules.update(fired)
         net = r.net(g.seats)
         self.net.update(net)
@@ -95,8 +117,8 @@ def _block(args) -> tuple[Summary, list[dict]]:
     ref, options, seed, block, count, bots, want_records = args
     from engine.table.records import game_record
 
-    rs = compile_ruleset(ref, options)
-    match = Match(rs, hand_seed(seed, block))
+    rs, scorer = _compiled(ref, options)
+    match = Match(rs, hand_seed(seed, block), scorer=scorer)
     players = {s: BOTS[kind](hand_seed(hand_seed(seed, block), i)) for i, (s, kind) in enumerate(zip(match.seats, bots))}
     summary = Summary(match.seats)
     records: list[dict] = []
@@ -116,7 +138,7 @@ def simulate(ref: str, options: dict[str, str], hands: int, seed: int, bots: lis
 
     Raises :class:`MjError` for an unknown bot or a ruleset that cannot be compiled.
     """
-    rs = compile_ruleset(ref, options)
+    rs, _ = _compiled(ref, options)
     seats = [str(v) for v in rs.table["seats"].values]
     if len(bots) == 1:
         bots = bots * len(seats)

@@ -1,0 +1,86 @@
+"""Conditions and formulas of the IR compiled once into Python closures (issue 8).
+
+:func:`compile_expr` turns an expression tree of :mod:`engine.lang.ruleset` (``Num``, ``Var``,
+``PatternIs``, ``Not``, ``BoolOp``, ``Cmp``, ``BinOp``, ``Neg``) into ``fn(env, reading)`` with
+exactly the semantics of a tree walk: a missing fact is 0; ``and``/``or`` stop at the first
+deciding argument and give a bool; both sides of a comparison or an operator are evaluated;
+``/`` is floor division, 0 when dividing by 0. Closures only: no text is ever evaluated. The
+depth of the tree is bounded by the compiler's expression limits, as the walk was.
+"""
+from __future__ import annotations
+
+import operator
+from typing import Any, Callable
+
+from engine.lang.ruleset import BinOp, BoolOp, Cmp, Neg, Not, Num, PatternIs, Var
+
+Compiled = Callable[[dict, Any], Any]
+
+_CMP = {">=": operator.ge, "<=": operator.le, "==": operator.eq, "!=": operator.ne, ">": operator.gt,
+        "<": operator.lt}
+_ARITH = {"+": operator.add, "-": operator.sub, "*": operator.mul}
+
+
+def _div(a, b):
+    return a // b if b else 0
+
+
+def compile_expr(expr) -> Compiled:
+    """``fn(env, reading)`` computing ``expr``: a number or a bool, as the tree walk gives.
+
+    An unknown node raises :class:`TypeError` (and an unknown operator :class:`KeyError`) when
+    the closure is called, not before, as the walk did."""
+    if isinstance(expr, Num):
+        value = expr.value
+        return lambda env, reading: value
+    if isinstance(expr, Var):
+        name = expr.name
+        return lambda env, reading: env.get(name, 0)
+    if isinstance(expr, PatternIs):
+        pattern = expr.pattern
+        return lambda env, reading: reading is not None and reading.pattern == pattern
+    if isinstance(expr, Not):
+        arg = compile_expr(expr.arg)
+        return lambda env, reading: not arg(env, reading)
+    if isinstance(expr, BoolOp):
+        args = tuple(compile_expr(a) for a in expr.args)
+        if expr.op == "and":
+            return lambda env, reading: all(a(env, reading) for a in args)
+        return lambda env, reading: any(a(env, reading) for a in args)
+    if isinstance(expr, Neg):
+        arg = compile_expr(expr.arg)
+        return lambda env, reading: -arg(env, reading)
+    if isinstance(expr, (Cmp, BinOp)):
+        left, right = compile_expr(expr.left), compile_expr(expr.right)
+        op = expr.op
+        fn = _div if op == "/" else _ARITH.get(op) or _CMP.get(op)
+        if fn is None:
+            def unknown(env, reading):
+                left(env, reading), right(env, reading)
+                raise KeyError(op)
+            return unknown
+        return lambda env, reading: fn(left(env, reading), right(env, reading))
+
+    def bad(env, reading):
+        raise TypeError(f"unknown expression node {expr!r}")
+    return bad
+
+
+CACHE_LIMIT = 4096  # expression nodes a cache keeps compiled before it starts again (bounds memory)
+
+
+class ExprCache:
+    """Closures of expression nodes, compiled on first use. Nodes are frozen IR, keyed by
+    identity and kept alive by the cache (so an id is never reused while cached)."""
+
+    def __init__(self) -> None:
+        self._fns: dict[int, tuple[Any, Compiled]] = {}
+
+    def __call__(self, expr) -> Compiled:
+        """The closure of ``expr`` (see :func:`compile_expr`)."""
+        hit = self._fns.get(id(expr))
+        if hit is None or hit[0] is not expr:
+            if len(self._fns) >= CACHE_LIMIT:
+                self._fns.clear()
+            hit = self._fns[id(expr)] = (expr, compile_expr(expr))
+        return hit[1]
