@@ -55,6 +55,10 @@ NOT_RULES = {
     "core/scoring.py": {10: "MAX_AMOUNT = 10**12, a bound on evaluation", 12: "MAX_AMOUNT = 10**12",
                         300: "characters of the factor trail quoted in an error"},
     "core/tiles.py": {2: "an honour code is at least a digit and a letter", 4: "longest honour name looked ahead"},
+    "core/tables.py": {5: "FIELD_BITS / VALUE_BITS: bits per count in a packed key and per value",
+                       2_000_000: "MAX_CACHE_ENTRIES: a bound on reading a cache file",
+                       32: "hex digits of the cache file name", 2: "a table value holds two fields (a, b)",
+                       3: "bit positions of a packed count (bit tricks)"},
 }
 
 

@@ -149,6 +149,7 @@ class HandEvaluator:
         """The table-driven checker (engine/core/tables.py), built on first use."""
         if self._tables is None:
             self._tables = TableChecker(self)
+            self.is_win = self._tables.is_win  # later calls go straight to the tables
         return self._tables
 
     def readings(self, concealed: list[int], melds: list[MeldTiles], wild_kinds: frozenset[int],

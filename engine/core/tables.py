@@ -30,18 +30,21 @@ import itertools
 import json
 import os
 import struct
+import sys
 import tempfile
+from array import array
 from pathlib import Path
 
 FIELD_BITS = 5  # bits per kind in a packed count vector: counts up to 15, plus a carry bit
 FIELD_MASK = (1 << (FIELD_BITS - 1)) - 1  # the count part of a field (≤ 15)
 MAX_PACKED_TILES = FIELD_MASK  # a hand of more concealed tiles goes to the recursive evaluator
 VALUE_BITS = 5
+ZERO_VALUE_BITS = 32  # a wild-free table's value: one field per pattern and an honour count
 NONE = (1 << VALUE_BITS) - 1  # "cannot complete" in a table value
-CACHE_VERSION = 1
+CACHE_VERSION = 3
 MAGIC = b"MJWT"  # cache file: MAGIC, version, entry count, SHA-256 of the body, body
 _HEADER = struct.Struct("<4sII32s")
-_ENTRY = struct.Struct("<QH")
+_ENTRY_BYTES = array("Q").itemsize + array("I").itemsize  # a key (uint64) and a value (uint32)
 MAX_CACHE_ENTRIES = 2_000_000  # a cache file claiming more is not read
 
 
@@ -132,41 +135,77 @@ def spec_hash(spec: tuple) -> str:
 
 
 def _encode(table: dict[int, int]) -> bytes:
-    body = b"".join(_ENTRY.pack(k, v) for k, v in sorted(table.items()))
+    keys = array("Q", sorted(table))
+    values = array("I", [table[k] for k in keys])
+    if sys.byteorder != "little":
+        keys.byteswap()
+        values.byteswap()
+    body = keys.tobytes() + values.tobytes()
     return _HEADER.pack(MAGIC, CACHE_VERSION, len(table), hashlib.sha256(body).digest()) + body
 
 
-def _decode(data: bytes, max_key: int) -> dict[int, int] | None:
-    """The table in ``data``, or None when it is not a well-formed, intact table file."""
+def _decode(data: bytes, max_key: int, value_bits: int) -> dict[int, int] | None:
+    """The table in ``data``, or None when it is not a well-formed, intact table file whose keys
+    are at most ``max_key`` and values below ``2**value_bits``."""
     if len(data) < _HEADER.size:
         return None
     magic, version, count, digest = _HEADER.unpack_from(data)
     if magic != MAGIC or version != CACHE_VERSION or count > MAX_CACHE_ENTRIES:
         return None
     body = memoryview(data)[_HEADER.size:]
-    if len(body) != count * _ENTRY.size or hashlib.sha256(body).digest() != digest:
+    if len(body) != count * _ENTRY_BYTES or hashlib.sha256(body).digest() != digest:
         return None
-    out = dict(_ENTRY.iter_unpack(body))
-    if len(out) != count or any(k > max_key for k in out) or any(v >> (2 * VALUE_BITS) for v in out.values()):
+    keys, values = array("Q"), array("I")
+    keys.frombytes(body[: count * keys.itemsize])
+    values.frombytes(body[count * keys.itemsize:])
+    if sys.byteorder != "little":
+        keys.byteswap()
+        values.byteswap()
+    out = dict(zip(keys, values))
+    if count and (len(out) != count or max(keys) > max_key or max(values) >> value_bits):
         return None
     return out
 
 
-def load_table(spec: tuple) -> dict[int, int]:
-    """The table of ``spec`` = (n, templates, pair_size, limit, copies): from the disk cache when
-    an intact file is there, else built (and cached when the cache directory is writable)."""
-    n = spec[0]
+_ZERO: dict[tuple, tuple] = {}  # wild-free tables already in this process, by what they depend on
+_LOADED: dict[tuple, dict[int, int]] = {}  # tables already in this process, by name
+
+
+def load_table(spec: tuple, part: str = "full") -> dict[int, int]:
+    """The table of ``spec`` = (n, templates, pair_size, limit, copies): from this process's
+    tables, else the disk cache when an intact file is there, else built (and cached when the
+    cache directory is writable). ``part="complete"``: only the entries that complete with no
+    wild. Callers must not change the table."""
+    if part == "complete":
+        def build():
+            return {k: v for k, v in load_table(spec).items() if not v & NONE or not v >> VALUE_BITS}
+    else:
+        def build():
+            return build_table(*spec)
+    return cached_table((part, spec), build, spec[0], 2 * VALUE_BITS)
+
+
+def cached_table(name: tuple, build, n_kinds: int, value_bits: int) -> dict[int, int]:
+    """A packed table named ``name`` (plain data: its hash is the file name): from this process,
+    else from the disk cache, else ``build()`` (then written to the cache, atomically)."""
+    got = _LOADED.get(name)
+    if got is None:
+        got = _LOADED[name] = _load_or_build(name, build, n_kinds, value_bits)
+    return got
+
+
+def _load_or_build(name: tuple, build, n_kinds: int, value_bits: int) -> dict[int, int]:
     d = cache_dir()
-    path = d / f"table-{spec_hash(spec)}.bin" if d else None
-    max_key = (1 << (FIELD_BITS * n)) - 1
+    path = d / f"table-{spec_hash(name)}.bin" if d else None
+    max_key = (1 << (FIELD_BITS * n_kinds)) - 1
     if path is not None:
         try:
-            got = _decode(path.read_bytes(), max_key)
+            got = _decode(path.read_bytes(), max_key, value_bits)
         except OSError:
             got = None
         if got is not None:
             return got
-    table = build_table(*spec)
+    table = build()
     if path is not None:
         try:
             d.mkdir(parents=True, exist_ok=True)
@@ -188,7 +227,7 @@ class _Plan:
     """A pattern compiled for the table check."""
 
     __slots__ = ("name", "plan", "kind", "groups", "want", "pair", "natural", "min_honours",
-                 "honours_natural", "quads", "needs_splits", "set_size", "sets", "pairs")
+                 "honours_natural", "quads", "needs_splits", "set_size", "sets", "pairs", "specs")
 
 
 class TableChecker:
@@ -214,8 +253,8 @@ class TableChecker:
         self.ps = ev.pair_size
         self.two = 1 + 1  # pair size of the parity bit trick
         self.hand_size = ev.hand_size
-        tables: dict[tuple, dict[int, int]] = {}
         self.plans: list[_Plan] = []
+        self._full = False  # the full tables are loaded on the first hand holding 精 or melds
         for name, plan in ev.plans.items():
             p = plan.pattern
             cp = _Plan()
@@ -224,7 +263,7 @@ class TableChecker:
             cp.needs_splits = bool(p.honours_natural or p.min_honours)
             cp.set_size, cp.sets, cp.pairs = ev.set_size, plan.sets, plan.pairs
             cp.pair = plan.pair_needed
-            cp.groups = []
+            cp.groups, cp.specs = [], []
             if plan.rotten_gap:
                 cp.kind = "rotten"
                 for g, lo, hi in ev.group_spans:
@@ -241,10 +280,112 @@ class TableChecker:
                 for (lo, hi, tid, cap), (g, _, _) in zip(ev._spans(plan), ev.group_spans):
                     spec = (hi - lo, ev._templates_by_id[tid], ev.pair_size if plan.pair_needed else 0, limit,
                             tuple(tiles.kinds[k].copies for k in g.kinds))
-                    if spec not in tables:
-                        tables[spec] = load_table(spec)
-                    cp.groups.append((FIELD_BITS * lo, (1 << (FIELD_BITS * (hi - lo))) - 1, tables[spec], cap == 0))
+                    cp.specs.append(spec)
+                    cp.groups.append([FIELD_BITS * lo, (1 << (FIELD_BITS * (hi - lo))) - 1, None, cap == 0])
             self.plans.append(cp)
+        self._build_zero()
+        self._build_zero_tuple()
+
+    # ---- the wild-free fast path -----------------------------------------------------------
+    def _build_zero(self) -> None:
+        """Tables for a hand with no 精 and no melds: per group, a packed key → the sum of one
+        field per pattern (0: complete, 1: complete holding the pair, ``big``: not complete) and
+        a count of honour kinds held; a hand wins when a pattern's field sums to what it needs.
+        Off (None) when a pattern constrains groups (``one of``/``only``) or when a group could
+        be complete both with and without the pair."""
+        ev = self.ev
+        self.zero = None
+        if any(cp.plan.pattern.one_of or cp.plan.pattern.only for cp in self.plans):
+            return
+        if ev.set_size and self.ps % ev.set_size == 0:
+            return
+        memo_key = (self.ps, ev.set_size, self.hand_size,
+                    tuple((g.is_suit, lo, hi, tuple(ev.tiles.kinds[k].copies for k in g.kinds),
+                           tuple(ev.tiles.kinds[k].rank for k in g.kinds)) for g, lo, hi in ev.group_spans),
+                    tuple((cp.kind, cp.sets, cp.pair, cp.pairs, cp.quads, cp.min_honours,
+                           cp.plan.rotten_gap, cp.honours_natural, tuple(cp.specs)) for cp in self.plans))
+        if memo_key not in _ZERO:
+            _ZERO[memo_key] = self._zero_tables(memo_key)
+        self.zero = _ZERO[memo_key]
+
+    def _zero_tables(self, memo_key: tuple) -> tuple | None:
+        ev = self.ev
+        n_groups = len(ev.group_spans)
+        big = n_groups + 1
+        fb = (big * n_groups).bit_length()
+        fmask = (1 << fb) - 1
+        hshift = fb * len(self.plans)
+        if hshift + max(hi - lo for _, lo, hi in ev.group_spans).bit_length() > ZERO_VALUE_BITS:
+            return None  # too many patterns for one value: every hand takes the general path
+        allbig = sum(big << (fb * i) for i in range(len(self.plans)))
+        groups = []
+        for gi, (g, lo, hi) in enumerate(ev.group_spans):
+            n = hi - lo
+            copies = [ev.tiles.kinds[k].copies for k in g.kinds]
+            zg = cached_table(("zero", memo_key, gi), lambda: self._zero_group(gi, g, lo, n, copies, big, fb, hshift),
+                              n, ZERO_VALUE_BITS)
+            groups.append((FIELD_BITS * lo, (1 << (FIELD_BITS * n)) - 1, zg.get))
+        checks: dict[int, list] = {}
+        for i, cp in enumerate(self.plans):
+            if cp.kind == "sets":
+                total, want = ev.set_size * cp.sets + (self.ps if cp.pair else 0), (1 if cp.pair else 0)
+            elif cp.kind == "pairs":
+                total, want = self.ps * cp.pairs, 0
+            else:
+                total, want = self.hand_size, 0
+            checks.setdefault(total, []).append((fb * i, want, cp.min_honours))
+        return groups, checks, fmask, hshift, allbig
+
+    def _build_zero_tuple(self) -> None:
+        if self.zero is not None:
+            groups, checks, fmask, hshift, allbig = self.zero
+            self.zero = (self.one.__getitem__, self.carry, {}, groups, checks, fmask, hshift, allbig)
+
+    def _zero_group(self, gi: int, g, lo: int, n: int, copies: list[int], big: int, fb: int, hshift: int) -> dict:
+        fields = [self._zero_fields(cp, gi, n, copies, big) for cp in self.plans]
+        add, carry = over_copies_masks(copies)
+        keys = {0}.union(*fields)
+        zg = {}
+        for key in keys:
+            if (key + add) & carry:
+                continue
+            val = 0
+            for i, f in enumerate(fields):
+                val |= f.get(key, big) << (fb * i)
+            if not g.is_suit:
+                val |= ((key + self.nonzero_add) & (self.carry >> (FIELD_BITS * lo))).bit_count() << hshift
+            zg[key] = val
+        return zg
+
+    def _zero_fields(self, cp: _Plan, gi: int, n: int, copies: list[int], big: int) -> dict[int, int]:
+        """One pattern's wild-free field per group key: 0 complete, 1 complete with the pair;
+        keys not listed are ``big`` (not complete)."""
+        one = self.one
+        if cp.kind == "sets":
+            out = {}
+            for key, v in load_table(cp.specs[gi], "complete").items():
+                if not v & NONE:
+                    out[key] = 0
+                elif cp.pair and not v >> VALUE_BITS:
+                    out[key] = 1
+            return out
+        if cp.kind == "pairs":
+            if not self.ps:
+                return {0: 0}
+            keys = [0]
+            for i, c in enumerate(copies):
+                steps = range(self.ps, (c if cp.quads else min(c, self.ps)) + 1, self.ps)
+                keys += [k + m * one[i] for k in keys for m in steps
+                         if sum((k >> (FIELD_BITS * j)) & FIELD_MASK for j in range(i)) + m <= self.ps * cp.pairs]
+            return dict.fromkeys(keys, 0)
+        spans = {shift: rooms for shift, _, rooms, suit in cp.groups if suit}
+        rooms = spans.get(self.ev.group_spans[gi][1] * FIELD_BITS)
+        out = {}
+        for bits in itertools.product((0, 1), repeat=n):
+            key = sum(one[i] for i in range(n) if bits[i])
+            if rooms is None or rooms[key] >= 0:
+                out[key] = 0
+        return out
 
     def _rotten_rooms(self, g, gap: int) -> dict[int, int]:
         """Suit group, counts ≤ 1: packed key → free ranks left by the gap rule, -1 if broken."""
@@ -363,7 +504,50 @@ class TableChecker:
         return out
 
     def is_win(self, concealed, melds, wild_kinds, win_tile, win_tile_natural=False) -> bool:
-        """As :meth:`HandEvaluator.is_win`."""
+        """As :meth:`HandEvaluator.is_win`. A hand holding no 精 and no melds takes the wild-free
+        path: one lookup per group and a sum."""
+        zero = self.zero
+        n = len(concealed)
+        if zero is not None and not melds and n <= MAX_PACKED_TILES:
+            one_get, carry, adds, groups, checks, fmask, hshift, allbig = zero
+            key = sum(map(one_get, concealed))
+            try:
+                add = adds.get(wild_kinds)
+            except TypeError:
+                add = None
+            if add is None:
+                add = self._wild_add(wild_kinds)
+            if not (key + add) & carry:  # no count over its copies, no 精 held
+                want = checks.get(n)
+                if not want:
+                    return False
+                total = 0
+                for shift, mask, get in groups:
+                    total += get((key >> shift) & mask, allbig)
+                for sh, need, hmin in want:
+                    if (total >> sh) & fmask == need and (not hmin or total >> hshift >= hmin):
+                        return True
+                return False
+        return self._is_win_general(concealed, melds, wild_kinds, win_tile, win_tile_natural)
+
+    def _wild_add(self, wild_kinds) -> int:
+        """The copies check's addend, also carrying out of any held 精's count."""
+        add = self.add
+        for k in set(wild_kinds):
+            add = (add & ~(FIELD_MASK << (FIELD_BITS * k))) | (FIELD_MASK << (FIELD_BITS * k))
+        self.zero[2][frozenset(wild_kinds)] = add
+        return add
+
+    def _load_full(self) -> None:
+        for cp in self.plans:
+            for group, spec in zip(cp.groups, cp.specs):
+                group[2] = load_table(spec)
+            cp.groups = [tuple(g) for g in cp.groups]
+        self._full = True
+
+    def _is_win_general(self, concealed, melds, wild_kinds, win_tile, win_tile_natural=False) -> bool:
+        if not self._full:
+            self._load_full()
         key = self.pack(concealed)
         if key is None:
             return self.ev._is_win_recursive(concealed, melds, wild_kinds, win_tile, win_tile_natural)
@@ -405,6 +589,8 @@ class TableChecker:
         """As :meth:`HandEvaluator.readings`."""
         from engine.core.hands import Reading
 
+        if not self._full:
+            self._load_full()
         key = self.pack(concealed)
         if key is None or not (key >> (FIELD_BITS * win_tile)) & FIELD_MASK:
             return self.ev._readings_recursive(concealed, melds, wild_kinds, win_tile, win_tile_natural)
