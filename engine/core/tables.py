@@ -25,6 +25,7 @@ from the tables with the same results as the recursive evaluator (RULES.md §1 W
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 import json
@@ -185,7 +186,7 @@ def load_table(spec: tuple, part: str = "full") -> dict[int, int]:
     return cached_table((part, spec), build, spec[0], 2 * VALUE_BITS)
 
 
-def cached_table(name: tuple, build, n_kinds: int, value_bits: int) -> dict[int, int]:
+def cached_table(name, build, n_kinds: int, value_bits: int) -> dict[int, int]:
     """A packed table named ``name`` (plain data: its hash is the file name): from this process,
     else from the disk cache, else ``build()`` (then written to the cache, atomically)."""
     got = _LOADED.get(name)
@@ -194,7 +195,7 @@ def cached_table(name: tuple, build, n_kinds: int, value_bits: int) -> dict[int,
     return got
 
 
-def _load_or_build(name: tuple, build, n_kinds: int, value_bits: int) -> dict[int, int]:
+def _load_or_build(name, build, n_kinds: int, value_bits: int) -> dict[int, int]:
     d = cache_dir()
     path = d / f"table-{spec_hash(name)}.bin" if d else None
     max_key = (1 << (FIELD_BITS * n_kinds)) - 1
@@ -322,7 +323,11 @@ class TableChecker:
         for gi, (g, lo, hi) in enumerate(ev.group_spans):
             n = hi - lo
             copies = [ev.tiles.kinds[k].copies for k in g.kinds]
-            zg = cached_table(("zero", memo_key, gi), lambda: self._zero_group(gi, g, lo, n, copies, big, fb, hshift),
+            ranks = tuple(ev.tiles.kinds[k].rank for k in g.kinds)
+            name = ("zero", self.ps, ev.set_size, self.hand_size, g.is_suit, n, copies, ranks, big, fb, hshift,
+                    [(cp.kind, cp.sets, cp.pair, cp.pairs, cp.quads, cp.plan.rotten_gap, cp.honours_natural,
+                      cp.specs[gi] if cp.specs else None) for cp in self.plans])
+            zg = cached_table(json.dumps(name), lambda: self._zero_group(gi, g, lo, n, copies, big, fb, hshift),
                               n, ZERO_VALUE_BITS)
             groups.append((FIELD_BITS * lo, (1 << (FIELD_BITS * n)) - 1, zg.get))
         checks: dict[int, list] = {}
@@ -389,17 +394,8 @@ class TableChecker:
 
     def _rotten_rooms(self, g, gap: int) -> dict[int, int]:
         """Suit group, counts ≤ 1: packed key → free ranks left by the gap rule, -1 if broken."""
-        from engine.core.hands import _max_spread
+        return _rotten_rooms(tuple(self.ev.tiles.kinds[k].rank for k in g.kinds), gap)
 
-        ranks = tuple(self.ev.tiles.kinds[k].rank for k in g.kinds)
-        out = {}
-        n = len(g.kinds)
-        for held in itertools.product((0, 1), repeat=n):
-            key = sum(1 << (FIELD_BITS * i) for i in range(n) if held[i])
-            hr = tuple(ranks[i] for i in range(n) if held[i])
-            most = _max_spread(ranks, hr, gap)
-            out[key] = -1 if most < 0 else most - len(hr)
-        return out
 
     # ---- one pattern on a packed natural hand with w wilds --------------------------------
     def _fits(self, cp: _Plan, key: int, w: int, total: int, n_melds: int, pair_removed: bool) -> bool:
@@ -497,10 +493,10 @@ class TableChecker:
                 held.append((self.one[k], c))
         if not held:
             return [(0, key)]
-        out = []
-        for used in itertools.product(*[range(c + 1) for _, c in held]):
-            out.append((sum(used), key - sum(o * u for (o, _), u in zip(held, used))))
-        out.sort(key=lambda o: o[0])
+        out = [(0, key)]
+        for o, c in held:
+            out = [(u + x, nk - x * o) for u, nk in out for x in range(c + 1)]
+        out.sort(key=_first)
         return out
 
     def is_win(self, concealed, melds, wild_kinds, win_tile, win_tile_natural=False) -> bool:
@@ -566,6 +562,8 @@ class TableChecker:
         for cp in self.plans:
             if melds and not self.ev._melds_fit(cp.plan, melds):
                 continue
+            if cp.kind == "rotten" and nat & self.high:
+                continue  # a count ≥ 2 that no split of the 精 lowers
             if cp.needs_splits and w:
                 if splits is None:
                     splits = self._splits(key, wild_kinds, win_tile if win_tile_natural else None)
@@ -576,12 +574,65 @@ class TableChecker:
         return False
 
     def _fewest(self, cp: _Plan, splits, total: int, n_melds: int, pair_removed: bool) -> int | None:
+        if cp.kind == "rotten" and splits[-1][1] & self.high:
+            return None  # a count ≥ 2 even with every 精 wild
+        if cp.kind == "sets" and not (cp.min_honours or cp.plan.pattern.one_of or cp.plan.pattern.only):
+            return self._sets_fewest(cp, splits, total, n_melds, pair_removed)
         if not cp.needs_splits:
             u, nk = splits[-1]  # every held 精 wild: if that fails, every split fails
             if not self._fits(cp, nk, u, total, n_melds, pair_removed):
                 return None
         for u, nk in splits:
             if self._fits(cp, nk, u, total, n_melds, pair_removed):
+                return u
+        return None
+
+    def _sets_fewest(self, cp: _Plan, splits, total: int, n_melds: int, pair_removed: bool) -> int | None:
+        """:meth:`_fewest` of a ``sets`` pattern: the groups holding no 精 are looked up once,
+        the others once per split (same arithmetic as :meth:`_fits`)."""
+        pair = cp.pair and not pair_removed
+        k = cp.sets - n_melds
+        if k < 0 or total != cp.set_size * k + (self.ps if pair else 0):
+            return None
+        varying = splits[0][1] ^ splits[-1][1]
+        key = splits[0][1]
+        base_f, delta_f = 0, NONE
+        moving = []
+        for group in cp.groups:
+            shift, mask, table, natural = group
+            if (varying >> shift) & mask:
+                moving.append(group)
+                continue
+            sub = (key >> shift) & mask
+            if sub:
+                v = table.get(sub, NONE | NONE << VALUE_BITS)
+                a, b = v & NONE, v >> VALUE_BITS
+                if natural:
+                    a = 0 if a == 0 else NONE
+                    b = 0 if b == 0 else NONE
+                if a == NONE and (not pair or b == NONE):
+                    return None
+                base_f += a
+                if b - a < delta_f:
+                    delta_f = b - a
+        ps = self.ps
+        for u, nk in splits:
+            base, delta = base_f, delta_f
+            for shift, mask, table, natural in moving:
+                sub = (nk >> shift) & mask
+                if sub:
+                    v = table.get(sub, NONE | NONE << VALUE_BITS)
+                    a, b = v & NONE, v >> VALUE_BITS
+                    if natural:
+                        a = 0 if a == 0 else NONE
+                        b = 0 if b == 0 else NONE
+                    if a == NONE and (not pair or b == NONE):
+                        base = NONE + NONE  # this split fails
+                        break
+                    base += a
+                    if b - a < delta:
+                        delta = b - a
+            if (base + min(ps, delta) if pair else base) <= u:
                 return u
         return None
 
@@ -621,3 +672,22 @@ class TableChecker:
             if best is not None:
                 out.append(Reading(cp.name, best, True))
         return out
+
+
+@functools.lru_cache(maxsize=64)
+def _rotten_rooms(ranks: tuple[int, ...], gap: int) -> dict[int, int]:
+    """Suit ranks, counts ≤ 1: packed key → free ranks left by the gap rule, -1 if broken."""
+    from engine.core.hands import _max_spread
+
+    out = {}
+    n = len(ranks)
+    for held in itertools.product((0, 1), repeat=n):
+        key = sum(1 << (FIELD_BITS * i) for i in range(n) if held[i])
+        hr = tuple(ranks[i] for i in range(n) if held[i])
+        most = _max_spread(ranks, hr, gap)
+        out[key] = -1 if most < 0 else most - len(hr)
+    return out
+
+
+def _first(pair: tuple) -> int:
+    return pair[0]
