@@ -616,7 +616,9 @@ class TableChecker:
                 if b - a < delta_f:
                     delta_f = b - a
         ps = self.ps
-        for u, nk in splits:
+        # every held 精 wild first: when that fails, every split fails (not so with natural honours)
+        order = splits if cp.needs_splits or len(splits) == 1 else [splits[-1]] + splits
+        for i, (u, nk) in enumerate(order):
             base, delta = base_f, delta_f
             for shift, mask, table, natural in moving:
                 sub = (nk >> shift) & mask
@@ -633,7 +635,10 @@ class TableChecker:
                     if b - a < delta:
                         delta = b - a
             if (base + min(ps, delta) if pair else base) <= u:
-                return u
+                if order is splits or i:
+                    return u
+            elif order is not splits and not i:
+                return None
         return None
 
     def readings(self, concealed, melds, wild_kinds, win_tile, win_tile_natural=False):
