@@ -58,7 +58,8 @@ NOT_RULES = {
     "core/tables.py": {5: "FIELD_BITS / VALUE_BITS: bits per count in a packed key and per value",
                        2_000_000: "MAX_CACHE_ENTRIES: a bound on reading a cache file",
                        32: "hex digits of the cache file name", 2: "a table value holds two fields (a, b)",
-                       3: "bit positions of a packed count (bit tricks)", 64: "lru_cache size"},
+                       3: "bit positions of a packed count (bit tricks)",
+                       64: "lru_cache size; MAX_CACHE_FILES, a bound on the disk cache"},
 }
 
 

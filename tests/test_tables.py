@@ -165,3 +165,12 @@ def test_an_unwritable_cache_directory_is_no_error(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))  # a file where the directory should be
     monkeypatch.delenv("MJRULES_NO_CACHE", raising=False)
     assert tables._load_or_build(("full", SPEC), lambda: tables.build_table(*SPEC), SPEC[0], 2 * tables.VALUE_BITS) == tables.build_table(*SPEC)
+
+
+def test_the_cache_directory_stays_bounded(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.delenv("MJRULES_NO_CACHE", raising=False)
+    monkeypatch.setattr(tables, "MAX_CACHE_FILES", 3)
+    for i in range(6):
+        tables._load_or_build(("test", i), lambda: {i: i}, 1, 8)
+    assert len(list((tmp_path / "mjrules").glob("table-*.bin"))) == 3

@@ -47,6 +47,7 @@ MAGIC = b"MJWT"  # cache file: MAGIC, version, entry count, SHA-256 of the body,
 _HEADER = struct.Struct("<4sII32s")
 _ENTRY_BYTES = array("Q").itemsize + array("I").itemsize  # a key (uint64) and a value (uint32)
 MAX_CACHE_ENTRIES = 2_000_000  # a cache file claiming more is not read
+MAX_CACHE_FILES = 64  # table files kept in the cache directory
 
 
 # ---- building ------------------------------------------------------------------------------
@@ -210,6 +211,7 @@ def _load_or_build(name, build, n_kinds: int, value_bits: int) -> dict[int, int]
     if path is not None:
         try:
             d.mkdir(parents=True, exist_ok=True)
+            _trim(d)
             fd, tmp = tempfile.mkstemp(dir=d, prefix=".table-", suffix=".tmp")
             try:
                 with os.fdopen(fd, "wb") as f:
@@ -221,6 +223,17 @@ def _load_or_build(name, build, n_kinds: int, value_bits: int) -> dict[int, int]
         except OSError:
             pass
     return table
+
+
+def _trim(d: Path) -> None:
+    """Keep the cache bounded: past :data:`MAX_CACHE_FILES` table files, the least recently
+    written go (many house rules or mutated rule files each add their own tables)."""
+    files = sorted(d.glob("table-*.bin"), key=lambda f: f.stat().st_mtime)
+    for f in files[: max(len(files) - MAX_CACHE_FILES + 1, 0)]:
+        try:
+            f.unlink()
+        except OSError:
+            pass
 
 
 # ---- the table-driven checker --------------------------------------------------------------
