@@ -537,6 +537,8 @@ class TableChecker:
                     if (total >> sh) & fmask == need and (not hmin or total >> hshift >= hmin):
                         return True
                 return False
+            if not (key + self.add) & self.carry:  # 精 held, counts within the copies
+                return self._is_win_general(concealed, melds, wild_kinds, win_tile, win_tile_natural, key)
         return self._is_win_general(concealed, melds, wild_kinds, win_tile, win_tile_natural)
 
     def _wild_add(self, wild_kinds) -> int:
@@ -554,10 +556,13 @@ class TableChecker:
             cp.groups = [tuple(g) for g in cp.groups]
         self._full = True
 
-    def _is_win_general(self, concealed, melds, wild_kinds, win_tile, win_tile_natural=False) -> bool:
+    def _is_win_general(self, concealed, melds, wild_kinds, win_tile, win_tile_natural=False,
+                        key: int | None = None) -> bool:
+        """``key``: the packed hand when the caller has it (already checked by :meth:`pack`)."""
         if not self._full:
             self._load_full()
-        key = self.pack(concealed)
+        if key is None:
+            key = self.pack(concealed)
         if key is None:
             return self.ev._is_win_recursive(concealed, melds, wild_kinds, win_tile, win_tile_natural)
         total = len(concealed)
