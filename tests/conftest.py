@@ -1,6 +1,10 @@
 """Shared fixtures: paths of the repository, the shared cases and the bundled rulesets."""
 from __future__ import annotations
 
+import atexit
+import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -8,6 +12,14 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 CASES = ROOT / "tests" / "cases"
 SHARED_EXAMPLES = ROOT.parent / "shared" / "cases" / "examples.yaml"
+
+
+def pytest_configure(config):
+    """The win-table cache (engine/core/tables.py) goes to a folder of this test session, not
+    the user's ~/.cache: tests never write outside their own temporary files."""
+    cache = tempfile.mkdtemp(prefix="mjrules-test-cache-")
+    os.environ["XDG_CACHE_HOME"] = cache
+    atexit.register(shutil.rmtree, cache, True)
 
 
 @pytest.fixture

@@ -22,6 +22,7 @@ from functools import lru_cache
 
 from engine.errors import IllegalAction
 from engine.lang.ruleset import Meld, Pattern, Ruleset
+from engine.core.tables import TableChecker
 from engine.core.tiles import TileSet
 
 INF = 10**6
@@ -88,6 +89,7 @@ class HandEvaluator:
         # groups are contiguous ranges of kinds: (group, first kind, end) for slicing count vectors
         self.group_spans = [(g, g.kinds[0], g.kinds[-1] + 1) for g in tiles.groups.values()]
         self.plans = {p.name: self._plan(p) for p in rs.patterns.values()}
+        self._tables: TableChecker | None = None
 
     # ---- meld shapes ------------------------------------------------------------------------
     def _templates(self, meld: Meld) -> list[tuple[int, ...]]:
@@ -142,14 +144,28 @@ class HandEvaluator:
                 plan.rotten_gap = c.gap
         return plan
 
+    @property
+    def tables(self) -> TableChecker:
+        """The table-driven checker (engine/core/tables.py), built on first use."""
+        if self._tables is None:
+            self._tables = TableChecker(self)
+            self.is_win = self._tables.is_win  # later calls go straight to the tables
+        return self._tables
+
     def readings(self, concealed: list[int], melds: list[MeldTiles], wild_kinds: frozenset[int],
                  win_tile: int, win_tile_natural: bool = False) -> list[Reading]:
         """All readings of a complete hand, one per (pattern, 精钓) with the fewest wilds.
 
         ``concealed`` holds the concealed tiles *with* the winning tile. A winning tile taken
         from another player (a discard, a robbed kong) is ``win_tile_natural``: a 精 counts only
-        as its face then (RULES.md §1 精). Returns [] when the hand is not a win.
+        as its face then (RULES.md §1 精). Returns [] when the hand is not a win. Answered from
+        the win tables (engine/core/tables.py); :meth:`_readings_recursive` is the oracle.
         """
+        return (self._tables or self.tables).readings(concealed, melds, wild_kinds, win_tile, win_tile_natural)
+
+    def _readings_recursive(self, concealed: list[int], melds: list[MeldTiles], wild_kinds: frozenset[int],
+                            win_tile: int, win_tile_natural: bool = False) -> list[Reading]:
+        """:meth:`readings` by the recursive search (the tables' fallback and test oracle)."""
         counts = self.tiles.counts(concealed)
         locked = {win_tile: 1} if win_tile_natural else {}
         out: list[Reading] = []
@@ -166,7 +182,13 @@ class HandEvaluator:
 
     def is_win(self, concealed: list[int], melds: list[MeldTiles], wild_kinds: frozenset[int],
                win_tile: int, win_tile_natural: bool = False) -> bool:
-        """Whether the hand has any reading (faster than :meth:`readings`, for legality checks).
+        """Whether the hand has any reading (faster than :meth:`readings`, for legality checks),
+        from the win tables (engine/core/tables.py); :meth:`_is_win_recursive` is the oracle."""
+        return (self._tables or self.tables).is_win(concealed, melds, wild_kinds, win_tile, win_tile_natural)
+
+    def _is_win_recursive(self, concealed: list[int], melds: list[MeldTiles], wild_kinds: frozenset[int],
+                          win_tile: int, win_tile_natural: bool = False) -> bool:
+        """:meth:`is_win` by the recursive search.
 
         A 精 standing as a wild can be anything its face could be, so the split with every
         held 精 wild is enough — except for patterns that count natural honours, which try

@@ -1,0 +1,716 @@
+"""Win tables compiled from the meld shapes, and the table-driven win check (issue 8).
+
+For one tile group (a suit, the winds, the dragons — whatever the ruleset declares) and one set
+of allowed set templates (every set, or pungs only for ``sets N of pung``), the table maps a
+group's count vector to the fewest wilds that complete it into sets (``a``) and into sets plus
+the pair (``b``). It is built from the declared shapes alone: every complete vector of at most
+``limit`` tiles (unions of templates, and the pair), then tiles are taken away one at a time
+(breadth first), each step costing one wild. An entry is kept only when it can occur in a hand
+(every count within the kind's copies) and can complete within ``limit`` tiles; a vector with
+no entry cannot complete with the wilds a hand can hold.
+
+Packed keys: a count vector is an int with :data:`FIELD_BITS` bits per kind (kind ``i`` of the
+group at bits ``FIELD_BITS*i``); the value is ``a | b << VALUE_BITS`` with :data:`NONE` for
+"cannot". A whole hand packs the same way over all kinds (groups are contiguous kind ranges),
+so a group's key is a shift and a mask of the hand's key.
+
+Disk cache: one file per table under a hash of its shape spec, in ``$XDG_CACHE_HOME/mjrules``
+(or ``~/.cache/mjrules``); ``MJRULES_NO_CACHE=1`` turns it off. Files are written atomically
+(temp file + rename) and read as untrusted input: a fixed binary layout parsed with bounds and a
+SHA-256 of the body; anything unexpected is ignored and the table rebuilt.
+
+:class:`TableChecker` answers :meth:`HandEvaluator.is_win` and :meth:`HandEvaluator.readings`
+from the tables with the same results as the recursive evaluator (RULES.md §1 Winning hands,
+精, 德国, 精钓), which stays as the fallback and the test oracle.
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import itertools
+import json
+import os
+import struct
+import sys
+import tempfile
+from array import array
+from pathlib import Path
+
+FIELD_BITS = 5  # bits per kind in a packed count vector: counts up to 15, plus a carry bit
+FIELD_MASK = (1 << (FIELD_BITS - 1)) - 1  # the count part of a field (≤ 15)
+MAX_PACKED_TILES = FIELD_MASK  # a hand of more concealed tiles goes to the recursive evaluator
+VALUE_BITS = 5
+ZERO_VALUE_BITS = 32  # a wild-free table's value: one field per pattern and an honour count
+NONE = (1 << VALUE_BITS) - 1  # "cannot complete" in a table value
+CACHE_VERSION = 3
+MAGIC = b"MJWT"  # cache file: MAGIC, version, entry count, SHA-256 of the body, body
+_HEADER = struct.Struct("<4sII32s")
+_ENTRY_BYTES = array("Q").itemsize + array("I").itemsize  # a key (uint64) and a value (uint32)
+MAX_CACHE_ENTRIES = 2_000_000  # a cache file claiming more is not read
+MAX_CACHE_FILES = 64  # table files kept in the cache directory
+
+
+# ---- building ------------------------------------------------------------------------------
+def build_table(n: int, templates: tuple[tuple[int, ...], ...], pair_size: int, limit: int,
+                copies: tuple[int, ...]) -> dict[int, int]:
+    """The table of one group: packed count vector → ``a | b << VALUE_BITS``.
+
+    ``n`` kinds, ``templates`` the set shapes as positions within the group, ``pair_size``
+    tiles in the pair (0: no pair), ``limit`` the most tiles a hand of the pattern holds,
+    ``copies`` per kind. Cost: about a second for a 9-rank suit with runs and pungs.
+    """
+    one = [1 << (FIELD_BITS * p) for p in range(n)]
+    tkeys = sorted({(sum(one[p] for p in t), len(t)) for t in templates if t})
+    complete: dict[int, int] = {0: 0}  # key → tile count
+    stack = [(0, 0, 0)]
+    while stack:
+        key, size, start = stack.pop()
+        for j in range(start, len(tkeys)):
+            tk, ts = tkeys[j]
+            if size + ts <= limit:
+                nk = key + tk
+                if nk not in complete:
+                    complete[nk] = size + ts
+                    stack.append((nk, size + ts, j))
+    with_pair: dict[int, int] = {}
+    if pair_size:
+        for key, size in complete.items():
+            if size + pair_size <= limit:
+                for p in range(n):
+                    with_pair.setdefault(key + pair_size * one[p], size + pair_size)
+    a = _fewest_by_removal(complete, one)
+    b = _fewest_by_removal(with_pair, one)
+    cap_ok = _within_copies(copies)
+    out: dict[int, int] = {}
+    for key in set(a) | set(b):
+        if cap_ok(key):
+            out[key] = min(a.get(key, NONE), NONE) | min(b.get(key, NONE), NONE) << VALUE_BITS
+    return out
+
+
+def _fewest_by_removal(complete: dict[int, int], one: list[int]) -> dict[int, int]:
+    """Breadth first from the complete vectors: each tile taken away costs one wild."""
+    dist = dict.fromkeys(complete, 0)
+    front = list(complete)
+    d = 0
+    while front:
+        d += 1
+        nxt = []
+        for u in front:
+            for o in one:
+                if (u // o) & FIELD_MASK:
+                    v = u - o
+                    if v not in dist:
+                        dist[v] = d
+                        nxt.append(v)
+        front = nxt
+    return dist
+
+
+def _within_copies(copies: tuple[int, ...]):
+    add, carry = over_copies_masks(copies)
+    return lambda key: not ((key + add) & carry)
+
+
+def over_copies_masks(copies) -> tuple[int, int]:
+    """(add, carry): ``(key + add) & carry`` is nonzero iff some count exceeds its copies."""
+    add = carry = 0
+    for p, c in enumerate(copies):
+        add |= (FIELD_MASK - min(c, FIELD_MASK)) << (FIELD_BITS * p)
+        carry |= (FIELD_MASK + 1) << (FIELD_BITS * p)
+    return add, carry
+
+
+# ---- disk cache ----------------------------------------------------------------------------
+def cache_dir() -> Path | None:
+    """Where tables are cached, or None when ``MJRULES_NO_CACHE=1``."""
+    if os.environ.get("MJRULES_NO_CACHE") == "1":
+        return None
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "mjrules"
+
+
+def spec_hash(spec: tuple) -> str:
+    """The cache name of a table: a hash of its shape spec and the file layout version."""
+    text = json.dumps([CACHE_VERSION, FIELD_BITS, VALUE_BITS, spec], separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def _encode(table: dict[int, int]) -> bytes:
+    keys = array("Q", sorted(table))
+    values = array("I", [table[k] for k in keys])
+    if sys.byteorder != "little":
+        keys.byteswap()
+        values.byteswap()
+    body = keys.tobytes() + values.tobytes()
+    return _HEADER.pack(MAGIC, CACHE_VERSION, len(table), hashlib.sha256(body).digest()) + body
+
+
+def _decode(data: bytes, max_key: int, value_bits: int) -> dict[int, int] | None:
+    """The table in ``data``, or None when it is not a well-formed, intact table file whose keys
+    are at most ``max_key`` and values below ``2**value_bits``."""
+    if len(data) < _HEADER.size:
+        return None
+    magic, version, count, digest = _HEADER.unpack_from(data)
+    if magic != MAGIC or version != CACHE_VERSION or count > MAX_CACHE_ENTRIES:
+        return None
+    body = memoryview(data)[_HEADER.size:]
+    if len(body) != count * _ENTRY_BYTES or hashlib.sha256(body).digest() != digest:
+        return None
+    keys, values = array("Q"), array("I")
+    keys.frombytes(body[: count * keys.itemsize])
+    values.frombytes(body[count * keys.itemsize:])
+    if sys.byteorder != "little":
+        keys.byteswap()
+        values.byteswap()
+    out = dict(zip(keys, values))
+    if count and (len(out) != count or max(keys) > max_key or max(values) >> value_bits):
+        return None
+    return out
+
+
+_ZERO: dict[tuple, tuple] = {}  # wild-free tables already in this process, by what they depend on
+_LOADED: dict[tuple, dict[int, int]] = {}  # tables already in this process, by name
+
+
+def load_table(spec: tuple, part: str = "full") -> dict[int, int]:
+    """The table of ``spec`` = (n, templates, pair_size, limit, copies): from this process's
+    tables, else the disk cache when an intact file is there, else built (and cached when the
+    cache directory is writable). ``part="complete"``: only the entries that complete with no
+    wild. Callers must not change the table."""
+    if part == "complete":
+        def build():
+            return {k: v for k, v in load_table(spec).items() if not v & NONE or not v >> VALUE_BITS}
+    else:
+        def build():
+            return build_table(*spec)
+    return cached_table((part, spec), build, spec[0], 2 * VALUE_BITS)
+
+
+def cached_table(name, build, n_kinds: int, value_bits: int) -> dict[int, int]:
+    """A packed table named ``name`` (plain data: its hash is the file name): from this process,
+    else from the disk cache, else ``build()`` (then written to the cache, atomically)."""
+    got = _LOADED.get(name)
+    if got is None:
+        got = _LOADED[name] = _load_or_build(name, build, n_kinds, value_bits)
+    return got
+
+
+def _load_or_build(name, build, n_kinds: int, value_bits: int) -> dict[int, int]:
+    d = cache_dir()
+    path = d / f"table-{spec_hash(name)}.bin" if d else None
+    max_key = (1 << (FIELD_BITS * n_kinds)) - 1
+    if path is not None:
+        try:
+            got = _decode(path.read_bytes(), max_key, value_bits)
+        except OSError:
+            got = None
+        if got is not None:
+            return got
+    table = build()
+    if path is not None:
+        try:
+            d.mkdir(parents=True, exist_ok=True)
+            _trim(d)
+            fd, tmp = tempfile.mkstemp(dir=d, prefix=".table-", suffix=".tmp")
+            try:
+                with os.fdopen(fd, "wb") as f:
+                    f.write(_encode(table))
+                os.replace(tmp, path)
+            except BaseException:
+                os.unlink(tmp)
+                raise
+        except OSError:
+            pass
+    return table
+
+
+def _trim(d: Path) -> None:
+    """Keep the cache bounded: past :data:`MAX_CACHE_FILES` table files, the least recently
+    written go (many house rules or mutated rule files each add their own tables)."""
+    files = sorted(d.glob("table-*.bin"), key=lambda f: f.stat().st_mtime)
+    for f in files[: max(len(files) - MAX_CACHE_FILES + 1, 0)]:
+        try:
+            f.unlink()
+        except OSError:
+            pass
+
+
+# ---- the table-driven checker --------------------------------------------------------------
+class _Plan:
+    """A pattern compiled for the table check."""
+
+    __slots__ = ("name", "plan", "kind", "groups", "want", "pair", "natural", "min_honours",
+                 "honours_natural", "quads", "needs_splits", "set_size", "sets", "pairs", "specs")
+
+
+class TableChecker:
+    """Table-driven :meth:`is_win` / :meth:`readings` for one :class:`HandEvaluator`.
+
+    Same answers as the recursive evaluator (tests/test_tables.py compares them); a hand it
+    cannot pack (more than :data:`MAX_PACKED_TILES` concealed tiles, or a count over the copies)
+    goes back to the recursive evaluator.
+    """
+
+    def __init__(self, ev):
+        self.ev = ev
+        tiles = ev.tiles
+        nk = len(tiles)
+        self.one = [1 << (FIELD_BITS * k) for k in range(nk)]
+        self.add, self.carry = over_copies_masks([k.copies for k in tiles.kinds])
+        low = sum(self.one)
+        self.low = low
+        self.high = low * (FIELD_MASK - 1)  # mask: bits of a count ≥ 2
+        self.nonzero_add = low * FIELD_MASK  # (key + this) carries out of every nonzero count
+        self.honour_carry = sum(self.one[k] for k in ev.honour_kinds) << (FIELD_BITS - 1)
+        self.honour_low = sum(self.one[k] for k in ev.honour_kinds)
+        self.ps = ev.pair_size
+        self.two = 1 + 1  # pair size of the parity bit trick
+        self.hand_size = ev.hand_size
+        self.plans: list[_Plan] = []
+        self._full = False  # the full tables are loaded on the first hand holding 精 or melds
+        for name, plan in ev.plans.items():
+            p = plan.pattern
+            cp = _Plan()
+            cp.name, cp.plan = name, plan
+            cp.honours_natural, cp.min_honours, cp.quads = p.honours_natural, p.min_honours, p.quads_as_pairs
+            cp.needs_splits = bool(p.honours_natural or p.min_honours)
+            cp.set_size, cp.sets, cp.pairs = ev.set_size, plan.sets, plan.pairs
+            cp.pair = plan.pair_needed
+            cp.groups, cp.specs = [], []
+            if plan.rotten_gap:
+                cp.kind = "rotten"
+                for g, lo, hi in ev.group_spans:
+                    if g.is_suit:
+                        cp.groups.append((FIELD_BITS * lo, (1 << (FIELD_BITS * (hi - lo))) - 1,
+                                          self._rotten_rooms(g, plan.rotten_gap), True))
+                    elif not p.honours_natural:
+                        cp.groups.append((FIELD_BITS * lo, (1 << (FIELD_BITS * (hi - lo))) - 1, hi - lo, False))
+            elif plan.pairs:
+                cp.kind = "pairs"
+            else:
+                cp.kind = "sets"
+                limit = ev.set_size * plan.sets + (ev.pair_size if plan.pair_needed else 0)
+                for (lo, hi, tid, cap), (g, _, _) in zip(ev._spans(plan), ev.group_spans):
+                    spec = (hi - lo, ev._templates_by_id[tid], ev.pair_size if plan.pair_needed else 0, limit,
+                            tuple(tiles.kinds[k].copies for k in g.kinds))
+                    cp.specs.append(spec)
+                    cp.groups.append([FIELD_BITS * lo, (1 << (FIELD_BITS * (hi - lo))) - 1, None, cap == 0])
+            self.plans.append(cp)
+        self._build_zero()
+        self._build_zero_tuple()
+
+    # ---- the wild-free fast path -----------------------------------------------------------
+    def _build_zero(self) -> None:
+        """Tables for a hand with no 精 and no melds: per group, a packed key → the sum of one
+        field per pattern (0: complete, 1: complete holding the pair, ``big``: not complete) and
+        a count of honour kinds held; a hand wins when a pattern's field sums to what it needs.
+        Off (None) when a pattern constrains groups (``one of``/``only``) or when a group could
+        be complete both with and without the pair."""
+        ev = self.ev
+        self.zero = None
+        if any(cp.plan.pattern.one_of or cp.plan.pattern.only for cp in self.plans):
+            return
+        if ev.set_size and self.ps % ev.set_size == 0:
+            return
+        memo_key = (self.ps, ev.set_size, self.hand_size,
+                    tuple((g.is_suit, lo, hi, tuple(ev.tiles.kinds[k].copies for k in g.kinds),
+                           tuple(ev.tiles.kinds[k].rank for k in g.kinds)) for g, lo, hi in ev.group_spans),
+                    tuple((cp.kind, cp.sets, cp.pair, cp.pairs, cp.quads, cp.min_honours,
+                           cp.plan.rotten_gap, cp.honours_natural, tuple(cp.specs)) for cp in self.plans))
+        if memo_key not in _ZERO:
+            _ZERO[memo_key] = self._zero_tables(memo_key)
+        self.zero = _ZERO[memo_key]
+
+    def _zero_tables(self, memo_key: tuple) -> tuple | None:
+        ev = self.ev
+        n_groups = len(ev.group_spans)
+        big = n_groups + 1
+        fb = (big * n_groups).bit_length()
+        fmask = (1 << fb) - 1
+        hshift = fb * len(self.plans)
+        if hshift + max(hi - lo for _, lo, hi in ev.group_spans).bit_length() > ZERO_VALUE_BITS:
+            return None  # too many patterns for one value: every hand takes the general path
+        allbig = sum(big << (fb * i) for i in range(len(self.plans)))
+        groups = []
+        for gi, (g, lo, hi) in enumerate(ev.group_spans):
+            n = hi - lo
+            copies = [ev.tiles.kinds[k].copies for k in g.kinds]
+            ranks = tuple(ev.tiles.kinds[k].rank for k in g.kinds)
+            name = ("zero", self.ps, ev.set_size, self.hand_size, g.is_suit, n, copies, ranks, big, fb, hshift,
+                    [(cp.kind, cp.sets, cp.pair, cp.pairs, cp.quads, cp.plan.rotten_gap, cp.honours_natural,
+                      cp.specs[gi] if cp.specs else None) for cp in self.plans])
+            zg = cached_table(json.dumps(name), lambda: self._zero_group(gi, g, lo, n, copies, big, fb, hshift),
+                              n, ZERO_VALUE_BITS)
+            groups.append((FIELD_BITS * lo, (1 << (FIELD_BITS * n)) - 1, zg.get))
+        checks: dict[int, list] = {}
+        for i, cp in enumerate(self.plans):
+            if cp.kind == "sets":
+                total, want = ev.set_size * cp.sets + (self.ps if cp.pair else 0), (1 if cp.pair else 0)
+            elif cp.kind == "pairs":
+                total, want = self.ps * cp.pairs, 0
+            else:
+                total, want = self.hand_size, 0
+            checks.setdefault(total, []).append((fb * i, want, cp.min_honours))
+        return groups, checks, fmask, hshift, allbig
+
+    def _build_zero_tuple(self) -> None:
+        if self.zero is not None:
+            groups, checks, fmask, hshift, allbig = self.zero
+            self.zero = (self.one.__getitem__, self.carry, {}, groups, checks, fmask, hshift, allbig)
+
+    def _zero_group(self, gi: int, g, lo: int, n: int, copies: list[int], big: int, fb: int, hshift: int) -> dict:
+        fields = [self._zero_fields(cp, gi, n, copies, big) for cp in self.plans]
+        add, carry = over_copies_masks(copies)
+        keys = {0}.union(*fields)
+        zg = {}
+        for key in keys:
+            if (key + add) & carry:
+                continue
+            val = 0
+            for i, f in enumerate(fields):
+                val |= f.get(key, big) << (fb * i)
+            if not g.is_suit:
+                val |= ((key + self.nonzero_add) & (self.carry >> (FIELD_BITS * lo))).bit_count() << hshift
+            zg[key] = val
+        return zg
+
+    def _zero_fields(self, cp: _Plan, gi: int, n: int, copies: list[int], big: int) -> dict[int, int]:
+        """One pattern's wild-free field per group key: 0 complete, 1 complete with the pair;
+        keys not listed are ``big`` (not complete)."""
+        one = self.one
+        if cp.kind == "sets":
+            out = {}
+            for key, v in load_table(cp.specs[gi], "complete").items():
+                if not v & NONE:
+                    out[key] = 0
+                elif cp.pair and not v >> VALUE_BITS:
+                    out[key] = 1
+            return out
+        if cp.kind == "pairs":
+            if not self.ps:
+                return {0: 0}
+            keys = [0]
+            for i, c in enumerate(copies):
+                steps = range(self.ps, (c if cp.quads else min(c, self.ps)) + 1, self.ps)
+                keys += [k + m * one[i] for k in keys for m in steps
+                         if sum((k >> (FIELD_BITS * j)) & FIELD_MASK for j in range(i)) + m <= self.ps * cp.pairs]
+            return dict.fromkeys(keys, 0)
+        spans = {shift: rooms for shift, _, rooms, suit in cp.groups if suit}
+        rooms = spans.get(self.ev.group_spans[gi][1] * FIELD_BITS)
+        out = {}
+        for bits in itertools.product((0, 1), repeat=n):
+            key = sum(one[i] for i in range(n) if bits[i])
+            if rooms is None or rooms[key] >= 0:
+                out[key] = 0
+        return out
+
+    def _rotten_rooms(self, g, gap: int) -> dict[int, int]:
+        """Suit group, counts ≤ 1: packed key → free ranks left by the gap rule, -1 if broken."""
+        return _rotten_rooms(tuple(self.ev.tiles.kinds[k].rank for k in g.kinds), gap)
+
+
+    # ---- one pattern on a packed natural hand with w wilds --------------------------------
+    def _fits(self, cp: _Plan, key: int, w: int, total: int, n_melds: int, pair_removed: bool) -> bool:
+        """``total``: natural tiles + wilds. Mirrors HandEvaluator._fits."""
+        ev = self.ev
+        p = cp.plan.pattern
+        if (p.one_of or p.only) and not ev._groups_fit(
+                p, {ev.tiles.kinds[k].group for k in range(len(self.one)) if (key >> (FIELD_BITS * k)) & FIELD_MASK}):
+            return False
+        if cp.min_honours and ((key + self.nonzero_add) & self.honour_carry).bit_count() < cp.min_honours:
+            return False
+        if cp.kind == "sets":
+            pair = cp.pair and not pair_removed
+            k = cp.sets - n_melds
+            if k < 0 or total != cp.set_size * k + (self.ps if pair else 0):
+                return False
+            base, delta = 0, NONE
+            for shift, mask, table, natural in cp.groups:
+                sub = (key >> shift) & mask
+                if sub:
+                    v = table.get(sub, NONE | NONE << VALUE_BITS)
+                    a, b = v & NONE, v >> VALUE_BITS
+                    if natural:
+                        a = 0 if a == 0 else NONE
+                        b = 0 if b == 0 else NONE
+                    if a == NONE:
+                        if not pair or b == NONE:
+                            return False
+                        a = NONE  # the pair must go here
+                    base += a
+                    if b - a < delta:
+                        delta = b - a
+            if not pair:
+                return base <= w
+            return base + min(self.ps, delta) <= w
+        if cp.kind == "pairs":
+            return self._pairs(cp, key, w, total, cp.pairs - (1 if pair_removed else 0))
+        return self._rotten(cp, key, w, total)
+
+    def _pairs(self, cp: _Plan, key: int, w: int, total: int, n: int) -> bool:
+        size = self.ps
+        if total != size * n:
+            return False
+        if size == self.two:  # bit tricks: a count's lowest bit is its parity
+            odd = key & self.low
+            if not cp.quads and ((key >> 1) & key & self.low | (key >> 2) & self.low | (key >> 3) & self.low):
+                return False  # some count above the pair size
+            if cp.honours_natural and odd & self.honour_low:
+                return False
+            return odd.bit_count() <= w
+        singles = 0
+        for k in range(len(self.one)):
+            c = (key >> (FIELD_BITS * k)) & FIELD_MASK
+            if c > size and not cp.quads:
+                return False
+            if c % size:
+                if cp.honours_natural and k in self.ev.honour_kinds:
+                    return False
+                singles += size - c % size
+                if singles > w:
+                    return False
+        return True
+
+    def _rotten(self, cp: _Plan, key: int, w: int, total: int) -> bool:
+        if total != self.hand_size or key & self.high:
+            return False
+        room = 0
+        for shift, mask, rooms, suit in cp.groups:
+            sub = (key >> shift) & mask
+            if suit:
+                r = rooms[sub]
+                if r < 0:
+                    return False
+                room += r
+            else:
+                room += rooms - sub.bit_count()
+        return w <= room
+
+    # ---- public entry points ---------------------------------------------------------------
+    def pack(self, concealed: list[int]) -> int | None:
+        """The packed count vector of ``concealed``, or None when it cannot be packed."""
+        if len(concealed) > MAX_PACKED_TILES:
+            return None
+        key = sum(map(self.one.__getitem__, concealed))
+        if (key + self.add) & self.carry:
+            return None
+        return key
+
+    def _splits(self, key: int, wild_kinds, locked: int | None) -> list[tuple[int, int]]:
+        """(wilds, natural key) per split of the held 精, fewest wilds first (as _splits)."""
+        held = []
+        for k in sorted(wild_kinds):
+            c = ((key >> (FIELD_BITS * k)) & FIELD_MASK) - (1 if k == locked else 0)
+            if c > 0:
+                held.append((self.one[k], c))
+        if not held:
+            return [(0, key)]
+        out = [(0, key)]
+        for o, c in held:
+            out = [(u + x, nk - x * o) for u, nk in out for x in range(c + 1)]
+        out.sort(key=_first)
+        return out
+
+    def is_win(self, concealed, melds, wild_kinds, win_tile, win_tile_natural=False) -> bool:
+        """As :meth:`HandEvaluator.is_win`. A hand holding no 精 and no melds takes the wild-free
+        path: one lookup per group and a sum."""
+        zero = self.zero
+        n = len(concealed)
+        if zero is not None and not melds and n <= MAX_PACKED_TILES:
+            one_get, carry, adds, groups, checks, fmask, hshift, allbig = zero
+            key = sum(map(one_get, concealed))
+            try:
+                add = adds.get(wild_kinds)
+            except TypeError:
+                add = None
+            if add is None:
+                add = self._wild_add(wild_kinds)
+            if not (key + add) & carry:  # no count over its copies, no 精 held
+                want = checks.get(n)
+                if not want:
+                    return False
+                total = 0
+                for shift, mask, get in groups:
+                    total += get((key >> shift) & mask, allbig)
+                for sh, need, hmin in want:
+                    if (total >> sh) & fmask == need and (not hmin or total >> hshift >= hmin):
+                        return True
+                return False
+            if not (key + self.add) & self.carry:  # 精 held, counts within the copies
+                return self._is_win_general(concealed, melds, wild_kinds, win_tile, win_tile_natural, key)
+        return self._is_win_general(concealed, melds, wild_kinds, win_tile, win_tile_natural)
+
+    def _wild_add(self, wild_kinds) -> int:
+        """The copies check's addend, also carrying out of any held 精's count."""
+        add = self.add
+        for k in set(wild_kinds):
+            add = (add & ~(FIELD_MASK << (FIELD_BITS * k))) | (FIELD_MASK << (FIELD_BITS * k))
+        self.zero[2][frozenset(wild_kinds)] = add
+        return add
+
+    def _load_full(self) -> None:
+        for cp in self.plans:
+            for group, spec in zip(cp.groups, cp.specs):
+                group[2] = load_table(spec)
+            cp.groups = [tuple(g) for g in cp.groups]
+        self._full = True
+
+    def _is_win_general(self, concealed, melds, wild_kinds, win_tile, win_tile_natural=False,
+                        key: int | None = None) -> bool:
+        """``key``: the packed hand when the caller has it (already checked by :meth:`pack`)."""
+        if not self._full:
+            self._load_full()
+        if key is None:
+            key = self.pack(concealed)
+        if key is None:
+            return self.ev._is_win_recursive(concealed, melds, wild_kinds, win_tile, win_tile_natural)
+        total = len(concealed)
+        n_melds = len(melds)
+        w = 0
+        nat = key
+        for k in wild_kinds:
+            c = (key >> (FIELD_BITS * k)) & FIELD_MASK
+            if c:
+                if win_tile_natural and k == win_tile:
+                    c -= 1
+                w += c
+                nat -= c * self.one[k]
+        splits = None
+        for cp in self.plans:
+            if melds and not self.ev._melds_fit(cp.plan, melds):
+                continue
+            if cp.kind == "rotten" and nat & self.high:
+                continue  # a count ≥ 2 that no split of the 精 lowers
+            if cp.needs_splits and w:
+                if splits is None:
+                    splits = self._splits(key, wild_kinds, win_tile if win_tile_natural else None)
+                if any(self._fits(cp, nk, u, total, n_melds, False) for u, nk in splits):
+                    return True
+            elif self._fits(cp, nat, w, total, n_melds, False):
+                return True
+        return False
+
+    def _fewest(self, cp: _Plan, splits, total: int, n_melds: int, pair_removed: bool) -> int | None:
+        if cp.kind == "rotten" and splits[-1][1] & self.high:
+            return None  # a count ≥ 2 even with every 精 wild
+        if cp.kind == "sets" and not (cp.min_honours or cp.plan.pattern.one_of or cp.plan.pattern.only):
+            return self._sets_fewest(cp, splits, total, n_melds, pair_removed)
+        if not cp.needs_splits:
+            u, nk = splits[-1]  # every held 精 wild: if that fails, every split fails
+            if not self._fits(cp, nk, u, total, n_melds, pair_removed):
+                return None
+        for u, nk in splits:
+            if self._fits(cp, nk, u, total, n_melds, pair_removed):
+                return u
+        return None
+
+    def _sets_fewest(self, cp: _Plan, splits, total: int, n_melds: int, pair_removed: bool) -> int | None:
+        """:meth:`_fewest` of a ``sets`` pattern: the groups holding no 精 are looked up once,
+        the others once per split (same arithmetic as :meth:`_fits`)."""
+        pair = cp.pair and not pair_removed
+        k = cp.sets - n_melds
+        if k < 0 or total != cp.set_size * k + (self.ps if pair else 0):
+            return None
+        varying = splits[0][1] ^ splits[-1][1]
+        key = splits[0][1]
+        base_f, delta_f = 0, NONE
+        moving = []
+        for group in cp.groups:
+            shift, mask, table, natural = group
+            if (varying >> shift) & mask:
+                moving.append(group)
+                continue
+            sub = (key >> shift) & mask
+            if sub:
+                v = table.get(sub, NONE | NONE << VALUE_BITS)
+                a, b = v & NONE, v >> VALUE_BITS
+                if natural:
+                    a = 0 if a == 0 else NONE
+                    b = 0 if b == 0 else NONE
+                if a == NONE and (not pair or b == NONE):
+                    return None
+                base_f += a
+                if b - a < delta_f:
+                    delta_f = b - a
+        ps = self.ps
+        # every held 精 wild first: when that fails, every split fails (not so with natural honours)
+        order = splits if cp.needs_splits or len(splits) == 1 else [splits[-1]] + splits
+        for i, (u, nk) in enumerate(order):
+            base, delta = base_f, delta_f
+            for shift, mask, table, natural in moving:
+                sub = (nk >> shift) & mask
+                if sub:
+                    v = table.get(sub, NONE | NONE << VALUE_BITS)
+                    a, b = v & NONE, v >> VALUE_BITS
+                    if natural:
+                        a = 0 if a == 0 else NONE
+                        b = 0 if b == 0 else NONE
+                    if a == NONE and (not pair or b == NONE):
+                        base = NONE + NONE  # this split fails
+                        break
+                    base += a
+                    if b - a < delta:
+                        delta = b - a
+            if (base + min(ps, delta) if pair else base) <= u:
+                if order is splits or i:
+                    return u
+            elif order is not splits and not i:
+                return None
+        return None
+
+    def readings(self, concealed, melds, wild_kinds, win_tile, win_tile_natural=False):
+        """As :meth:`HandEvaluator.readings`."""
+        from engine.core.hands import Reading
+
+        if not self._full:
+            self._load_full()
+        key = self.pack(concealed)
+        if key is None or not (key >> (FIELD_BITS * win_tile)) & FIELD_MASK:
+            return self.ev._readings_recursive(concealed, melds, wild_kinds, win_tile, win_tile_natural)
+        total = len(concealed)
+        n_melds = len(melds)
+        splits = self._splits(key, wild_kinds, win_tile if win_tile_natural else None)
+        jing_splits = None
+        out = []
+        for cp in self.plans:
+            if melds and not self.ev._melds_fit(cp.plan, melds):
+                continue
+            w = self._fewest(cp, splits, total, n_melds, False)
+            if w is not None:
+                out.append(Reading(cp.name, w, False))
+            if not (cp.pair or cp.pairs):
+                continue
+            if jing_splits is None:
+                jing_splits = []
+                rest = key - self.one[win_tile]
+                for j in sorted(wild_kinds):
+                    if (rest >> (FIELD_BITS * j)) & FIELD_MASK:
+                        jing_splits.append((0 if j == win_tile else 1, self._splits(rest - self.one[j], wild_kinds, None)))
+            best = None
+            for as_wild, sp in jing_splits:
+                jw = self._fewest(cp, sp, total - 1 - 1, n_melds, True)  # less the winning tile and the 精
+                if jw is not None and (best is None or jw + as_wild < best):
+                    best = jw + as_wild
+            if best is not None:
+                out.append(Reading(cp.name, best, True))
+        return out
+
+
+@functools.lru_cache(maxsize=64)
+def _rotten_rooms(ranks: tuple[int, ...], gap: int) -> dict[int, int]:
+    """Suit ranks, counts ≤ 1: packed key → free ranks left by the gap rule, -1 if broken."""
+    from engine.core.hands import _max_spread
+
+    out = {}
+    n = len(ranks)
+    for held in itertools.product((0, 1), repeat=n):
+        key = sum(1 << (FIELD_BITS * i) for i in range(n) if held[i])
+        hr = tuple(ranks[i] for i in range(n) if held[i])
+        most = _max_spread(ranks, hr, gap)
+        out[key] = -1 if most < 0 else most - len(hr)
+    return out
+
+
+def _first(pair: tuple) -> int:
+    return pair[0]

@@ -1,0 +1,176 @@
+"""The win tables (engine/core/tables.py) against the recursive evaluator they replace.
+
+The recursive search (HandEvaluator._is_win_recursive / _readings_recursive) is the oracle:
+on random hands with 0–8 精, for every bundled ruleset and for house rules with changed shapes
+(no wind chows; an added shape), both must give the same answer and the same readings. The
+disk cache is untrusted input: a corrupt file is ignored and rebuilt.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine import Scorer, compile_ruleset
+from engine.core import tables
+from engine.core.hands import MeldTiles
+
+HOUSE_NO_WIND_CHOWS = """\
+ruleset nowind "no wind chows"
+extends nanchang
+remove meld 风顺
+pattern 清一色 = sets 4 + pair, one of suits
+"""
+HOUSE_ADDED_SHAPE = """\
+ruleset spread "an added shape"
+extends nanchang
+meld 散顺 chow = distinct 3 in suits
+pattern 字碰 = sets 4 of pung + pair, honours natural, honours >= 2
+"""
+
+
+def _scorers(tmp: Path) -> dict[str, Scorer]:
+    out = {name: Scorer(compile_ruleset(name)) for name in ("nanchang", "chongguan", "ganzhou", "nanchang-table")}
+    for name, text in (("nowind", HOUSE_NO_WIND_CHOWS), ("spread", HOUSE_ADDED_SHAPE)):
+        f = tmp / f"{name}.rules"
+        f.write_text(text, encoding="utf-8")
+        out[name] = Scorer(compile_ruleset(str(f)))
+    return out
+
+
+@pytest.fixture(scope="module")
+def scorers(tmp_path_factory) -> dict[str, Scorer]:
+    return _scorers(tmp_path_factory.mktemp("house"))
+
+
+RULESETS = ["nanchang", "chongguan", "ganzhou", "nanchang-table", "nowind", "spread"]
+
+
+@st.composite
+def hands(draw, scorer: Scorer):
+    """A near-winning hand: 0–2 declared melds, sets and a pair from the ruleset's shapes, a few
+    tiles swapped for random ones, then 0–8 精 put in; the winning tile is one of the tiles."""
+    ev, tiles = scorer.hands, scorer.tiles
+    n = len(tiles)
+    shapes = sorted({t for m in scorer.rs.melds.values() if m.meld_kind != "pair" for t in ev.concealed_shapes(m)})
+    pungs = [t for t in shapes if len(set(t)) == 1]
+    indicator = draw(st.integers(0, n - 1))
+    wild = frozenset(k for k in (indicator, tiles.successor(indicator)) if k is not None)
+    melds = []
+    for _ in range(draw(st.integers(0, 2))):
+        t = draw(st.sampled_from(pungs + shapes))
+        kind = "pung" if len(set(t)) == 1 else "chow"
+        melds.append(MeldTiles(kind, tuple(t)))
+    concealed: list[int] = []
+    for _ in range(4 - len(melds)):
+        concealed += list(draw(st.sampled_from(shapes)))
+    concealed += [draw(st.integers(0, n - 1))] * 2
+    for _ in range(draw(st.integers(0, 3))):
+        concealed[draw(st.integers(0, len(concealed) - 1))] = draw(st.integers(0, n - 1))
+    jing = sorted(wild)
+    for i in range(draw(st.integers(0, 8))):
+        concealed[draw(st.integers(0, len(concealed) - 1))] = jing[i % len(jing)]
+    if draw(st.booleans()):  # seven pairs / 十三烂-like shapes now and then
+        concealed = draw(st.lists(st.integers(0, n - 1), min_size=len(concealed), max_size=len(concealed)))
+        melds = []
+    win = draw(st.sampled_from(concealed))
+    return concealed, melds, wild, win, draw(st.booleans())
+
+
+@pytest.mark.parametrize("name", RULESETS)
+def test_tables_match_the_recursive_evaluator(scorers, name):
+    scorer = scorers[name]
+    ev = scorer.hands
+
+    @settings(max_examples=120, deadline=None, derandomize=True)
+    @given(hands(scorer))
+    def check(hand):
+        concealed, melds, wild, win, natural = hand
+        want = ev._readings_recursive(concealed, melds, wild, win, natural)
+        assert ev.readings(concealed, melds, wild, win, natural) == want, scorer.tiles.format(concealed)
+        assert ev.is_win(concealed, melds, wild, win, natural) == ev._is_win_recursive(concealed, melds, wild, win, natural)
+        assert ev.is_win(concealed, melds, wild, win, natural) == bool(want)
+
+    check()
+
+
+def test_known_hands(scorers):
+    scorer = scorers["nanchang"]
+    ev, t = scorer.hands, scorer.tiles
+    none = frozenset()
+    assert ev.is_win(t.parse("123m456m789s东南西5p5p"), [], none, t.parse_one("5p"))  # 风顺 is a set
+    assert not scorers["nowind"].hands.is_win(t.parse("123m456m789s东南西5p5p"), [], none, t.parse_one("5p"))
+    spread = scorers["spread"].hands
+    assert spread.is_win(t.parse("159m456m789s东东东5p5p"), [], none, t.parse_one("5p"))  # 散顺 1-5-9
+    assert not ev.is_win(t.parse("159m456m789s东东东5p5p"), [], none, t.parse_one("5p"))
+    # five copies of a tile (not a real hand) go to the recursive evaluator, same answer
+    five = t.parse("11111m") + t.parse("234m567m99p")
+    assert ev.is_win(five, [], none, five[0]) == ev._is_win_recursive(five, [], none, five[0])
+
+
+def test_house_shapes_change_the_tables(scorers):
+    nanchang = scorers["nanchang"].hands.tables
+    nowind = scorers["nowind"].hands.tables
+    wind = [s for cp in nanchang.plans for s in cp.specs if s[0] == 4]
+    no_chow = [s for cp in nowind.plans for s in cp.specs if s[0] == 4]
+    assert wind and no_chow and set(wind) != set(no_chow)
+    # with wind chows, 东南西 completes; without, it needs wilds
+    key = sum(1 << (tables.FIELD_BITS * i) for i in range(3))
+    assert tables.load_table(wind[0])[key] & tables.NONE == 0
+    assert all(tables.load_table(s).get(key, tables.NONE) & tables.NONE for s in no_chow)
+
+
+SPEC = (3, ((0, 0, 0), (0, 1, 2), (1, 1, 1), (2, 2, 2)), 2, 14, (4, 4, 4))  # the dragons
+
+
+def test_cache_is_written_atomically_and_read_back(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.delenv("MJRULES_NO_CACHE", raising=False)
+    built = tables._load_or_build(("full", SPEC), lambda: tables.build_table(*SPEC), SPEC[0], 2 * tables.VALUE_BITS)
+    files = list((tmp_path / "mjrules").iterdir())
+    assert [f.suffix for f in files] == [".bin"]  # no temp file left behind
+    assert tables._load_or_build(("full", SPEC), lambda: tables.build_table(*SPEC), SPEC[0], 2 * tables.VALUE_BITS) == built == tables.build_table(*SPEC)
+    assert built[0] & tables.NONE == 0 and built[0] >> tables.VALUE_BITS == 2  # empty: no wild; the pair: two
+
+
+@pytest.mark.parametrize("damage", ["truncate", "flip", "garbage", "empty"])
+def test_a_corrupt_cache_file_is_ignored_and_rebuilt(tmp_path, monkeypatch, damage):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.delenv("MJRULES_NO_CACHE", raising=False)
+    good = tables._load_or_build(("full", SPEC), lambda: tables.build_table(*SPEC), SPEC[0], 2 * tables.VALUE_BITS)
+    [path] = (tmp_path / "mjrules").iterdir()
+    data = path.read_bytes()
+    bad = {"truncate": data[: len(data) // 2], "flip": data[:-1] + bytes([data[-1] ^ 1]),
+           "garbage": os.urandom(len(data)), "empty": b""}[damage]
+    path.write_bytes(bad)
+    assert tables._decode(bad, (1 << (tables.FIELD_BITS * SPEC[0])) - 1, 2 * tables.VALUE_BITS) is None
+    assert tables._load_or_build(("full", SPEC), lambda: tables.build_table(*SPEC), SPEC[0], 2 * tables.VALUE_BITS) == good
+    assert path.read_bytes() == data  # rewritten
+
+
+def test_no_cache_env_turns_the_cache_off(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setenv("MJRULES_NO_CACHE", "1")
+    assert tables.cache_dir() is None
+    assert tables._load_or_build(("full", SPEC), lambda: tables.build_table(*SPEC), SPEC[0], 2 * tables.VALUE_BITS) == tables.build_table(*SPEC)
+    assert not (tmp_path / "mjrules").exists()
+
+
+def test_an_unwritable_cache_directory_is_no_error(tmp_path, monkeypatch):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))  # a file where the directory should be
+    monkeypatch.delenv("MJRULES_NO_CACHE", raising=False)
+    assert tables._load_or_build(("full", SPEC), lambda: tables.build_table(*SPEC), SPEC[0], 2 * tables.VALUE_BITS) == tables.build_table(*SPEC)
+
+
+def test_the_cache_directory_stays_bounded(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.delenv("MJRULES_NO_CACHE", raising=False)
+    monkeypatch.setattr(tables, "MAX_CACHE_FILES", 3)
+    for i in range(6):
+        tables._load_or_build(("test", i), lambda: {i: i}, 1, 8)
+    assert len(list((tmp_path / "mjrules").glob("table-*.bin"))) == 3
