@@ -174,3 +174,58 @@ def test_the_cache_directory_stays_bounded(tmp_path, monkeypatch):
     for i in range(6):
         tables._load_or_build(("test", i), lambda: {i: i}, 1, 8)
     assert len(list((tmp_path / "mjrules").glob("table-*.bin"))) == 3
+
+
+def _every_key(n: int, most: int):
+    keys = [0]
+    for i in range(n):
+        keys = [k + c * (1 << (tables.FIELD_BITS * i)) for k in keys for c in range(most + 1)]
+    return keys
+
+
+def test_a_lazy_table_answers_as_the_built_table(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.delenv("MJRULES_NO_CACHE", raising=False)
+    monkeypatch.setattr(tables, "_LAZY", {})
+    monkeypatch.setattr(tables, "_LOADED", {})
+    built = tables.build_table(*SPEC)
+    tables.load_table(SPEC)  # writes the cache file
+    monkeypatch.setattr(tables, "_LOADED", {})
+    lazy = tables.load_table_lazy(SPEC)
+    assert len(lazy) == 0 and len(lazy._keys) == len(built)  # read from the file, nothing moved yet
+    missing = tables.NONE | tables.NONE << tables.VALUE_BITS
+    for key in _every_key(SPEC[0], 4):
+        assert lazy[key] == built.get(key, missing)
+        assert lazy[key] == built.get(key, missing)  # second time from the dict
+    assert tables.load_table_lazy(SPEC) is lazy
+
+
+@pytest.mark.parametrize("damage", ["unsorted", "repeated", "big value"])
+def test_a_well_hashed_but_malformed_cache_file_is_not_read_lazily(tmp_path, monkeypatch, damage):
+    import hashlib
+    from array import array
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.delenv("MJRULES_NO_CACHE", raising=False)
+    monkeypatch.setattr(tables, "_LAZY", {})
+    monkeypatch.setattr(tables, "_LOADED", {})
+    built = tables.build_table(*SPEC)
+    tables.load_table(SPEC)
+    [path] = (tmp_path / "mjrules").iterdir()
+    keys = sorted(built)
+    values = [built[k] for k in keys]
+    if damage == "unsorted":
+        keys[0], keys[1] = keys[1], keys[0]  # same entries, out of order
+        values[0], values[1] = values[1], values[0]
+    elif damage == "repeated":
+        keys[1] = keys[0]
+        values[1] = values[0]
+    else:
+        values[0] = 1 << (2 * tables.VALUE_BITS)
+    body = array("Q", keys).tobytes() + array("I", values).tobytes()
+    path.write_bytes(tables._HEADER.pack(tables.MAGIC, tables.CACHE_VERSION, len(keys), hashlib.sha256(body).digest()) + body)
+    assert tables._decode_arrays(path.read_bytes(), (1 << (tables.FIELD_BITS * SPEC[0])) - 1, 2 * tables.VALUE_BITS) is None
+    monkeypatch.setattr(tables, "_LOADED", {})
+    lazy = tables.load_table_lazy(SPEC)  # from the dict reader, which rejects or rebuilds the rest
+    missing = tables.NONE | tables.NONE << tables.VALUE_BITS
+    assert all(lazy[key] == built.get(key, missing) for key in _every_key(SPEC[0], 4))

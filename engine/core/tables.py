@@ -17,7 +17,9 @@ so a group's key is a shift and a mask of the hand's key.
 Disk cache: one file per table under a hash of its shape spec, in ``$XDG_CACHE_HOME/mjrules``
 (or ``~/.cache/mjrules``); ``MJRULES_NO_CACHE=1`` turns it off. Files are written atomically
 (temp file + rename) and read as untrusted input: a fixed binary layout parsed with bounds and a
-SHA-256 of the body; anything unexpected is ignored and the table rebuilt.
+SHA-256 of the body; anything unexpected is ignored and the table rebuilt. The checker reads
+the full tables lazily (:class:`LazyTable`: the file's sorted arrays, bisected on a key's first
+lookup) rather than building a dict of every entry on load.
 
 :class:`TableChecker` answers :meth:`HandEvaluator.is_win` and :meth:`HandEvaluator.readings`
 from the tables with the same results as the recursive evaluator (RULES.md §1 Winning hands,
@@ -25,10 +27,12 @@ from the tables with the same results as the recursive evaluator (RULES.md §1 W
 """
 from __future__ import annotations
 
+import bisect
 import functools
 import hashlib
 import itertools
 import json
+import operator
 import os
 import struct
 import sys
@@ -167,6 +171,76 @@ def _decode(data: bytes, max_key: int, value_bits: int) -> dict[int, int] | None
     if count and (len(out) != count or max(keys) > max_key or max(values) >> value_bits):
         return None
     return out
+
+
+def _decode_arrays(data: bytes, max_key: int, value_bits: int):
+    """(keys, values) arrays of the table in ``data``, or None as :func:`_decode`; keys are
+    checked strictly increasing (lookups bisect them)."""
+    if len(data) < _HEADER.size:
+        return None
+    magic, version, count, digest = _HEADER.unpack_from(data)
+    if magic != MAGIC or version != CACHE_VERSION or count > MAX_CACHE_ENTRIES:
+        return None
+    body = memoryview(data)[_HEADER.size:]
+    if len(body) != count * _ENTRY_BYTES or hashlib.sha256(body).digest() != digest:
+        return None
+    keys, values = array("Q"), array("I")
+    keys.frombytes(body[: count * keys.itemsize])
+    values.frombytes(body[count * keys.itemsize:])
+    if sys.byteorder != "little":
+        keys.byteswap()
+        values.byteswap()
+    if count and (keys[-1] > max_key or max(values) >> value_bits
+                  or not all(map(operator.lt, keys, itertools.islice(keys, 1, None)))):
+        return None
+    return keys, values
+
+
+class LazyTable(dict):
+    """A full table read lazily: the cache file's sorted key and value arrays, an entry moved
+    into the dict on its first lookup (bisect). ``table[key]`` gives the value, or
+    ``NONE | NONE << VALUE_BITS`` for a key with no entry; never raises KeyError. Loading
+    costs a file read and a hash instead of building ~10⁵ dict entries (issue 8)."""
+
+    __slots__ = ("_keys", "_values")
+
+    def __init__(self, keys=None, values=None, full: dict[int, int] | None = None):
+        super().__init__(full or ())
+        self._keys = keys if keys is not None else array("Q")
+        self._values = values if values is not None else array("I")
+
+    def __missing__(self, key: int) -> int:
+        keys = self._keys
+        i = bisect.bisect_left(keys, key) if 0 <= key < 1 << 64 else len(keys)
+        v = self._values[i] if i < len(keys) and keys[i] == key else NONE | NONE << VALUE_BITS
+        self[key] = v
+        return v
+
+
+_LAZY: dict[tuple, LazyTable] = {}
+
+
+def load_table_lazy(spec: tuple) -> LazyTable:
+    """The full table of ``spec`` as :func:`load_table`, as a :class:`LazyTable`."""
+    got = _LAZY.get(spec)
+    if got is not None:
+        return got
+    name = ("full", spec)
+    full = _LOADED.get(name)
+    got = None
+    d = cache_dir()
+    if full is None and d is not None:
+        try:
+            arrays = _decode_arrays((d / f"table-{spec_hash(name)}.bin").read_bytes(),
+                                    (1 << (FIELD_BITS * spec[0])) - 1, 2 * VALUE_BITS)
+        except OSError:
+            arrays = None
+        if arrays is not None:
+            got = LazyTable(*arrays)
+    if got is None:
+        got = LazyTable(full=load_table(spec))
+    _LAZY[spec] = got
+    return got
 
 
 _ZERO: dict[tuple, tuple] = {}  # wild-free tables already in this process, by what they depend on
@@ -429,7 +503,7 @@ class TableChecker:
             for shift, mask, table, natural in cp.groups:
                 sub = (key >> shift) & mask
                 if sub:
-                    v = table.get(sub, NONE | NONE << VALUE_BITS)
+                    v = table[sub]
                     a, b = v & NONE, v >> VALUE_BITS
                     if natural:
                         a = 0 if a == 0 else NONE
@@ -552,7 +626,7 @@ class TableChecker:
     def _load_full(self) -> None:
         for cp in self.plans:
             for group, spec in zip(cp.groups, cp.specs):
-                group[2] = load_table(spec)
+                group[2] = load_table_lazy(spec)
             cp.groups = [tuple(g) for g in cp.groups]
         self._full = True
 
@@ -623,7 +697,7 @@ class TableChecker:
                 continue
             sub = (key >> shift) & mask
             if sub:
-                v = table.get(sub, NONE | NONE << VALUE_BITS)
+                v = table[sub]
                 a, b = v & NONE, v >> VALUE_BITS
                 if natural:
                     a = 0 if a == 0 else NONE
@@ -641,7 +715,7 @@ class TableChecker:
             for shift, mask, table, natural in moving:
                 sub = (nk >> shift) & mask
                 if sub:
-                    v = table.get(sub, NONE | NONE << VALUE_BITS)
+                    v = table[sub]
                     a, b = v & NONE, v >> VALUE_BITS
                     if natural:
                         a = 0 if a == 0 else NONE
