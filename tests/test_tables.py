@@ -201,7 +201,9 @@ def test_a_lazy_table_answers_as_the_built_table(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("damage", ["unsorted", "repeated", "big value"])
-def test_a_well_hashed_but_malformed_cache_file_is_not_read_lazily(tmp_path, monkeypatch, damage):
+def test_a_well_hashed_but_malformed_cache_file_gives_no_error(tmp_path, monkeypatch, damage):
+    """The hash cannot rule out a crafted file (wrong values in range are as bad): lookups in a
+    malformed one answer an entry of the file or "cannot complete", never raise."""
     import hashlib
     from array import array
 
@@ -215,8 +217,8 @@ def test_a_well_hashed_but_malformed_cache_file_is_not_read_lazily(tmp_path, mon
     keys = sorted(built)
     values = [built[k] for k in keys]
     if damage == "unsorted":
-        keys[0], keys[1] = keys[1], keys[0]  # same entries, out of order
-        values[0], values[1] = values[1], values[0]
+        keys[0], keys[-1] = keys[-1], keys[0]  # same entries, out of order
+        values[0], values[-1] = values[-1], values[0]
     elif damage == "repeated":
         keys[1] = keys[0]
         values[1] = values[0]
@@ -224,8 +226,10 @@ def test_a_well_hashed_but_malformed_cache_file_is_not_read_lazily(tmp_path, mon
         values[0] = 1 << (2 * tables.VALUE_BITS)
     body = array("Q", keys).tobytes() + array("I", values).tobytes()
     path.write_bytes(tables._HEADER.pack(tables.MAGIC, tables.CACHE_VERSION, len(keys), hashlib.sha256(body).digest()) + body)
-    assert tables._decode_arrays(path.read_bytes(), (1 << (tables.FIELD_BITS * SPEC[0])) - 1, 2 * tables.VALUE_BITS) is None
     monkeypatch.setattr(tables, "_LOADED", {})
-    lazy = tables.load_table_lazy(SPEC)  # from the dict reader, which rejects or rebuilds the rest
+    lazy = tables.load_table_lazy(SPEC)
+    assert len(lazy._keys) == len(keys)  # read lazily
     missing = tables.NONE | tables.NONE << tables.VALUE_BITS
-    assert all(lazy[key] == built.get(key, missing) for key in _every_key(SPEC[0], 4))
+    assert all(lazy[key] in (built.get(key), missing) for key in _every_key(SPEC[0], 4))
+    if damage == "big value":
+        assert lazy[keys[0]] == missing

@@ -32,7 +32,6 @@ import functools
 import hashlib
 import itertools
 import json
-import operator
 import os
 import struct
 import sys
@@ -174,8 +173,10 @@ def _decode(data: bytes, max_key: int, value_bits: int) -> dict[int, int] | None
 
 
 def _decode_arrays(data: bytes, max_key: int, value_bits: int):
-    """(keys, values) arrays of the table in ``data``, or None as :func:`_decode`; keys are
-    checked strictly increasing (lookups bisect them)."""
+    """(keys, values) arrays of the table in ``data``, or None when it is not a well-formed,
+    intact table file. Entries are checked on lookup (:class:`LazyTable`), not here: a file
+    whose keys are out of order or whose values are out of range (which the hash cannot rule
+    out, any more than wrong values in range) gives "cannot complete" answers, never an error."""
     if len(data) < _HEADER.size:
         return None
     magic, version, count, digest = _HEADER.unpack_from(data)
@@ -190,8 +191,7 @@ def _decode_arrays(data: bytes, max_key: int, value_bits: int):
     if sys.byteorder != "little":
         keys.byteswap()
         values.byteswap()
-    if count and (keys[-1] > max_key or max(values) >> value_bits
-                  or not all(map(operator.lt, keys, itertools.islice(keys, 1, None)))):
+    if count and keys[-1] > max_key:
         return None
     return keys, values
 
@@ -200,7 +200,8 @@ class LazyTable(dict):
     """A full table read lazily: the cache file's sorted key and value arrays, an entry moved
     into the dict on its first lookup (bisect). ``table[key]`` gives the value, or
     ``NONE | NONE << VALUE_BITS`` for a key with no entry; never raises KeyError. Loading
-    costs a file read and a hash instead of building ~10⁵ dict entries (issue 8)."""
+    costs a file read and a hash instead of building ~10⁵ dict entries (issue 8). An entry is
+    checked when it is looked up: a value out of range reads as "cannot complete"."""
 
     __slots__ = ("_keys", "_values")
 
@@ -213,6 +214,8 @@ class LazyTable(dict):
         keys = self._keys
         i = bisect.bisect_left(keys, key) if 0 <= key < 1 << 64 else len(keys)
         v = self._values[i] if i < len(keys) and keys[i] == key else NONE | NONE << VALUE_BITS
+        if v >> (VALUE_BITS + VALUE_BITS):
+            v = NONE | NONE << VALUE_BITS  # out of range: a damaged file
         self[key] = v
         return v
 
