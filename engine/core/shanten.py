@@ -171,6 +171,46 @@ class Shanten(ShantenOracle):
     def __init__(self, ev: HandEvaluator):
         super().__init__(ev)
         self._tables: dict[tuple, tuple[int, ...]] = {}  # (k, group id, counts) -> table
+        self._steps: dict[tuple, tuple[int, ...] | None] = {}  # (k, table, table) -> combined
+        self._bests: dict[tuple, int] = {}  # (k, head, table) -> shanten before wilds
+        self._group_of = {kd: gi for gi, (_, lo, hi) in enumerate(ev.group_spans) for kd in range(lo, hi)}
+
+    def _rotten_group(self, gap: int, gi: int, sub: tuple[int, ...]) -> int:
+        """Usable singles of group ``gi`` for a ``rotten gap`` plan (the memo ShantenOracle._rotten
+        fills, same keys)."""
+        key = (gi, gap, sub)
+        u = self._rotten_memo.get(key)
+        if u is None:
+            if len(self._rotten_memo) >= MEMO_LIMIT:
+                self._rotten_memo.clear()
+            g = self.ev.group_spans[gi][0]
+            held = [self.ev.tiles.kinds[g.kinds[i]].rank or i for i, c in enumerate(sub) if c]
+            u = self._rotten_memo[key] = (_largest_spread(tuple(held), gap) if g.is_suit else len(held))
+        return u
+
+    def _step(self, k: int, x: tuple[int, ...] | None, y: tuple[int, ...] | None) -> tuple[int, ...] | None:
+        """Memoised :func:`_combine` (``None``: a group without tiles)."""
+        if x is None:
+            return y
+        if y is None:
+            return x
+        key = (k, x, y)
+        t = self._steps.get(key)
+        if t is None:
+            if len(self._steps) >= MEMO_LIMIT:
+                self._steps.clear()
+            t = self._steps[key] = _combine(x, y, k)
+        return t
+
+    def _best_of(self, k: int, head: bool, table: tuple[int, ...] | None) -> int:
+        """Memoised :func:`_best`."""
+        key = (k, head, table)
+        v = self._bests.get(key)
+        if v is None:
+            if len(self._bests) >= MEMO_LIMIT:
+                self._bests.clear()
+            v = self._bests[key] = _best(table, k, head)
+        return v
 
     def _table(self, k: int, tid: int, sub: tuple[int, ...]) -> tuple[int, ...]:
         key = (k, tid, sub)
@@ -197,9 +237,8 @@ class Shanten(ShantenOracle):
         for lo, hi, tid, _ in self.ev._spans(plan):
             sub = nat[lo:hi]
             if any(sub):
-                t = self._table(k, tid, sub)
-                acc = t if acc is None else _combine(acc, t, k)
-        return max(_best(acc, k, plan.pair_needed) - w, -1)
+                acc = self._step(k, acc, self._table(k, tid, sub))
+        return max(self._best_of(k, plan.pair_needed, acc) - w, -1)
 
     def of_each_discard(self, concealed: list[int], n_melds: int, wild_kinds: frozenset[int],
                         discards: list[int]) -> list[int]:
@@ -238,33 +277,64 @@ class Shanten(ShantenOracle):
                     out[j] = v
         if not todo:
             return out  # type: ignore[return-value]
+        ps = self.ev.pair_size
         for plan in self.ev.plans.values():
-            if plan.rotten_gap or plan.pairs or plan.sets - n_melds < 0:
+            if (plan.rotten_gap or plan.pairs) and n_melds:
+                continue  # no value for this plan (as in ShantenOracle._plan)
+            if plan.rotten_gap:
+                # each candidate changes one group's usable singles
+                spans = self.ev.group_spans
+                usable = [self._rotten_group(plan.rotten_gap, gi, nat[lo:hi]) for gi, (_, lo, hi) in enumerate(spans)]
+                total = sum(usable)
                 for d in todo:
-                    v = self._plan(plan, after[d], w, n_melds)
-                    if v is not None and (best.get(d) is None or v < best[d]):
+                    gi = self._group_of[d]
+                    _, lo, hi = spans[gi]
+                    u = total - usable[gi] + self._rotten_group(plan.rotten_gap, gi, after[d][lo:hi])
+                    v = max(self.ev.hand_size - 1 - u - w, -1)
+                    if best.get(d) is None or v < best[d]:
                         best[d] = v
+                continue
+            if plan.pairs:
+                # each candidate changes one kind's pairs and singles
+                quads = plan.pattern.quads_as_pairs
+
+                def pairs_of(c: int) -> int:
+                    return c // ps if quads else min(c, ps) // ps
+
+                pairs = sum(pairs_of(c) for c in nat if c)
+                singles = sum(1 for c in nat if c % ps)
+                for d in todo:
+                    c = nat[d]
+                    pr = pairs - pairs_of(c) + pairs_of(c - 1)
+                    sg = singles - (1 if c % ps else 0) + (1 if (c - 1) % ps else 0)
+                    from_wilds = min(w, sg) + max(w - sg, 0) // ps
+                    v = max(plan.pairs - pr - 1 - from_wilds, -1)
+                    if best.get(d) is None or v < best[d]:
+                        best[d] = v
+                continue
+            if plan.sets - n_melds < 0:
                 continue
             k = plan.sets - n_melds
             spans = self.ev._spans(plan)
             tables = [self._table(k, tid, nat[lo:hi]) if any(nat[lo:hi]) else None
                       for lo, hi, tid, _ in spans]
+            # prefix[i]: groups before i folded; suffix[i]: groups from i on
+            prefix = [None]
+            for t in tables:
+                prefix.append(self._step(k, prefix[-1], t))
+            suffix = [None]
+            for t in reversed(tables):
+                suffix.append(self._step(k, t, suffix[-1]))
+            suffix.reverse()
             rest_of: dict[int, tuple[int, ...] | None] = {}
             for d in todo:
-                gi = next(i for i, (lo, hi, _, _) in enumerate(spans) if lo <= d < hi)
+                gi = self._group_of[d]
                 if gi not in rest_of:
-                    acc = None
-                    for i, t in enumerate(tables):
-                        if i != gi and t is not None:
-                            acc = t if acc is None else _combine(acc, t, k)
-                    rest_of[gi] = acc
+                    rest_of[gi] = self._step(k, prefix[gi], suffix[gi + 1])
                 lo, hi, tid, _ = spans[gi]
                 sub = after[d][lo:hi]
-                acc = rest_of[gi]
-                if any(sub):
-                    t = self._table(k, tid, sub)
-                    acc = t if acc is None else _combine(acc, t, k)
-                v = max(_best(acc, k, plan.pair_needed) - w, -1)
+                acc = self._step(k, rest_of[gi], self._table(k, tid, sub) if any(sub) else None)
+                v = max(self._best_of(k, plan.pair_needed, acc) - w, -1)
                 if best.get(d) is None or v < best[d]:
                     best[d] = v
         for d, js in todo.items():
