@@ -12,6 +12,9 @@ count generalised to the ruleset's meld shapes:
 Each 精 held is counted as a wild that supplies one missing tile, so it lowers the shanten by
 one (a pair of wilds, one pair), never below 0 for a hand short of a complete count. This is an
 estimate for play, not a scoring rule: the bot uses it; the scorer never does.
+
+:class:`Shanten` (used by the bots) keeps one small max-plus table per group and folds them;
+:class:`ShantenOracle` is the plain reference it must equal (tests/test_shanten_tables.py).
 """
 from __future__ import annotations
 
