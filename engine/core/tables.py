@@ -149,9 +149,9 @@ def _encode(table: dict[int, int]) -> bytes:
     return _HEADER.pack(MAGIC, CACHE_VERSION, len(table), hashlib.sha256(body).digest()) + body
 
 
-def _decode(data: bytes, max_key: int, value_bits: int) -> dict[int, int] | None:
-    """The table in ``data``, or None when it is not a well-formed, intact table file whose keys
-    are at most ``max_key`` and values below ``2**value_bits``."""
+def _arrays(data: bytes):
+    """(keys, values) arrays of an intact table file (magic, version, a bounded count, the
+    body's length and SHA-256 all right), or None."""
     if len(data) < _HEADER.size:
         return None
     magic, version, count, digest = _HEADER.unpack_from(data)
@@ -166,8 +166,18 @@ def _decode(data: bytes, max_key: int, value_bits: int) -> dict[int, int] | None
     if sys.byteorder != "little":
         keys.byteswap()
         values.byteswap()
+    return keys, values
+
+
+def _decode(data: bytes, max_key: int, value_bits: int) -> dict[int, int] | None:
+    """The table in ``data``, or None when it is not a well-formed, intact table file whose keys
+    are at most ``max_key`` and values below ``2**value_bits``."""
+    got = _arrays(data)
+    if got is None:
+        return None
+    keys, values = got
     out = dict(zip(keys, values))
-    if count and (len(out) != count or max(keys) > max_key or max(values) >> value_bits):
+    if keys and (len(out) != len(keys) or max(keys) > max_key or max(values) >> value_bits):
         return None
     return out
 
@@ -177,21 +187,11 @@ def _decode_arrays(data: bytes, max_key: int, value_bits: int):
     intact table file. Entries are checked on lookup (:class:`LazyTable`), not here: a file
     whose keys are out of order or whose values are out of range (which the hash cannot rule
     out, any more than wrong values in range) gives "cannot complete" answers, never an error."""
-    if len(data) < _HEADER.size:
+    got = _arrays(data)
+    if got is None:
         return None
-    magic, version, count, digest = _HEADER.unpack_from(data)
-    if magic != MAGIC or version != CACHE_VERSION or count > MAX_CACHE_ENTRIES:
-        return None
-    body = memoryview(data)[_HEADER.size:]
-    if len(body) != count * _ENTRY_BYTES or hashlib.sha256(body).digest() != digest:
-        return None
-    keys, values = array("Q"), array("I")
-    keys.frombytes(body[: count * keys.itemsize])
-    values.frombytes(body[count * keys.itemsize:])
-    if sys.byteorder != "little":
-        keys.byteswap()
-        values.byteswap()
-    if count and keys[-1] > max_key:
+    keys, values = got
+    if keys and keys[-1] > max_key:
         return None
     return keys, values
 

@@ -722,10 +722,8 @@ class Game:
     # ---- the end ---------------------------------------------------------------------------------------
     def _end(self, win: WinInfo | None) -> None:
         snap = self._snapshot(win)
-        if win is not None:
-            hand = self.hands[win.seat]
-            if win.by in ("self_draw", "kong_draw"):
-                self._take(win.seat, win.tile)
+        if win is not None and win.by in ("self_draw", "kong_draw"):
+            self._take(win.seat, win.tile)
         parts, ws = self.scorer.settle_end_parts(snap)
         self.parts += [("end", name, lg) for name, lg in parts]
         self.result = HandResult(win.seat if win else None, win, ws.reading.pattern if ws else None,
