@@ -189,16 +189,20 @@ def diff(a: Ruleset, b: Ruleset) -> list[Change]:
 
 
 def short_path(file: str) -> str:
-    """A file as a person wants to read it: relative to the working directory when below it,
-    else ``<bundled>/NAME.rules`` for a bundled rule file, else its full path — so a local copy
-    of a bundled file never reads the same as the bundled one."""
+    """A file as a person wants to read it: ``<bundled>/NAME.rules`` for a rule file of the
+    installed package (even when a virtualenv sits below the working directory), else relative
+    to the working directory when below it, else its full path — so a local copy of a bundled
+    file never reads the same as the bundled one. In a source checkout the bundled files are
+    ``rulesets/NAME.rules``, relative as any other file."""
     from engine.lang.resources import rulesets_dir
 
-    p = Path(file).resolve()
+    p, bundled = Path(file).resolve(), rulesets_dir().resolve()
+    if p.parent == bundled and bundled.parent.name == "engine":  # inside the installed package
+        return f"<bundled>/{p.name}"
     try:
         return str(p.relative_to(Path.cwd().resolve()))
     except ValueError:
-        return f"<bundled>/{p.name}" if p.parent == rulesets_dir().resolve() else str(p)
+        return f"<bundled>/{p.name}" if p.parent == bundled else str(p)
 
 
 def where(origin: Origin | None) -> str:
