@@ -342,3 +342,23 @@ def test_indicator_left_into_the_deal(tmp_path):
     err = refuse(tmp_path, text)
     assert err.message == "indicator b can be 14 stacks from the tail, but only 13 stacks are left after the deal"
     at(err, tmp_path, 5, 1)
+
+
+def test_a_parent_line_error_names_the_childs_own_override_and_remove(tmp_path):
+    """Found by the fresh-clone review: `override suit m … copies 16` was reported only at the
+    parent's wall line; the child's own override (and remove) lines are now notes."""
+    from engine.lang.compiler import compile_ruleset
+
+    f = tmp_path / "cp.rules"
+    f.write_text('ruleset h "x"\nextends nanchang\noverride suit m "万" ranks 1..9 cyclic copies 16\n', encoding="utf-8")
+    with pytest.raises(RuleError) as e:
+        compile_ruleset(str(f))
+    assert e.value.message.startswith("the wall is 4 seats × 17 stacks × 2 tiles = 136 tiles")
+    assert e.value.location.file.endswith("nanchang.rules")
+    assert [(w, (loc.file, loc.line, loc.column)) for w, loc in e.value.related] == [
+        ("suit.m is overridden here", (str(f), 3, 1))]
+    f.write_text('ruleset h "x"\nextends nanchang\nremove payment 点炮\n', encoding="utf-8")
+    with pytest.raises(RuleError) as e:
+        compile_ruleset(str(f))
+    assert e.value.message == "no payment applies to a discard win"
+    assert [(w, loc.line) for w, loc in e.value.related] == [("payment.点炮 is removed here", 3)]

@@ -1025,8 +1025,24 @@ def _build(path: Path, state: dict) -> Ruleset:
     rs = Ruleset(name=state["name"], label=state["label"], file=str(path), sources=state["sources"],
                  extends=state["extends"], files=state["files"], base=base, options=state["option_infos"], **sections)
     _check(rs, entries, state.get("removed", {}))
-    check_playable(rs, {p: e.file_text for p, e in entries.items()})  # the table can be played
+    try:
+        check_playable(rs, {p: e.file_text for p, e in entries.items()})  # the table can be played
+    except RuleError as exc:
+        _note_own_changes(exc, str(path), entries, state.get("removed", {}))
+        raise
     return rs
+
+
+def _note_own_changes(exc: RuleError, file: str, entries: dict[str, _Entry], removed: dict[str, Location]) -> None:
+    """A table error located in a parent file was most likely caused by what ``file`` itself
+    overrides or removes: name up to three of those places as notes, so the author sees their
+    own line (a parent's wall line alone does not say which override broke it)."""
+    if exc.location is None or exc.location.file == file:
+        return
+    own = [(f"{p} is overridden here", e.stmt.location) for p, e in entries.items()
+           if e.stmt.op == "override" and e.stmt.location.file == file]
+    own += [(f"{p} is removed here", loc) for p, loc in removed.items() if loc.file == file]
+    exc.related.extend(own[:3])
 
 
 # ---- checks after resolution --------------------------------------------------------------------
