@@ -114,7 +114,8 @@ class Game:
     """One hand. ``seed`` shuffles the wall and throws the dice; ``ring`` and ``dice`` (a record)
     or ``wall`` (a linear wall, head first, as scripted scenarios give) fix them instead.
 
-    Raises :class:`~engine.errors.MjError` if the ruleset lacks a table parameter it needs.
+    Raises :class:`~engine.errors.MjError` for a scripted or recorded wall that is not the
+    ruleset's tiles; the table itself was proved playable when the ruleset was compiled.
 
     The state changes only through :meth:`apply`: the actions :meth:`legal_actions` offers are
     kept until the next applied action, and :meth:`apply` takes one of them without checking it
@@ -129,9 +130,9 @@ class Game:
         self.scorer = scorer or Scorer(ruleset)
         self.tiles = self.scorer.tiles
         s = self.scorer
-        self.seats: list[str] = [str(v) for v in self.rs.table["seats"].values] if "seats" in self.rs.table else []
-        if not self.seats:
-            raise MjError(f"ruleset {self.rs.name} declares no `table seats = …`")
+        # the table's geometry (seats, deal, wall) was proved playable by the compiler
+        # (engine.lang.playable), so it is read here without checking again
+        self.seats: list[str] = [str(v) for v in self.rs.table["seats"].values]
         self.dealer = dealer or self.seats[0]
         self.floor = floor
         self.seed = seed
@@ -143,8 +144,6 @@ class Game:
         self.n_dice = s.table_int("dice")
         deal = self.rs.table.get("deal")
         self.deal_chunks = [int(v) for v in deal.values] if deal else [self.hand_size]
-        if sum(self.deal_chunks) != self.hand_size:
-            raise MjError(f"table deal {self.deal_chunks} does not add up to table hand {self.hand_size}")
         self.policies = {name: FLOW.policy(self.rs, name) for name in FLOW.POLICIES}
         self.meld_size = {kind: self._same_size(kind) for kind in ("pung", "kong")}
         self.previous_indicators = dict(previous_indicators or {})
@@ -204,10 +203,6 @@ class Game:
 
     def _build_wall(self, ring: list[int] | None, linear: list[int] | None) -> None:
         total = [k.index for k in self.tiles.kinds for _ in range(k.copies)]
-        spp = self.scorer.table_int("stacks_per_seat")
-        if spp * self.height * len(self.seats) != len(total):
-            raise MjError(f"{len(self.seats)} seats × {spp} stacks × {self.height} tiles ≠ the {len(total)} tiles "
-                          "the ruleset declares")
         if linear is not None:
             if Counter(linear) != Counter(total):
                 raise MjError("a scripted wall must hold exactly the ruleset's tiles")
@@ -223,7 +218,8 @@ class Game:
         method = (self.policies["break_wall"] or {"method": ("two_rolls",)})["method"][0]
         throws = 2 if method == "two_rolls" else 1
         rolls = [self._roll() for _ in range(throws)]
-        start, _ = break_position(method, rolls, self.seats.index(self.dealer), len(self.seats), spp)
+        start, _ = break_position(method, rolls, self.seats.index(self.dealer), len(self.seats),
+                                  self.scorer.table_int("stacks_per_seat"))
         ordered = stacks[start:] + stacks[:start]
         self.wall = Wall([t for st in ordered for t in st], self.height)
         self._log("break", rolls=[list(r) for r in rolls], stack=start)
