@@ -178,7 +178,6 @@ class Game:
         self._version = 0  # bumped by every applied action
         self._offered: tuple | None = None  # (version, seat, actions, self-drawn win or None)
         self._chows: dict[int, list[tuple[tuple[int, ...], tuple[int, ...]]]] = {}
-        self._complete_hand = s.complete_hand
         self._seat_index = {x: i for i, x in enumerate(self.seats)}
         self._deal()
 
@@ -359,8 +358,6 @@ class Game:
         """Whether ``seat``'s hand with ``tile`` wins (any reading)."""
         h = hand or self.hands[seat]
         ev = self.scorer.hands
-        if len(h.concealed) + 1 + ev.set_size * len(h.melds) != self._complete_hand:
-            return False  # the scorer would refuse the size: never offer that win
         return ev.is_win(h.concealed + [tile], h.melds, self.wild, tile, natural)
 
     def _self_win(self, seat: str) -> WinInfo | None:
