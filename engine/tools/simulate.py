@@ -7,7 +7,6 @@ the same whatever ``workers`` is, and two runs with the same seed print the same
 from __future__ import annotations
 
 from collections import Counter
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -19,6 +18,7 @@ from engine.lang.ruleset import Ruleset
 from engine.errors import MjError
 from engine.table.game import Game
 from engine.table.match import Match, hand_seed
+from engine.tools.runner import run_blocks
 
 BLOCK = 25  # hands per block: the unit of work a worker takes
 
@@ -165,22 +165,7 @@ def simulate(ref: str, options: dict[str, str], hands: int, seed: int, bots: lis
         if progress:
             progress(done)
 
-    if workers <= 1:
-        for i, args in enumerate(blocks):
-            take(_block(args), i)
-    else:
-        pool = ProcessPoolExecutor(max_workers=min(workers, len(blocks)), initializer=_worker_ignores_ctrl_c)
-        try:
-            for i, result in enumerate(pool.map(_block, blocks)):
-                take(result, i)
-        finally:  # on Ctrl-C (or an error) the blocks not started are dropped, not played
-            pool.shutdown(wait=True, cancel_futures=True)
+    for i, result in enumerate(run_blocks(_block, blocks, workers)):
+        take(result, i)
     return total
 
-
-def _worker_ignores_ctrl_c() -> None:
-    """Ctrl-C reaches every process of the terminal; a worker leaves it to the parent, which
-    stops handing out blocks (no traceback from each worker)."""
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
