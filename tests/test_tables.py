@@ -97,6 +97,34 @@ def test_tables_match_the_recursive_evaluator(scorers, name):
     check()
 
 
+@pytest.mark.parametrize("name", RULESETS)
+def test_the_claim_filter_never_hides_a_win(scorers, name):
+    """could_win_on_claim is a necessary condition: when it says no, no claimed tile wins
+    (checked against the recursive oracle on every tile kind)."""
+    scorer = scorers[name]
+    ev = scorer.hands
+    seen = {True: 0, False: 0}
+
+    @settings(max_examples=80, deadline=None, derandomize=True)
+    @given(hands(scorer))
+    def check(hand):
+        concealed, melds, wild, win, _ = hand
+        rest = list(concealed)
+        rest.remove(win)
+        could = ev.tables.could_win_on_claim(rest, melds, wild)
+        seen[could] += 1
+        if not could:
+            for t in range(len(scorer.tiles)):
+                if rest.count(t) < scorer.tiles.kinds[t].copies:
+                    assert not ev._is_win_recursive(rest + [t], melds, wild, t, True), scorer.tiles.format(rest + [t])
+
+    check()
+    # both answers occur (the check is not vacuous), unless a set pattern with natural or counted
+    # honours makes the filter answer True throughout (the house rule "spread")
+    always = any(cp.kind != "rotten" and cp.needs_splits for cp in ev.tables.plans)
+    assert seen[True] and bool(seen[False]) != always, seen
+
+
 def test_known_hands(scorers):
     scorer = scorers["nanchang"]
     ev, t = scorer.hands, scorer.tiles

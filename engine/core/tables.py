@@ -51,6 +51,7 @@ _HEADER = struct.Struct("<4sII32s")
 _ENTRY_BYTES = array("Q").itemsize + array("I").itemsize  # a key (uint64) and a value (uint32)
 MAX_CACHE_ENTRIES = 2_000_000  # a cache file claiming more is not read
 MAX_CACHE_FILES = 64  # table files kept in the cache directory
+MAX_FIT_MEMO = 4096  # meld combinations whose fitting patterns a checker remembers
 
 
 # ---- building ------------------------------------------------------------------------------
@@ -346,6 +347,7 @@ class TableChecker:
         self.hand_size = ev.hand_size
         self.plans: list[_Plan] = []
         self._full = False  # the full tables are loaded on the first hand holding 精 or melds
+        self._fit_memo: dict[tuple, tuple] = {}  # melds (kind, tiles) → the plans they fit
         for name, plan in ev.plans.items():
             p = plan.pattern
             cp = _Plan()
@@ -654,9 +656,7 @@ class TableChecker:
                 w += c
                 nat -= c * self.one[k]
         splits = None
-        for cp in self.plans:
-            if melds and not self.ev._melds_fit(cp.plan, melds):
-                continue
+        for cp in self._fitting(melds) if melds else self.plans:
             if cp.kind == "rotten" and nat & self.high:
                 continue  # a count ≥ 2 that no split of the 精 lowers
             if cp.needs_splits and w:
@@ -665,6 +665,52 @@ class TableChecker:
                 if any(self._fits(cp, nk, u, total, n_melds, False) for u, nk in splits):
                     return True
             elif self._fits(cp, nat, w, total, n_melds, False):
+                return True
+        return False
+
+    def _fitting(self, melds) -> tuple:
+        """The plans whose pattern the declared ``melds`` fit (HandEvaluator._melds_fit), memoised
+        by the melds' kinds and tiles (bounded: cleared past :data:`MAX_FIT_MEMO` entries)."""
+        key = tuple([(m.meld_kind, m.tiles) for m in melds])
+        got = self._fit_memo.get(key)
+        if got is None:
+            if len(self._fit_memo) >= MAX_FIT_MEMO:
+                self._fit_memo.clear()
+            got = self._fit_memo[key] = tuple(cp for cp in self.plans if self.ev._melds_fit(cp.plan, melds))
+        return got
+
+    def could_win_on_claim(self, concealed, melds, wild_kinds) -> bool:
+        """False only when no tile ``t`` makes ``concealed + [t]`` a win with ``t`` natural (a
+        claimed discard or robbed kong): the claim check can then skip :meth:`is_win`. True
+        may still be no win (a necessary condition, not a sufficient one).
+
+        Why it holds: a hand that completes with a natural ``t`` and ``w`` wilds completes with
+        ``t`` taken out and ``w + 1`` wilds, the extra wild standing where ``t`` stood — for
+        set and pair patterns whose groups all take wilds. Patterns where a wild may not stand
+        everywhere (natural honours, counted honours, a natural-only group) and gapped
+        patterns answer True unless a count ≥ 2 rules them out.
+        """
+        if not self._full:
+            self._load_full()
+        key = self.pack(concealed)
+        if key is None:
+            return True
+        total = len(concealed) + 1
+        w = 0
+        nat = key
+        for k in wild_kinds:
+            c = (key >> (FIELD_BITS * k)) & FIELD_MASK
+            if c:
+                w += c
+                nat -= c * self.one[k]
+        for cp in self._fitting(melds) if melds else self.plans:
+            if cp.kind == "rotten":
+                if not nat & self.high and total == self.hand_size:
+                    return True
+            elif cp.needs_splits or cp.plan.pattern.one_of or cp.plan.pattern.only or (
+                    cp.kind == "sets" and any(g[3] for g in cp.groups)):
+                return True
+            elif self._fits(cp, nat, w + 1, total, len(melds), False):
                 return True
         return False
 
@@ -750,9 +796,7 @@ class TableChecker:
         splits = self._splits(key, wild_kinds, win_tile if win_tile_natural else None)
         jing_splits = None
         out = []
-        for cp in self.plans:
-            if melds and not self.ev._melds_fit(cp.plan, melds):
-                continue
+        for cp in self._fitting(melds) if melds else self.plans:
             w = self._fewest(cp, splits, total, n_melds, False)
             if w is not None:
                 out.append(Reading(cp.name, w, False))

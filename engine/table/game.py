@@ -179,6 +179,8 @@ class Game:
         self._offered: tuple | None = None  # (version, seat, actions, self-drawn win or None)
         self._chows: dict[int, list[tuple[tuple[int, ...], tuple[int, ...]]]] = {}
         self._seat_index = {x: i for i, x in enumerate(self.seats)}
+        self._hand_version = dict.fromkeys(self.seats, 0)  # bumped when a seat's tiles change
+        self._claimable: dict[str, tuple] = {}  # seat → (hand version, 精, could win on a claim)
         self._deal()
 
     # ---- setup ---------------------------------------------------------------------------------
@@ -295,6 +297,7 @@ class Game:
         """Put ``tile`` in ``seat``'s concealed tiles (the count vector follows)."""
         self.hands[seat].concealed.append(tile)
         self._counts[seat][tile] += 1
+        self._hand_version[seat] += 1
 
     def _take(self, seat: str, tile: int, n: int = 1) -> None:
         """Take ``n`` copies of ``tile`` from ``seat``'s concealed tiles (the count vector follows)."""
@@ -302,6 +305,7 @@ class Game:
         for _ in range(n):
             concealed.remove(tile)
         self._counts[seat][tile] -= n
+        self._hand_version[seat] += 1
 
     # ---- legal actions ---------------------------------------------------------------------------
     def legal_actions(self, seat: str) -> list[Action]:
@@ -360,6 +364,18 @@ class Game:
         ev = self.scorer.hands
         return ev.is_win(h.concealed + [tile], h.melds, self.wild, tile, natural)
 
+    def _could_win_on_claim(self, seat: str) -> bool:
+        """Whether some claimed tile could complete ``seat``'s hand (the tables'
+        ``could_win_on_claim``), kept until the seat's tiles or the 精 change: three seats
+        look at every discard, and a hand changes once a turn."""
+        got = self._claimable.get(seat)
+        version = self._hand_version[seat]
+        if got is None or got[0] != version or got[1] is not self.wild:
+            h = self.hands[seat]
+            got = self._claimable[seat] = (version, self.wild, self.scorer.hands.tables.could_win_on_claim(
+                h.concealed, h.melds, self.wild))
+        return got[2]
+
     def _self_win(self, seat: str) -> WinInfo | None:
         """The self-drawn win ``seat`` has now, if any (the last drawn tile wins)."""
         if self.last_drawn is None:
@@ -404,7 +420,7 @@ class Game:
     def _discard_win(self, seat: str, tile: int, by: str, from_seat: str) -> WinInfo | None:
         """The win ``seat`` may take on another's tile, after the state-only policies
         (:meth:`_win_refusal`: 精钓) and 弃先胡后 (pass_lock)."""
-        if not self._readings(seat, tile, True):
+        if not self._could_win_on_claim(seat) or not self._readings(seat, tile, True):
             return None
         info = self._win_info(seat, tile, by, from_seat)
         if self._win_refusal(info) is not None:
