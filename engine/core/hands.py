@@ -17,6 +17,7 @@ wilds left over form sets on their own. ``pairs N`` and ``rotten gap G`` are cou
 from __future__ import annotations
 
 import itertools
+from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -86,6 +87,7 @@ class HandEvaluator:
         self._templates_by_id: list[tuple[tuple[int, ...], ...]] = []
         self._group_memo: dict = {}
         self._meld_names: dict = {}
+        self._chow_partners: dict[int, list] = {}
         # groups are contiguous ranges of kinds: (group, first kind, end) for slicing count vectors
         self.group_spans = [(g, g.kinds[0], g.kinds[-1] + 1) for g in tiles.groups.values()]
         self.plans = {p.name: self._plan(p) for p in rs.patterns.values()}
@@ -120,6 +122,27 @@ class HandEvaluator:
             self._meld_names[key] = next((meld.name for meld in self.rs.melds.values()
                                           if meld.meld_kind == m.meld_kind and key[1] in self.templates[meld.name]), None)
         return self._meld_names[key]
+
+    def chow_partners(self, tile: int) -> list[tuple[tuple[tuple[int, int], ...], tuple[int, ...]]]:
+        """The chows a claimed ``tile`` completes: (counts needed from the hand as (kind, n)
+        pairs, the two tiles from the hand sorted), in the ruleset's meld and template order,
+        each once. Memoised per evaluator (at most one entry per tile kind)."""
+        got = self._chow_partners.get(tile)
+        if got is None:
+            got, seen = [], set()
+            for meld in self.rs.melds.values():
+                if meld.meld_kind != "chow":
+                    continue
+                for t in self.templates[meld.name]:
+                    if tile not in t:
+                        continue
+                    rest = list(t)
+                    rest.remove(tile)
+                    if tuple(rest) not in seen:
+                        seen.add(tuple(rest))
+                        got.append((tuple(Counter(rest).items()), tuple(sorted(rest))))
+            self._chow_partners[tile] = got
+        return got
 
     # ---- patterns -------------------------------------------------------------------------------
     def _plan(self, p: Pattern) -> _PatternPlan:

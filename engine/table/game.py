@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from engine.lang import flow as FLOW
 from engine.errors import IllegalAction, MjError
@@ -106,8 +106,15 @@ class HandResult:
 
 @dataclass
 class _Claim:
+    """A seat's claim on a discard or a robbed kong: what it may do, and its answer once given.
+    ``legal`` is ``options`` and a pass, built once (the same objects each time they are offered)."""
+
     options: list[Action]
     answer: Action | None = None
+    legal: list[Action] = field(default_factory=list)
+
+    def __post_init__(self):
+        self.legal = self.options + [Action(self.options[0].seat, "pass")]
 
 
 class Game:
@@ -177,7 +184,6 @@ class Game:
         self._counts: dict[str, list[int]] = {x: [0] * len(self.tiles) for x in self.seats}
         self._version = 0  # bumped by every applied action
         self._offered: tuple | None = None  # (version, seat, actions, self-drawn win or None)
-        self._chows: dict[int, list[tuple[tuple[int, ...], tuple[int, ...]]]] = {}
         self._seat_index = {x: i for i, x in enumerate(self.seats)}
         self._hand_version = dict.fromkeys(self.seats, 0)  # bumped when a seat's tiles change
         self._claimable: dict[str, tuple] = {}  # seat → (hand version, 精, could win on a claim)
@@ -314,7 +320,7 @@ class Game:
             return []
         if self.phase in (CLAIM, ROB):
             c = self.pending.get(seat)
-            return [] if c is None or c.answer is not None else list(c.options) + [Action(seat, "pass")]
+            return [] if c is None or c.answer is not None else list(c.legal)
         if seat != self.current:
             return []
         if self.phase == DRAW:
@@ -454,29 +460,9 @@ class Game:
             out.append(Action(seat, "pung"))
         chow = self.policies["chow"]
         if chow and (chow["from"][0] == "any" or seat == self.next_seat(discarder)):
-            partners = self._chows.get(tile)
-            if partners is None:
-                partners = self._chows[tile] = self._chow_partners(tile)
-            for need, rest in partners:
+            for need, rest in self.scorer.hands.chow_partners(tile):
                 if all(have[k] >= c for k, c in need):
                     out.append(Action(seat, "chow", None, rest))
-        return out
-
-    def _chow_partners(self, tile: int) -> list[tuple[tuple[tuple[int, int], ...], tuple[int, ...]]]:
-        """The chows ``tile`` completes: (counts needed from the hand as (kind, n) pairs, the two
-        tiles sorted), in the ruleset's meld and template order, each once."""
-        out, seen = [], set()
-        for meld in self.rs.melds.values():
-            if meld.meld_kind != "chow":
-                continue
-            for t in self.scorer.hands.templates[meld.name]:
-                if tile not in t:
-                    continue
-                rest = list(t)
-                rest.remove(tile)
-                if tuple(rest) not in seen:
-                    seen.add(tuple(rest))
-                    out.append((tuple(Counter(rest).items()), tuple(sorted(rest))))
         return out
 
     # ---- applying actions --------------------------------------------------------------------------
@@ -484,12 +470,15 @@ class Game:
         """Apply one legal action. Raises :class:`IllegalAction` (state unchanged) otherwise."""
         if isinstance(action, str):
             action = Action.parse(action, self.scorer)
+        if self._just_offered(action):
+            self.actions.append(action)  # an object legal_actions just gave, nothing changed since
+            try:
+                getattr(self, f"_do_{action.kind}")(action)
+            finally:
+                self._version += 1
+            return
         self._check_shape(action)
-        offered = self._offered
-        if offered is not None and offered[0] == self._version and offered[1] == action.seat and action in offered[2]:
-            legal = offered[2]  # just offered by legal_actions, nothing changed since
-        else:
-            legal = self.legal_actions(action.seat)
+        legal = self.legal_actions(action.seat)
         if action not in legal:
             text = action.text(self.scorer)
             if self.phase == OVER:
@@ -516,6 +505,20 @@ class Game:
             getattr(self, f"_do_{action.kind}")(action)
         finally:
             self._version += 1
+
+    def _just_offered(self, action: object) -> bool:
+        """Whether ``action`` is one of the very objects :meth:`legal_actions` offered and
+        nothing has changed since (then it is legal without checking again)."""
+        if self.phase in (CLAIM, ROB):
+            c = self.pending.get(getattr(action, "seat", None)) if type(action) is Action else None
+            legal = c.legal if c is not None and c.answer is None else ()
+        else:
+            offered = self._offered
+            legal = offered[2] if offered is not None and offered[0] == self._version else ()
+        for a in legal:
+            if a is action:
+                return True
+        return False
 
     def _check_shape(self, action: object) -> None:
         """Refuse, with :class:`IllegalAction` and before anything changes, an action that is not
