@@ -185,6 +185,11 @@ class Game:
         self._version = 0  # bumped by every applied action
         self._offered: tuple | None = None  # (version, seat, actions, self-drawn win or None)
         self._seat_index = {x: i for i, x in enumerate(self.seats)}
+        # immutable actions built once and offered again and again (apply knows them by identity)
+        self._draws = {x: Action(x, "draw") for x in self.seats}
+        self._discards = {x: [Action(x, "discard", k) for k in range(len(self.tiles))] for x in self.seats}
+        self._after = {x: [self.seats[(i + k) % len(self.seats)] for k in range(len(self.seats))]
+                       for i, x in enumerate(self.seats)}
         self._hand_version = dict.fromkeys(self.seats, 0)  # bumped when a seat's tiles change
         self._claimable: dict[str, tuple] = {}  # seat → (hand version, 精, could win on a claim)
         self._deal()
@@ -324,7 +329,7 @@ class Game:
         if seat != self.current:
             return []
         if self.phase == DRAW:
-            return [Action(seat, "draw")]
+            return [self._draws[seat]]
         offered = self._offered
         if offered is not None and offered[0] == self._version and offered[1] == seat:
             return list(offered[2])
@@ -344,8 +349,8 @@ class Game:
             for m in hand.melds:
                 if m.meld_kind == "pung" and counts[m.tiles[0]]:
                     out.append(Action(seat, "added_kong", m.tiles[0]))
-        for k in held:
-            out.append(Action(seat, "discard", k))
+        discards = self._discards[seat]
+        out += [discards[k] for k in held]
         self._offered = (self._version, seat, out, win)
         return list(out)
 
@@ -459,7 +464,7 @@ class Game:
         if pung and n >= pung - 1:
             out.append(Action(seat, "pung"))
         chow = self.policies["chow"]
-        if chow and (chow["from"][0] == "any" or seat == self.next_seat(discarder)):
+        if chow and (chow["from"][0] == "any" or seat == self._after[discarder][1]):
             for need, rest in self.scorer.hands.chow_partners(tile):
                 if all(have[k] >= c for k, c in need):
                     out.append(Action(seat, "chow", None, rest))
@@ -512,6 +517,8 @@ class Game:
         if self.phase in (CLAIM, ROB):
             c = self.pending.get(getattr(action, "seat", None)) if type(action) is Action else None
             legal = c.legal if c is not None and c.answer is None else ()
+        elif self.phase == DRAW:
+            return action is self._draws.get(self.current)
         else:
             offered = self._offered
             legal = offered[2] if offered is not None and offered[0] == self._version else ()
@@ -568,8 +575,7 @@ class Game:
             self.locks.clear()
         self.last_discard = (a.seat, a.tile)
         self.pending = {}
-        for k in range(1, len(self.seats)):
-            seat = self.next_seat(a.seat, k)
+        for seat in self._after[a.seat][1:]:
             opts = self._claim_options(seat, a.tile, a.seat)
             if opts:
                 self.pending[seat] = _Claim(opts)
