@@ -337,9 +337,8 @@ class _Linter:
             low, _ = _interval(expr, _bounds(d.when))
             if low < 0:
                 least = "no least value" if low == -_INF else f"a value as low as {int(low)}"
-                span = self.find(d, r"\bscore\b|=")
-                line, col = (span.line, span.end + (1 if isinstance(d, JingFormula) else 0)) if span else (
-                    d.origin.line, d.origin.column)
+                span = self.find(d, r"\bscore\s+" if isinstance(d, JingFormula) else r"=\s*")
+                line, col = (span.line, span.end) if span else (d.origin.line, d.origin.column)
                 self.warn("W204", f"{d.kind} {d.name}: the formula can be negative ({least}), which would "
                           "turn who pays around", line, col,
                           hint="bound it with its `when` condition (e.g. `when n >= 5`)")
@@ -425,6 +424,8 @@ def _satisfiable(expr) -> bool | None:
     for n in _bool_leaves(expr):
         if isinstance(n, Var) and n.name in _KIND_OF:
             kinds.add(_KIND_OF[n.name])
+            if n.name in F.REQUIRES:
+                kinds.add(_KIND_OF[F.REQUIRES[n.name]])
         elif isinstance(n, PatternIs):
             if n.pattern not in patterns:
                 patterns.append(n.pattern)
