@@ -280,6 +280,20 @@ def _print_check_summary(rs) -> None:
         out.print(f"  option {o.name} = {o.chosen} (default {o.default}; choices {', '.join(o.choices)})", markup=False)
 
 
+@app.command()
+def lsp() -> None:
+    """Run the rule-file language server on stdin/stdout, for an editor (needs the `lsp` extra:
+    pip install 'mjrules[lsp]'): diagnostics, hover, completion, go to definition, outline, formatting."""
+    try:
+        import pygls  # noqa: F401
+    except ImportError:
+        _fail(MjError("`mjrules lsp` needs pygls, which is not installed",
+                      hint="pip install 'mjrules[lsp]'"), False)
+    from engine.tools.lsp import serve
+
+    serve()
+
+
 # ---- export -----------------------------------------------------------------------------------
 
 
