@@ -2,7 +2,7 @@
 
 Exit status (docs/cli.md has the table; ``EXIT_CODES`` below is it, and ``--help`` prints it):
 0 success; 1 the answer is "no": a test failed, a diff or replay differs, ``score`` was given a
-hand that does not win, ``play`` ran out of input; 2 bad input (a rule or scenario file, a flag
+hand that does not win, ``play`` ran out of input, ``check --strict`` found warnings; 2 bad input (a rule or scenario file, a flag
 or its value), with ``file:line:col`` where there is a file, never a traceback; 3 a bug in
 mjrules (an internal error, reported in one line); 130 interrupted (Ctrl-C); 141 standard
 output closed early (``mjrules … | head``), silently. Every command but ``play`` and ``sheet``
@@ -34,7 +34,7 @@ EXIT_OK, EXIT_NO, EXIT_BAD_INPUT, EXIT_BUG, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE =
 EXIT_CODES = {  # the exit-code table of docs/cli.md and of `mjrules --help`
     EXIT_OK: "success",
     EXIT_NO: "the answer is no: a test failed, a diff or replay differs, a hand does not win (score), "
-             "play ran out of input",
+             "play ran out of input, check --strict found warnings",
     EXIT_BAD_INPUT: "bad input: a rule or scenario file, a flag or its value (file:line:col where there is a file)",
     EXIT_BUG: "a bug in mjrules: an internal error, reported in one line (MJRULES_DEBUG=1 for the traceback)",
     EXIT_INTERRUPTED: "interrupted (Ctrl-C)",

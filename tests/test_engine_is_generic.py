@@ -58,6 +58,8 @@ NOT_RULES = {
                         300: "characters of the factor trail quoted in an error"},
     "core/tiles.py": {2: "an honour code is at least a digit and a letter", 4: "longest honour name looked ahead"},
     "lang/parsergen.py": {2: "exit status 2: bad usage"},
+    "tools/lsp.py": {40: "_MAX_HOVER_LINES: lines of a docs section shown on hover", 64: "files whose lines are cached",
+                     2: "UTF-16 code units of a character past U+FFFF", 65535: "U+FFFF, the last one-unit UTF-16 character"},
     "lang/lint.py": {10: "_MAX_ATOMS: the yes/no atoms of a condition searched (2**10 cases), a work bound"},
     "core/tables.py": {5: "FIELD_BITS / VALUE_BITS: bits per count in a packed key and per value",
                        2_000_000: "MAX_CACHE_ENTRIES: a bound on reading a cache file",

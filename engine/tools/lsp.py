@@ -35,7 +35,7 @@ SERVER_NAME = "mjrules"
 _WORD = re.compile(r"[^\W\d]\w*|[正副]")
 STATEMENT_WORDS = ["ruleset", "extends", "source", "override", "remove", "option", *SECTIONS]
 
-# keyword → the heading of docs/language.md that explains it
+# keyword → the heading of docs/language.md that explains it (or the start of that heading)
 KEYWORD_SECTIONS: dict[str, str] = {
     "ruleset": "`ruleset` — the header", "extends": "`extends`", "source": "`source`", "override": "`override`",
     "remove": "`remove`", "option": "`option`", "suit": "`suit`", "honours": "`honours`", "table": "`table`",
@@ -50,8 +50,8 @@ KEYWORD_SECTIONS: dict[str, str] = {
     **{w: "Tile values" for w in ("正", "副", "main", "next")},
     **{w: "Kong points" for w in ("exposed", "added")},
     "score": "Score formula",
-    **{w: "Kong bonus (杠精)" for w in ("each", "per", "points")},
-    **{w: "Liability (包冲关)" for w in ("liability", "claimed")},
+    **{w: "Kong bonus" for w in ("each", "per", "points")},
+    **{w: "Liability" for w in ("liability", "claimed")},
     **{w: "`fan`" for w in ("when", "instead", "all", "except", "fixed", "from", "else", "discarder", "others",
                             "dealer")},
     **{w: "`factor`" for w in ("on", "win", "adders")},
@@ -89,9 +89,18 @@ def reference_sections() -> dict[str, str]:
     return out
 
 
+def section_of(word: str) -> str | None:
+    """The heading of docs/language.md that explains keyword ``word`` (None: not a keyword)."""
+    want = KEYWORD_SECTIONS.get(word)
+    if want is None:
+        return None
+    sections = reference_sections()
+    return want if want in sections else next((h for h in sections if h.startswith(want + " ")), None)
+
+
 def keyword_doc(word: str) -> str | None:
     """Markdown for a keyword: its section of the language reference (cut to a screen)."""
-    heading = KEYWORD_SECTIONS.get(word)
+    heading = section_of(word)
     body = reference_sections().get(heading or "")
     if body is None:
         return None
@@ -239,7 +248,7 @@ def word_at(text: str, line: int, char: int) -> Word | None:
 
 def _target(a: Analysis, w: Word) -> tuple[str | None, str]:
     """The kind a name is of, from the word before it (``fan 大七对``, ``override fan 大七对``,
-    ``when pattern 大七对``, ``liability 冲关``); None: any kind."""
+    ``when pattern 大七对``, ``liability NAME``); None: any kind."""
     prev = w.before[-1] if w.before else None
     if prev in SECTIONS:
         return prev, w.text
