@@ -5,7 +5,7 @@ Exit status (docs/cli.md has the table; ``EXIT_CODES`` below is it, and ``--help
 hand that does not win, ``play`` ran out of input, ``check --strict`` found warnings; 2 bad input (a rule or scenario file, a flag
 or its value), with ``file:line:col`` where there is a file, never a traceback; 3 a bug in
 mjrules (an internal error, reported in one line); 130 interrupted (Ctrl-C); 141 standard
-output closed early (``mjrules … | head``), silently. Every command but ``play`` and ``sheet``
+output closed early (``mjrules … | head``), silently. Every command but ``play``, ``sheet`` and ``lsp``
 takes ``--json`` for a program to read.
 """
 from __future__ import annotations
