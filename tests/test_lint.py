@@ -73,6 +73,26 @@ def test_a_statement_cut_short_is_reported_at_the_next_one(tmp_path):
     assert got[-1][:3] == ("E101", 4, 29) and got[-1][3].startswith("the file ends in the middle of a declaration")
 
 
+def test_a_statement_with_a_syntax_error_does_not_cascade(tmp_path):
+    """Names declared by a statement that does not parse are not also reported as unknown."""
+    _, diags = lint(tmp_path, "pattern 碰碰胡 = sets four of 刻子 + pair\n"
+                              "fan 碰碰胡 = x2 when pattern 碰碰胡\n"
+                              "fan 坏 = x2 when pattern 好好\n")
+    assert [(d.code, d.line, d.column, d.message) for d in diags] == [
+        ("E101", 2, 20, "unexpected `four`; expected a number"),
+        ("E401", 4, 25, "unknown pattern '好好'"),
+    ]
+
+
+def test_recovery_is_bounded_by_the_statement_limit(tmp_path):
+    from engine.lang import limits as L
+
+    body = "fan 坏 = x2 when\n" + "".join(f"fan f{i} = x2 when discard\n" for i in range(L.MAX_DECLARATIONS))
+    _, diags = lint(tmp_path, body)
+    assert [(d.code, d.line, d.message) for d in diags] == [
+        ("E001", L.MAX_DECLARATIONS + 2, f"more than {L.MAX_DECLARATIONS} statements in one file")]
+
+
 def test_errors_of_an_option_block_and_of_values_are_collected(tmp_path):
     _, diags = lint(tmp_path, "suit q ranks 5..1 copies 4\n"
                               "remove fan 不存在\n"

@@ -196,6 +196,7 @@ class ParsedFile:
     sources: list[str] = field(default_factory=list)
     stmts: list[Stmt] = field(default_factory=list)
     options: list[OptionStmt] = field(default_factory=list)
+    unparsed: set[str] = field(default_factory=set)  # KIND.NAME of statements with a syntax error
 
 
 def _s(tok: Token) -> str:
@@ -729,6 +730,7 @@ def parse_text_collect(text: str, file: str) -> tuple[ParsedFile, list[RuleError
     At most :data:`~engine.lang.limits.MAX_ERRORS` syntax errors are collected."""
     text = text.removeprefix("\ufeff")
     errors: list[RuleError] = []
+    unparsed: set[str] = set()
     try:
         _check_text(text, file)
     except RuleError as exc:
@@ -738,6 +740,12 @@ def parse_text_collect(text: str, file: str) -> tuple[ParsedFile, list[RuleError
     except (_TokenTooBig, UnexpectedInput):
         subtrees = []
         chunks = statement_chunks(text)
+        counted = [c for c in chunks if c[1].split(None, 1)[:1] not in (["ruleset"], ["extends"], ["source"])]
+        if len(counted) > L.MAX_DECLARATIONS:  # bound the work: each statement is parsed on its own
+            line = counted[L.MAX_DECLARATIONS][0]
+            return ParsedFile(file=file, text=text), [_tag(RuleError(
+                f"more than {L.MAX_DECLARATIONS} statements in one file", Location(file, line, 1),
+                hint="split the rules over files with `extends`", source_text=text), "file")]
         for i, (line, chunk) in enumerate(chunks):
             if len(errors) >= L.MAX_ERRORS:
                 break
@@ -751,6 +759,7 @@ def parse_text_collect(text: str, file: str) -> tuple[ParsedFile, list[RuleError
             except UnexpectedInput as exc:
                 following = chunks[i + 1] if i + 1 < len(chunks) else None
                 errors.append(_tag(_chunk_syntax_error(exc, padded, text, file, following), "syntax"))
+                unparsed |= _declared_path(chunk)
                 continue
             if i and any(isinstance(t, Tree) and t.data == "header" for t in tree.children):
                 errors.append(_tag(RuleError("`ruleset NAME` comes first in a file", Location(file, line, 1),
@@ -771,6 +780,7 @@ def parse_text_collect(text: str, file: str) -> tuple[ParsedFile, list[RuleError
             exc.orig_exc.source_text = text
             errors.append(_tag(exc.orig_exc, "declaration"))
     pf = _parsed_file(items, text, file, errors)
+    pf.unparsed = unparsed
     errors.sort(key=lambda e: (e.location.line, e.location.column) if e.location else (0, 0))
     return pf, errors
 
@@ -790,6 +800,14 @@ def statement_chunks(text: str) -> list[tuple[int, str]]:
         code = re.sub(r'"[^"\n]*"', "", row).split("#", 1)[0]
         depth = max(0, depth + code.count("{") - code.count("}"))
     return [(no, "\n".join(rows)) for no, rows in chunks]
+
+
+def _declared_path(chunk: str) -> set[str]:
+    """``{KIND.NAME}`` a statement's text declares, overrides or removes (empty: none seen)."""
+    words = chunk.split("#", 1)[0].split()
+    if words[:1] in (["override"], ["remove"]):
+        words = words[1:]
+    return {f"{words[0]}.{words[1]}"} if len(words) > 1 and words[0] in SECTIONS else set()
 
 
 def _chunk_syntax_error(exc: UnexpectedInput, padded: str, text: str, file: str,
@@ -1016,6 +1034,8 @@ def check_text(text: str, file: str = "<text>", options: dict[str, str] | None =
     except RuleError as exc:
         errors.append(exc if hasattr(exc, "phase") else _tag(exc, "check"))
         return Checked(None, errors, pf, state["entries"])
+    if pf.unparsed:  # a name whose statement has a syntax error is not unknown: one error, not two
+        errors = [e for e in errors if not set(getattr(e, "paths", ())) & pf.unparsed]
     errors.sort(key=lambda e: (e.location.file != file, e.location.line, e.location.column) if e.location else (True, 0, 0))
     return Checked(None if errors else rs, errors, pf, state["entries"])
 
@@ -1124,6 +1144,13 @@ def _resolve_option(opt: OptionStmt, pf: ParsedFile, options: dict[str, str], us
         origin=Origin(file=opt.location.file, line=opt.location.line, column=opt.location.column))
 
 
+def _names(exc: RuleError, *paths: str) -> RuleError:
+    """``exc`` marked with the ``KIND.NAME`` paths it is about (an unknown name, an override of
+    nothing): :func:`check_text` drops it when such a statement had a syntax error (a cascade)."""
+    exc.paths = paths
+    return exc
+
+
 def _tag(exc: RuleError, phase: str) -> RuleError:
     """``exc`` marked with the compiler phase that found it (``file``, ``syntax``, ``declaration``,
     ``resolve``, ``check``, ``table``): :mod:`engine.lang.lint` gives each phase an error code."""
@@ -1168,14 +1195,14 @@ def _apply(entries: dict[str, _Entry], st: Stmt, text: str, removed: dict[str, L
         entries[path] = _Entry(st, text)
     elif st.op == "override":
         if old is None:
-            raise RuleError(f"override of {path}, which no file in the chain declares", st.location,
+            raise _names(RuleError(f"override of {path}, which no file in the chain declares", st.location,
                             hint=_same_kind_hint(entries, st.kind, st.name) or "declare it without `override`",
-                            source_text=text)
+                            source_text=text), path)
         entries[path] = _Entry(st, text, old.stmt.decl)
     else:
         if old is None:
-            raise RuleError(f"remove of {path}, which no file in the chain declares", st.location,
-                            hint=_same_kind_hint(entries, st.kind, st.name), source_text=text)
+            raise _names(RuleError(f"remove of {path}, which no file in the chain declares", st.location,
+                                   hint=_same_kind_hint(entries, st.kind, st.name), source_text=text), path)
         del entries[path]
         removed[path] = st.location
 
@@ -1239,6 +1266,8 @@ def _check(rs: Ruleset, entries: dict[str, _Entry], removed: dict[str, Location]
                     related.append((f"{kind}.{ref.name} is removed here", removed[f"{kind}.{ref.name}"]))
         exc = RuleError(msg, loc or st.location, hint=hint, source_text=entries[st.path].file_text,
                         related=related)
+        if ref is not None:
+            _names(exc, *(f"{kind}.{ref.name}" for kind in _REF_KINDS.get(ref.what, ())))
         if errors is None:
             raise exc
         errors.append(_tag(exc, "check"))
