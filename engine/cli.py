@@ -210,16 +210,16 @@ def check(files: Annotated[list[str], typer.Argument(metavar="FILE...", help="Ru
         options = _options(option)
     except MjError as exc:
         _fail(exc, as_json)
-    reports, diagnostics, bad = [], [], False
+    reports, diagnostics, bad = [], [], 0
     for ref in files:
         try:
             path = resolve_ruleset_path(ref)
         except MjError as exc:  # not a rule file at all: said as any command says it
             if as_json:
-                reports.append({"file": ref, "ok": False, **exc.to_json()})
+                reports.append({**exc.to_json(), "file": ref, "ok": False})
             else:
                 err.print(exc.render(), markup=False)
-            bad = True
+            bad += 1
             continue
         rs = first = None
         try:
@@ -244,15 +244,17 @@ def check(files: Annotated[list[str], typer.Argument(metavar="FILE...", help="Ru
                 _print_check_summary(rs)
             for d in found:
                 err.print(d.error.render() if d.error is not None else d.concise(), markup=False)
-    n_err = sum(d.severity == "error" for d in diagnostics)
-    n_warn = len(diagnostics) - n_err
+    n_warn = sum(d.severity == "warning" for d in diagnostics)
+    n_err = len(diagnostics) - n_warn + bad  # a name that is no rule file is an error too
     if as_json:
         data = {"ok": not bad and n_err == 0, "errors": n_err, "warnings": n_warn,
                 "diagnostics": [d.to_json() for d in diagnostics], "files": reports}
-        if len(reports) == 1:
-            data.update({k: v for k, v in reports[0].items() if k not in data})
+        if len(reports) == 1:  # one file: its summary, or its first error, where they were before
+            first = next((d.error for d in diagnostics if d.error is not None), None)
+            data.update({k: v for k, v in {**reports[0], **(first.to_json() if first else {})}.items()
+                         if k not in data})
         print(json.dumps(data, ensure_ascii=False, indent=2))
-    elif diagnostics:
+    elif diagnostics or (bad and len(files) > 1):
         err.print(f"Found {n_err} error{'s' * (n_err != 1)}, {n_warn} warning{'s' * (n_warn != 1)}.", markup=False)
     if bad or n_err:
         raise typer.Exit(EXIT_BAD_INPUT)

@@ -55,6 +55,7 @@ def test_a_file_with_three_errors_reports_all_three(tmp_path):
     assert lines[-1] == "Found 3 errors, 0 warnings."
     data = json.loads(runner.invoke(app, ["check", str(path), "--json"]).stdout)
     assert data["ok"] is False and data["errors"] == 3 and data["warnings"] == 0
+    assert (data["error"], data["line"], data["column"]) == ("unknown fact 'discrad' in a win condition", 2, 17)
     assert [(d["code"], d["severity"], d["file"], d["line"], d["column"], d["end"]) for d in data["diagnostics"]] == [
         ("E401", "error", str(path), 2, 17, {"line": 2, "column": 24}),
         ("E101", "error", str(path), 3, 25, {"line": 3, "column": 30}),
@@ -256,7 +257,7 @@ def test_cli_selectors_strict_and_several_files(tmp_path):
     r = runner.invoke(app, ["check", str(clean), str(bad), "nosuch"])
     assert r.exit_code == 2
     assert "ok: c (extends nanchang) — 南昌麻将" in r.output and "error: no bundled ruleset 'nosuch'" in r.output
-    assert r.output.splitlines()[-1] == "Found 1 error, 0 warnings."
+    assert r.output.splitlines()[-1] == "Found 2 errors, 0 warnings."
 
 
 def test_json_of_several_files(tmp_path):

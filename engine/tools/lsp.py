@@ -266,6 +266,11 @@ def hover(a: Analysis, line: int, char: int) -> str | None:
     syms = a.lookup(kind, name) if (kind or name not in KEYWORD_SECTIONS) else []
     if syms and not (kind is None and name in F.FACTS):
         return _rule_doc(a, syms)
+    if name in FLOW.POLICIES and "flow" in w.before:
+        policy = FLOW.POLICIES[name]
+        params = "\n".join(f"- `{k}`: {p.doc}" + (f" ({' / '.join(p.words)})" if p.words else "")
+                           for k, p in policy.params.items())
+        return f"**flow policy** `{name}`: {policy.doc}\n\n{params}"
     return fact_doc(name) or keyword_doc(name) or (f"**option** `{name}`: choices {', '.join(a.options[name])}"
                                                    if name in a.options else None)
 
