@@ -28,7 +28,7 @@ from engine.lang import facts as F
 from engine.lang import flow as FLOW
 from engine.lang.compiler import SECTIONS, Checked, check_text, compile_ruleset, statement_chunks
 from engine.lang.lint import Diagnostic, _strip_comment, diagnose
-from engine.lang.resources import _data_dir, bundled_ruleset_names
+from engine.lang.resources import _data_dir
 
 SERVER_NAME = "mjrules"
 
@@ -554,4 +554,4 @@ def serve() -> None:
 
 
 __all__ = ["analyse", "completions", "definition", "hover", "outline", "formatted", "serve", "make_server",
-           "reference_sections", "bundled_ruleset_names"]
+           "reference_sections"]
