@@ -2,10 +2,10 @@
 
 Exit status (docs/cli.md has the table; ``EXIT_CODES`` below is it, and ``--help`` prints it):
 0 success; 1 the answer is "no": a test failed, a diff or replay differs, ``score`` was given a
-hand that does not win, ``play`` ran out of input; 2 bad input (a rule or scenario file, a flag
+hand that does not win, ``play`` ran out of input, ``check --strict`` found warnings; 2 bad input (a rule or scenario file, a flag
 or its value), with ``file:line:col`` where there is a file, never a traceback; 3 a bug in
 mjrules (an internal error, reported in one line); 130 interrupted (Ctrl-C); 141 standard
-output closed early (``mjrules … | head``), silently. Every command but ``play`` and ``sheet``
+output closed early (``mjrules … | head``), silently. Every command but ``play``, ``sheet`` and ``lsp``
 takes ``--json`` for a program to read.
 """
 from __future__ import annotations
@@ -34,7 +34,7 @@ EXIT_OK, EXIT_NO, EXIT_BAD_INPUT, EXIT_BUG, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE =
 EXIT_CODES = {  # the exit-code table of docs/cli.md and of `mjrules --help`
     EXIT_OK: "success",
     EXIT_NO: "the answer is no: a test failed, a diff or replay differs, a hand does not win (score), "
-             "play ran out of input",
+             "play ran out of input, check --strict found warnings",
     EXIT_BAD_INPUT: "bad input: a rule or scenario file, a flag or its value (file:line:col where there is a file)",
     EXIT_BUG: "a bug in mjrules: an internal error, reported in one line (MJRULES_DEBUG=1 for the traceback)",
     EXIT_INTERRUPTED: "interrupted (Ctrl-C)",
@@ -172,26 +172,128 @@ def _fail(exc: MjError, as_json: bool, code: int = 2) -> None:
 # ---- check ------------------------------------------------------------------------------------
 
 
+CodesOpt = Optional[list[str]]
+
+
 @app.command()
-def check(file: FileArg, option: OptionOpt = None, as_json: JsonOpt = False) -> None:
-    """Compile a rule file and report what it declares; errors give file:line:col and exit 2."""
-    rs = _compile(file, option, as_json)
+def check(files: Annotated[list[str], typer.Argument(metavar="FILE...", help="Rule files or bundled ruleset names.")],
+          option: OptionOpt = None, as_json: JsonOpt = False,
+          select: Annotated[CodesOpt, typer.Option("--select", metavar="CODES",
+                                                   help="Report only these warnings: codes or prefixes, comma-separated (default: W, all).")] = None,
+          extend_select: Annotated[CodesOpt, typer.Option("--extend-select", metavar="CODES",
+                                                          help="Report these warnings as well as the selected ones.")] = None,
+          ignore: Annotated[CodesOpt, typer.Option("--ignore", metavar="CODES",
+                                                   help="Do not report these warnings.")] = None,
+          strict: Annotated[bool, typer.Option("--strict", help="Exit 1 when there are warnings (and no error).")] = False,
+          ) -> None:
+    """Compile rule files: every error (exit 2) and warning of each, with its code (docs/cli.md).
+
+    A file with no error also gets its summary (what it declares, its options). Warnings alone
+    exit 0 (1 with --strict). `# noqa` or `# noqa: W201` on a line drops its warnings."""
+    from engine.lang.lint import Selection, lint_file
+    from engine.lang.resources import resolve_ruleset_path
+
+    def codes(flag: str, values: list[str] | None) -> list[str] | None:
+        if values is None:
+            return None
+        out = [c.strip() for v in values for c in v.split(",") if c.strip()]
+        for c in out:
+            if not Selection(select=[c]).valid():
+                _fail(MjError(f"{flag} {c!r}: no code starts with {c!r}",
+                              hint="the codes are listed in docs/cli.md (E… errors, W… warnings)"), as_json)
+        return out
+
+    selection = Selection(select=codes("--select", select), extend_select=codes("--extend-select", extend_select) or [],
+                          ignore=codes("--ignore", ignore) or [])
+    options = None
+    try:
+        options = _options(option)
+    except MjError as exc:
+        _fail(exc, as_json)
+    reports, diagnostics, bad = [], [], 0
+    for ref in files:
+        try:
+            path = resolve_ruleset_path(ref)
+        except MjError as exc:  # not a rule file at all: said as any command says it
+            if as_json:
+                reports.append({**exc.to_json(), "file": ref, "ok": False})
+            else:
+                err.print(exc.render(), markup=False)
+            bad += 1
+            continue
+        rs = first = None
+        try:
+            rs = compile_ruleset(ref, options)
+        except OptionError as exc:
+            _fail(_option_error(exc), as_json)
+        except MjError as exc:
+            first = exc
+        found = lint_file(path, options, selection)
+        errors = [d for d in found if d.severity == "error"]
+        if first is not None and not errors:  # the linter missed what the compiler found: report that
+            from engine.lang.lint import from_error
+
+            found.insert(0, from_error(first, str(path)))
+        diagnostics += found
+        report = {"file": str(path), "ok": rs is not None and first is None}
+        if rs is not None and first is None:
+            report.update(_check_summary(rs))
+        reports.append(report)
+        if not as_json:
+            if report["ok"]:
+                _print_check_summary(rs)
+            for d in found:
+                err.print(d.error.render() if d.error is not None else d.concise(), markup=False)
+    n_warn = sum(d.severity == "warning" for d in diagnostics)
+    n_err = len(diagnostics) - n_warn + bad  # a name that is no rule file is an error too
+    if as_json:
+        data = {"ok": not bad and n_err == 0, "errors": n_err, "warnings": n_warn,
+                "diagnostics": [d.to_json() for d in diagnostics], "files": reports}
+        if len(reports) == 1:  # one file: its summary, or its first error, where they were before
+            first = next((d.error for d in diagnostics if d.error is not None), None)
+            data.update({k: v for k, v in {**reports[0], **(first.to_json() if first else {})}.items()
+                         if k not in data})
+        print(json.dumps(data, ensure_ascii=False, indent=2))
+    elif diagnostics or (bad and len(files) > 1):
+        err.print(f"Found {n_err} error{'s' * (n_err != 1)}, {n_warn} warning{'s' * (n_warn != 1)}.", markup=False)
+    if bad or n_err:
+        raise typer.Exit(EXIT_BAD_INPUT)
+    if n_warn and strict:
+        raise typer.Exit(EXIT_NO)
+
+
+def _check_summary(rs) -> dict:
     counts = {
         "tile kinds": sum(len(range(s.low, s.high + 1)) for s in rs.suits.values()) + sum(len(h.tiles) for h in rs.honours.values()),
         "melds": len(rs.melds), "patterns": len(rs.patterns), "indicators": len(rs.indicators),
         "jing rules": len(rs.jing), "fans": len(rs.fans), "payments": len(rs.payments),
         "factors": len(rs.factors), "flow policies": len(rs.flow),
     }
-    if as_json:
-        print(json.dumps({"ok": True, "ruleset": rs.name, "file": rs.file, "extends": rs.extends,
-                          "counts": counts, "options": {k: o.chosen for k, o in rs.options.items()}},
-                         ensure_ascii=False, indent=2))
-        return
+    return {"ruleset": rs.name, "extends": rs.extends, "counts": counts,
+            "options": {k: o.chosen for k, o in rs.options.items()}}
+
+
+def _print_check_summary(rs) -> None:
+    counts = _check_summary(rs)["counts"]
     chain = f" (extends {' ← '.join(reversed(rs.extends))})" if rs.extends else ""
     out.print(f"ok: {rs.name}{chain} — {rs.label or ''}".rstrip(" —"), markup=False)
     out.print("  " + ", ".join(f"{v} {k}" for k, v in counts.items()), markup=False)
     for o in rs.options.values():
         out.print(f"  option {o.name} = {o.chosen} (default {o.default}; choices {', '.join(o.choices)})", markup=False)
+
+
+@app.command()
+def lsp() -> None:
+    """Run the rule-file language server on stdin/stdout, for an editor (needs the `lsp` extra:
+    pip install 'mjrules[lsp]'): diagnostics, hover, completion, go to definition, outline, formatting."""
+    try:
+        import pygls  # noqa: F401
+    except ImportError:
+        _fail(MjError("`mjrules lsp` needs pygls, which is not installed",
+                      hint="pip install 'mjrules[lsp]'"), False)
+    from engine.tools.lsp import serve
+
+    serve()
 
 
 # ---- export -----------------------------------------------------------------------------------

@@ -184,15 +184,15 @@ def test_sheet_writes_where_it_may(tmp_path: Path):
 
 
 def test_every_command_but_play_and_sheet_takes_json():
-    """What README.md and docs/cli.md say: every command but play and sheet takes --json."""
+    """What README.md and docs/cli.md say: every command but play, sheet and lsp takes --json."""
     group = typer.main.get_command(app)
     takes = {name for name, cmd in group.commands.items()
              if any("--json" in p.opts for p in cmd.params)}
-    assert set(group.commands) - takes == {"play", "sheet"}
+    assert set(group.commands) - takes == {"play", "sheet", "lsp"}
     docs = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
     line = next(ln for ln in docs.splitlines() if "take `--json`" in ln)
     assert set(re.findall(r"`(\w+)`", line.split("take")[0])) == takes
-    assert "Every command but `play` and `sheet` takes `--json`" in (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "Every command but `play`, `sheet` and `lsp` takes `--json`" in (ROOT / "README.md").read_text(encoding="utf-8")
 
 
 # ---- exit codes ----------------------------------------------------------------------------------

@@ -196,6 +196,7 @@ class ParsedFile:
     sources: list[str] = field(default_factory=list)
     stmts: list[Stmt] = field(default_factory=list)
     options: list[OptionStmt] = field(default_factory=list)
+    unparsed: set[str] = field(default_factory=set)  # KIND.NAME of statements with a syntax error
 
 
 def _s(tok: Token) -> str:
@@ -693,13 +694,23 @@ def parse_text(text: str, file: str) -> ParsedFile:
             exc.orig_exc.source_text = text
             raise exc.orig_exc from None
         raise
+    return _parsed_file(items, text, file)
+
+
+def _parsed_file(items: list, text: str, file: str, errors: list | None = None) -> ParsedFile:
+    """The transformed top-level items as a :class:`ParsedFile`. A second ``extends`` raises
+    :class:`RuleError`, or is added to ``errors`` (tagged ``resolve``) when a list is given."""
     pf = ParsedFile(file=file, text=text)
     for it in items:
         if isinstance(it, tuple) and it[0] == "header":
             pf.name, pf.label = it[1], it[2]
         elif isinstance(it, tuple) and it[0] == "extends":
             if pf.extends is not None:
-                raise RuleError("a rule file can extend only one parent", it[2], source_text=text)
+                exc = RuleError("a rule file can extend only one parent", it[2], source_text=text)
+                if errors is None:
+                    raise exc
+                errors.append(_tag(exc, "resolve"))
+                continue
             pf.extends = (it[1], it[2])
         elif isinstance(it, tuple) and it[0] == "source":
             pf.sources.append(it[1])
@@ -708,6 +719,111 @@ def parse_text(text: str, file: str) -> ParsedFile:
         else:
             pf.stmts.append(it)
     return pf
+
+
+def parse_text_collect(text: str, file: str) -> tuple[ParsedFile, list[RuleError]]:
+    """Parse one rule file's text, recovering after errors: the text is cut into top-level
+    statements (:func:`statement_chunks`), each parsed on its own when the whole does not parse,
+    and each statement that parses is built on its own. Returns the statements that were built
+    and every error found (each tagged with its ``phase``), in file order; an error of the text
+    as a whole (too large, not text, a limit of :func:`_check_tree`) stops there.
+    At most :data:`~engine.lang.limits.MAX_ERRORS` syntax errors are collected."""
+    text = text.removeprefix("\ufeff")
+    errors: list[RuleError] = []
+    unparsed: set[str] = set()
+    try:
+        _check_text(text, file)
+    except RuleError as exc:
+        return ParsedFile(file=file, text=text), [_tag(exc, "file")]
+    try:
+        subtrees = list(parser().parse(text).children)
+    except (_TokenTooBig, UnexpectedInput):
+        subtrees = []
+        chunks = statement_chunks(text)
+        counted = [c for c in chunks if c[1].split(None, 1)[:1] not in (["ruleset"], ["extends"], ["source"])]
+        if len(counted) > L.MAX_DECLARATIONS:  # bound the work: each statement is parsed on its own
+            line = counted[L.MAX_DECLARATIONS][0]
+            return ParsedFile(file=file, text=text), [_tag(RuleError(
+                f"more than {L.MAX_DECLARATIONS} statements in one file", Location(file, line, 1),
+                hint="split the rules over files with `extends`", source_text=text), "file")]
+        for i, (line, chunk) in enumerate(chunks):
+            if len(errors) >= L.MAX_ERRORS:
+                break
+            padded = "\n" * (line - 1) + chunk
+            try:
+                tree = parser().parse(padded)
+            except _TokenTooBig as exc:
+                errors.append(_tag(RuleError(exc.message, Location(file, exc.token.line, exc.token.column),
+                                             hint=exc.hint, source_text=text), "syntax"))
+                continue
+            except UnexpectedInput as exc:
+                following = chunks[i + 1] if i + 1 < len(chunks) else None
+                errors.append(_tag(_chunk_syntax_error(exc, padded, text, file, following), "syntax"))
+                unparsed |= _declared_path(chunk)
+                continue
+            if i and any(isinstance(t, Tree) and t.data == "header" for t in tree.children):
+                errors.append(_tag(RuleError("`ruleset NAME` comes first in a file", Location(file, line, 1),
+                                             source_text=text), "syntax"))
+                continue
+            subtrees.extend(tree.children)
+    try:
+        _check_tree(Tree("start", subtrees), file, text)
+    except RuleError as exc:
+        return ParsedFile(file=file, text=text), errors + [_tag(exc, "file")]
+    items = []
+    for sub in subtrees:
+        try:
+            items.append(_Build(file).transform(sub) if isinstance(sub, Tree) else sub)
+        except VisitError as exc:
+            if not isinstance(exc.orig_exc, RuleError):
+                raise
+            exc.orig_exc.source_text = text
+            errors.append(_tag(exc.orig_exc, "declaration"))
+    pf = _parsed_file(items, text, file, errors)
+    pf.unparsed = unparsed
+    errors.sort(key=lambda e: (e.location.line, e.location.column) if e.location else (0, 0))
+    return pf, errors
+
+
+def statement_chunks(text: str) -> list[tuple[int, str]]:
+    """The text cut into top-level statements: ``(first line, text)`` pairs. A statement starts
+    on a line that begins (column 1) with anything but a space, ``#`` or ``}``, outside any
+    ``{ }`` (an ``option``'s choices stay with it); comment and blank lines join the statement
+    before them. The cut only guides error recovery: it never changes what a file means."""
+    chunks: list[tuple[int, list[str]]] = []
+    depth = 0
+    for no, row in enumerate(text.split("\n"), 1):
+        starts = depth == 0 and row[:1] not in ("", " ", "\t", "\r", "#", "}")
+        if starts or not chunks:
+            chunks.append((no, []))
+        chunks[-1][1].append(row)
+        code = re.sub(r'"[^"\n]*"', "", row).split("#", 1)[0]
+        depth = max(0, depth + code.count("{") - code.count("}"))
+    return [(no, "\n".join(rows)) for no, rows in chunks]
+
+
+def _declared_path(chunk: str) -> set[str]:
+    """``{KIND.NAME}`` a statement's text declares, overrides or removes (empty: none seen)."""
+    words = chunk.split("#", 1)[0].split()
+    if words[:1] in (["override"], ["remove"]):
+        words = words[1:]
+    return {f"{words[0]}.{words[1]}"} if len(words) > 1 and words[0] in SECTIONS else set()
+
+
+def _chunk_syntax_error(exc: UnexpectedInput, padded: str, text: str, file: str,
+                        following: tuple[int, str] | None) -> RuleError:
+    """:func:`_syntax_error` for one statement parsed alone. A statement cut short by the end of
+    its chunk is reported as the whole file's parse would: at the next statement's first word."""
+    tok = getattr(exc, "token", None)
+    ends = isinstance(exc, UnexpectedEOF) or (tok is not None and tok.type == "$END")
+    if ends and following is not None:
+        line, chunk = following
+        word = chunk.split(None, 1)[0] if chunk.split() else chunk
+        return RuleError(f"unexpected `{word}`; expected {_readable(set(exc.expected))}",
+                         Location(file, line, 1), source_text=text)
+    err = _syntax_error(exc, padded, file)
+    err.source_text = text
+    return err
 
 
 def _line_col(text: str, index: int) -> tuple[int, int]:
@@ -836,6 +952,7 @@ def _syntax_error(exc: UnexpectedInput, text: str, file: str) -> RuleError:
 class _Entry:
     stmt: Stmt
     file_text: str
+    replaced: Any = None  # for an override: the declaration it replaced (the linter compares them)
 
 
 def compile_ruleset(ref: str | Path, options: dict[str, str] | None = None, *, base_dir: Path | None = None) -> Ruleset:
@@ -874,6 +991,53 @@ def compile_text(text: str, file: str = "<text>", options: dict[str, str] | None
     state = _resolve_parsed(parse_text(text, file), options, used, (), base_dir or Path.cwd())
     _check_options_used(options, used, state)
     return _build(Path(file), state)
+
+
+@dataclass
+class Checked:
+    """What :func:`check_text` found: the ruleset (None when an error stopped the compile or
+    any error was found), every error (each with a ``phase``), the file as parsed, and the
+    resolved entries (``KIND.NAME`` → the statement that won, with what an override replaced)."""
+
+    ruleset: Ruleset | None
+    errors: list[RuleError]
+    parsed: ParsedFile
+    entries: dict = field(default_factory=dict)
+
+
+def check_text(text: str, file: str = "<text>", options: dict[str, str] | None = None,
+               base_dir: Path | None = None) -> Checked:
+    """Compile rule-file text as :func:`compile_text` does, but collect errors rather than stop
+    at the first: every syntax error (the parser recovers at the next statement), every
+    statement's own error, every ``override``/``remove``/duplicate error and every reference
+    check; the table is proved playable only when nothing else failed. An error in a parent
+    file, a bad ``extends`` or a limit stops the compile (one error).
+
+    Raises :class:`OptionError` only for ``options`` (the caller's choices); never RuleError."""
+    options = dict(options or {})
+    used: set[str] = set()
+    pf, errors = parse_text_collect(text, file)
+    if any(getattr(e, "phase", "") == "file" for e in errors):
+        return Checked(None, errors, pf)
+    try:
+        state = _resolve_parsed(pf, options, used, (), base_dir or Path.cwd(), errors)
+        _check_options_used(options, used, state)
+    except OptionError:
+        raise
+    except RuleError as exc:
+        errors.append(_tag(exc, "resolve"))
+        return Checked(None, errors, pf)
+    try:
+        rs = _build(Path(file), state, errors)
+    except OptionError:
+        raise
+    except RuleError as exc:
+        errors.append(exc if hasattr(exc, "phase") else _tag(exc, "check"))
+        return Checked(None, errors, pf, state["entries"])
+    if pf.unparsed:  # a name whose statement has a syntax error is not unknown: one error, not two
+        errors = [e for e in errors if not set(getattr(e, "paths", ())) & pf.unparsed]
+    errors.sort(key=lambda e: (e.location.file != file, e.location.line, e.location.column) if e.location else (True, 0, 0))
+    return Checked(None if errors else rs, errors, pf, state["entries"])
 
 
 def read_rule_file(path: Path) -> str:
@@ -920,7 +1084,7 @@ def _resolve(path: Path, options: dict[str, str], used: set[str], chain: tuple[s
 
 
 def _resolve_parsed(pf: ParsedFile, options: dict[str, str], used: set[str], chain: tuple[str, ...],
-                    base_dir: Path) -> dict:
+                    base_dir: Path, errors: list | None = None) -> dict:
     key = str(Path(pf.file).resolve()) if Path(pf.file).exists() else pf.file
     if key in chain:
         raise RuleError("`extends` makes a cycle: " + " → ".join([*chain, key]),
@@ -948,28 +1112,64 @@ def _resolve_parsed(pf: ParsedFile, options: dict[str, str], used: set[str], cha
     state["sources"] = state["sources"] + pf.sources
     entries: dict[str, _Entry] = state["entries"]
     for st in pf.stmts:
-        _apply(entries, st, pf.text, state["removed"])
+        _collecting(errors, "resolve", _apply, entries, st, pf.text, state["removed"])
     for opt in pf.options:
-        if opt.name in state["option_infos"]:
-            first = state["option_infos"][opt.name].origin
-            raise RuleError(f"option {opt.name} is already declared", opt.location, source_text=pf.text,
-                            related=[("first declared here", Location(first.file, first.line, first.column))],
-                            hint="give each option its own name")
-        if opt.default not in opt.choices:
-            raise RuleError(f"option {opt.name}: default {opt.default!r} is not one of its choices "
-                            f"({', '.join(opt.choices)})", opt.default_location, source_text=pf.text)
-        chosen = str(options.get(opt.name, opt.default))
-        if opt.name in options:
-            used.add(opt.name)
-        if chosen not in opt.choices:
-            raise OptionError(f"option {opt.name} has no choice {chosen!r}", opt.location,
-                              hint=f"choose one of: {', '.join(opt.choices)}", source_text=pf.text,
-                              option=opt.name, value=chosen)
-        state["pending_options"].append((opt.choices[chosen], pf.text))
-        state["option_infos"][opt.name] = OptionInfo(
-            name=opt.name, label=opt.label, default=opt.default, chosen=chosen, choices=list(opt.choices),
-            origin=Origin(file=opt.location.file, line=opt.location.line, column=opt.location.column))
+        _collecting(errors, "resolve", _resolve_option, opt, pf, options, used, state)
     return state
+
+
+def _resolve_option(opt: OptionStmt, pf: ParsedFile, options: dict[str, str], used: set[str], state: dict) -> None:
+    """One ``option`` of a file: its choice (default or ``options``) is queued to apply last.
+
+    Raises :class:`RuleError` (a name given twice, a default that is no choice) or
+    :class:`OptionError` (``options`` names no choice of it)."""
+    if opt.name in state["option_infos"]:
+        first = state["option_infos"][opt.name].origin
+        raise RuleError(f"option {opt.name} is already declared", opt.location, source_text=pf.text,
+                        related=[("first declared here", Location(first.file, first.line, first.column))],
+                        hint="give each option its own name")
+    if opt.default not in opt.choices:
+        raise RuleError(f"option {opt.name}: default {opt.default!r} is not one of its choices "
+                        f"({', '.join(opt.choices)})", opt.default_location, source_text=pf.text)
+    chosen = str(options.get(opt.name, opt.default))
+    if opt.name in options:
+        used.add(opt.name)
+    if chosen not in opt.choices:
+        raise OptionError(f"option {opt.name} has no choice {chosen!r}", opt.location,
+                          hint=f"choose one of: {', '.join(opt.choices)}", source_text=pf.text,
+                          option=opt.name, value=chosen)
+    state["pending_options"].append((opt.choices[chosen], pf.text))
+    state["option_infos"][opt.name] = OptionInfo(
+        name=opt.name, label=opt.label, default=opt.default, chosen=chosen, choices=list(opt.choices),
+        origin=Origin(file=opt.location.file, line=opt.location.line, column=opt.location.column))
+
+
+def _names(exc: RuleError, *paths: str) -> RuleError:
+    """``exc`` marked with the ``KIND.NAME`` paths it is about (an unknown name, an override of
+    nothing): :func:`check_text` drops it when such a statement had a syntax error (a cascade)."""
+    exc.paths = paths
+    return exc
+
+
+def _tag(exc: RuleError, phase: str) -> RuleError:
+    """``exc`` marked with the compiler phase that found it (``file``, ``syntax``, ``declaration``,
+    ``resolve``, ``check``, ``table``): :mod:`engine.lang.lint` gives each phase an error code."""
+    exc.phase = phase
+    return exc
+
+
+def _collecting(errors: list | None, phase: str, fn, *args) -> None:
+    """``fn(*args)``; a :class:`RuleError` it raises propagates, or is added to ``errors``
+    (tagged with ``phase``) when a list is given, so independent statements are all checked."""
+    if errors is None:
+        fn(*args)
+        return
+    try:
+        fn(*args)
+    except OptionError:  # a choice given by the caller (--option), not a fault of the file
+        raise
+    except RuleError as exc:
+        errors.append(_tag(exc, phase))
 
 
 def _same_kind_hint(entries: dict[str, _Entry], kind: str, name: str) -> str | None:
@@ -995,25 +1195,25 @@ def _apply(entries: dict[str, _Entry], st: Stmt, text: str, removed: dict[str, L
         entries[path] = _Entry(st, text)
     elif st.op == "override":
         if old is None:
-            raise RuleError(f"override of {path}, which no file in the chain declares", st.location,
+            raise _names(RuleError(f"override of {path}, which no file in the chain declares", st.location,
                             hint=_same_kind_hint(entries, st.kind, st.name) or "declare it without `override`",
-                            source_text=text)
-        entries[path] = _Entry(st, text)
+                            source_text=text), path)
+        entries[path] = _Entry(st, text, old.stmt.decl)
     else:
         if old is None:
-            raise RuleError(f"remove of {path}, which no file in the chain declares", st.location,
-                            hint=_same_kind_hint(entries, st.kind, st.name), source_text=text)
+            raise _names(RuleError(f"remove of {path}, which no file in the chain declares", st.location,
+                                   hint=_same_kind_hint(entries, st.kind, st.name), source_text=text), path)
         del entries[path]
         removed[path] = st.location
 
 
-def _build(path: Path, state: dict) -> Ruleset:
+def _build(path: Path, state: dict, errors: list | None = None) -> Ruleset:
     entries: dict[str, _Entry] = state["entries"]
     # the chosen option blocks apply last, after every file of the chain: an option is the
     # user's explicit choice, so it wins over a child's override of the same path
     for stmts, text in state["pending_options"]:
         for st in stmts:
-            _apply(entries, st, text, state["removed"])
+            _collecting(errors, "resolve", _apply, entries, st, text, state["removed"])
     sections: dict[str, dict] = {f: {} for f in SECTIONS.values()}
     base = None
     for e in entries.values():
@@ -1024,12 +1224,14 @@ def _build(path: Path, state: dict) -> Ruleset:
             sections[SECTIONS[e.stmt.kind]][decl.name] = decl
     rs = Ruleset(name=state["name"], label=state["label"], file=str(path), sources=state["sources"],
                  extends=state["extends"], files=state["files"], base=base, options=state["option_infos"], **sections)
-    _check(rs, entries, state.get("removed", {}))
+    _check(rs, entries, state.get("removed", {}), errors)
+    if errors:  # a table is proved playable only once everything else holds
+        return rs
     try:
         check_playable(rs, {p: e.file_text for p, e in entries.items()})  # the table can be played
     except RuleError as exc:
         _note_own_changes(exc, str(path), entries, state.get("removed", {}))
-        raise
+        raise _tag(exc, "table")
     return rs
 
 
@@ -1053,15 +1255,22 @@ _REF_KINDS = {REF_GROUP: ("suit", "honours"), REF_PATTERN: ("pattern",), REF_FAN
               REF_JING_FORMULA: ("jing",)}
 
 
-def _check(rs: Ruleset, entries: dict[str, _Entry], removed: dict[str, Location]) -> None:
+def _check(rs: Ruleset, entries: dict[str, _Entry], removed: dict[str, Location], errors: list | None = None) -> None:
+    """The checks after resolution. Raises the first :class:`RuleError`; with ``errors``, adds
+    each (tagged ``check``) and goes on (each check is independent of the others)."""
     def fail(msg, st: Stmt, hint=None, loc=None, ref: Ref | None = None, related=None):
         related = list(related or [])
         if ref is not None:
             for kind in _REF_KINDS.get(ref.what, ()):
                 if f"{kind}.{ref.name}" in removed:
                     related.append((f"{kind}.{ref.name} is removed here", removed[f"{kind}.{ref.name}"]))
-        raise RuleError(msg, loc or st.location, hint=hint, source_text=entries[st.path].file_text,
+        exc = RuleError(msg, loc or st.location, hint=hint, source_text=entries[st.path].file_text,
                         related=related)
+        if ref is not None:
+            _names(exc, *(f"{kind}.{ref.name}" for kind in _REF_KINDS.get(ref.what, ())))
+        if errors is None:
+            raise exc
+        errors.append(_tag(exc, "check"))
 
     if not rs.suits and not rs.honours:
         raise RuleError("the ruleset declares no tiles", Location(rs.file, 1, 1),

@@ -53,3 +53,28 @@ FACTS: dict[str, tuple[frozenset[str], str]] = {
 def facts_for(context: str) -> list[str]:
     """Names usable in ``context`` (``win``, ``transfer`` or ``jing``)."""
     return [name for name, (ctxs, _) in FACTS.items() if context in ctxs]
+
+
+# Facts settled together by one choice among several: a win is made in exactly one way
+# (SCENARIOS.md win.by), and exactly one seat is the dealer. Each kind maps its values to the
+# facts that hold under that value; the kind's other facts are false then. The linter
+# (engine/lang/lint.py) reads this to find conditions that can never hold (`self_drawn and discard`).
+KINDS: dict[str, dict[str, frozenset[str]]] = {
+    "by": {
+        "discard": frozenset({"discard"}),
+        "self_draw": frozenset({"self_drawn"}),
+        "kong_draw": frozenset({"self_drawn", "after_kong"}),
+        "rob_kong": frozenset({"robbed_kong"}),
+    },
+    "dealer": {
+        "winner": frozenset({"dealer_wins"}),
+        "discarder": frozenset({"discarder_is_dealer"}),
+        "another seat": frozenset(),
+    },
+}
+
+# A fact that can hold only when another does (the dealer discarded only if the win is on a discard).
+REQUIRES: dict[str, str] = {"discarder_is_dealer": "discard"}
+
+# Facts that are counts rather than yes/no, with their least value (the others are 0 or 1).
+COUNTS: dict[str, int] = {"wilds": 0, "floor": 1, "n": 0}

@@ -28,6 +28,8 @@ MAX_HAND_TILES              64           counts about one hand: ``sets N``, ``pa
                                          ``honours >= N``, ``rotten gap N``
 MAX_TABLE_NUMBER            1_000        a number of ``table NAME = …`` (hand size, stacks,
                                          deal counts, dead wall)
+MAX_ERRORS                  100          syntax errors ``mjrules check`` collects in one file
+                                         (it recovers at the next statement)
 ==========================  ===========  ====================================================
 """
 from __future__ import annotations
@@ -49,3 +51,4 @@ MAX_COPIES = 16
 MAX_SET_TILES = 8
 MAX_HAND_TILES = 64
 MAX_TABLE_NUMBER = 1_000
+MAX_ERRORS = 100

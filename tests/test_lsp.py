@@ -1,0 +1,200 @@
+"""`mjrules lsp` end to end: a real server process (`python -m engine lsp`) driven by pygls's
+language client over a stdio pipe, with LSP messages only (no handler is called directly):
+initialize, didOpen a file with errors → diagnostics at the right ranges, didChange →
+new diagnostics, hover, completion, definition across `extends`, the outline, formatting."""
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pygls", reason="the language server needs the `lsp` extra (pip install '.[lsp]')")
+from lsprotocol import types as T  # noqa: E402
+from pygls.lsp.client import LanguageClient  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+NANCHANG = ROOT / "rulesets" / "nanchang.rules"
+WAIT = 120  # seconds: a guard against a hung server, not a timing assertion
+
+TEXT = ("extends nanchang\n"
+        "override fan 大七对 = x4 when pattern 大七对\n"
+        "fan 新 = x2 when discrad\n"
+        "meld 新顺 chow = distinct three in winds\n")
+
+
+def line_of(path: Path, prefix: str) -> int:
+    """0-based line of the first line of ``path`` starting with ``prefix``."""
+    return next(i for i, row in enumerate(path.read_text(encoding="utf-8").split("\n")) if row.startswith(prefix))
+
+
+async def _session(tmp_path: Path, steps):
+    client = LanguageClient("mjrules-test", "v1")
+    diagnostics: asyncio.Queue = asyncio.Queue()
+
+    @client.feature(T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    def on_diagnostics(params: T.PublishDiagnosticsParams):
+        diagnostics.put_nowait(params)
+
+    await client.start_io(sys.executable, "-m", "engine", "lsp", cwd=str(ROOT))
+    try:
+        result = await asyncio.wait_for(client.initialize_async(T.InitializeParams(
+            capabilities=T.ClientCapabilities(), root_uri=tmp_path.as_uri())), WAIT)
+        client.initialized(T.InitializedParams())
+        await steps(client, diagnostics, result)
+        await asyncio.wait_for(client.shutdown_async(None), WAIT)
+        client.exit(None)
+        await asyncio.wait_for(client.stop(), WAIT)
+    finally:
+        if client._server is not None and client._server.returncode is None:
+            client._server.kill()
+
+
+def run(tmp_path: Path, steps) -> None:
+    asyncio.run(_session(tmp_path, steps))
+
+
+def test_lsp_over_stdio(tmp_path):
+    path = tmp_path / "house.rules"
+    path.write_text(TEXT, encoding="utf-8")
+    uri = path.as_uri()
+    doc = T.TextDocumentIdentifier(uri=uri)
+
+    async def steps(client, diagnostics, result):
+        caps = result.capabilities
+        assert caps.hover_provider and caps.definition_provider and caps.document_symbol_provider
+        assert caps.completion_provider is not None and caps.document_formatting_provider
+
+        # didOpen a file with two errors: both, at their ranges (0-based lines, UTF-16 columns)
+        client.text_document_did_open(T.DidOpenTextDocumentParams(text_document=T.TextDocumentItem(
+            uri=uri, language_id="mjrules", version=1, text=TEXT)))
+        got = await asyncio.wait_for(diagnostics.get(), WAIT)
+        assert got.uri == uri
+        found = [(d.code, d.severity, d.range.start.line, d.range.start.character, d.range.end.line,
+                  d.range.end.character, d.message.split("\n")[0]) for d in got.diagnostics]
+        assert found == [
+            ("E401", T.DiagnosticSeverity.Error, 2, 16, 2, 23, "unknown fact 'discrad' in a win condition"),
+            ("E101", T.DiagnosticSeverity.Error, 3, 24, 3, 29, "unexpected `three`; expected a number"),
+        ]
+        assert got.diagnostics[0].message.endswith("hint: did you mean discard?")
+        assert all(d.source == "mjrules" for d in got.diagnostics)
+
+        # didChange: fix both, add a warning (a condition that can never hold)
+        fixed = TEXT.replace("discrad", "self_drawn and discard").replace("three", "3")
+        client.text_document_did_change(T.DidChangeTextDocumentParams(
+            text_document=T.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            content_changes=[T.TextDocumentContentChangeWholeDocument(text=fixed)]))
+        got = await asyncio.wait_for(diagnostics.get(), WAIT)
+        assert [(d.code, d.severity, d.range.start.line, d.range.start.character, d.range.end.character)
+                for d in got.diagnostics] == [("W201", T.DiagnosticSeverity.Warning, 2, 16, 38)]
+
+        # hover: a rule name (its value and where it comes from), a keyword, a fact
+        h = await client.text_document_hover_async(T.HoverParams(text_document=doc, position=T.Position(line=1, character=14)))
+        assert h.contents.kind == T.MarkupKind.Markdown
+        assert "**fan.大七对**" in h.contents.value and "override fan 大七对 = x4 when pattern 大七对" in h.contents.value
+        parent_line = line_of(NANCHANG, "fan 大七对") + 1
+        assert f"nanchang.rules:{parent_line}`: `fan 大七对 = x2 when pattern 大七对`" in h.contents.value
+        h = await client.text_document_hover_async(T.HoverParams(text_document=doc, position=T.Position(line=1, character=2)))
+        assert h.contents.value.startswith("**override** — `override` (docs/language.md)")
+        assert "Replaces the declaration with the same path" in h.contents.value
+        h = await client.text_document_hover_async(T.HoverParams(text_document=doc, position=T.Position(line=2, character=20)))
+        assert h.contents.value == "**fact** `self_drawn` (transfer, win): the winner drew the winning tile (自摸, 杠开 too)"
+
+        # completion: facts after `when`, pattern names after `pattern`, keywords at a line start
+        c = await client.text_document_completion_async(T.CompletionParams(text_document=doc,
+                                                                          position=T.Position(line=2, character=18)))
+        labels = [i.label for i in c.items]
+        assert "self_drawn" in labels and "discard" not in labels  # the word typed so far is `se`
+        c = await client.text_document_completion_async(T.CompletionParams(text_document=doc,
+                                                                          position=T.Position(line=1, character=35)))
+        assert {"平胡", "大七对", "小七对", "十三烂", "七星十三烂"} <= {i.label for i in c.items}
+        c = await client.text_document_completion_async(T.CompletionParams(text_document=doc,
+                                                                          position=T.Position(line=4, character=0)))
+        assert {"fan", "meld", "override", "option"} <= {i.label for i in c.items}
+
+        # definition across extends: the overridden fan jumps to the parent's line
+        d = await client.text_document_definition_async(T.DefinitionParams(text_document=doc,
+                                                                           position=T.Position(line=1, character=14)))
+        assert d.uri == NANCHANG.resolve().as_uri() and d.range.start.line == line_of(NANCHANG, "fan 大七对")
+        d = await client.text_document_definition_async(T.DefinitionParams(text_document=doc,
+                                                                           position=T.Position(line=1, character=35)))
+        assert d.uri == NANCHANG.resolve().as_uri() and d.range.start.line == line_of(NANCHANG, "pattern 大七对")
+        d = await client.text_document_definition_async(T.DefinitionParams(text_document=doc,
+                                                                           position=T.Position(line=0, character=10)))
+        assert d.uri == NANCHANG.resolve().as_uri() and d.range.start.line == 0
+
+        # the outline
+        syms = await client.text_document_document_symbol_async(T.DocumentSymbolParams(text_document=doc))
+        assert [(s.name, s.detail, s.range.start.line) for s in syms] == [
+            ("fan 大七对", "override", 1), ("fan 新", "declare", 2), ("meld 新顺", "declare", 3)]
+
+    run(tmp_path, steps)
+
+
+def test_lsp_formatting_over_stdio(tmp_path):
+    fmt = pytest.importorskip("engine.lang.fmt", reason="engine/lang/fmt.py is written on another branch")
+    messy = "extends   nanchang\nfan  新 =  x2   when discard\n"
+    want = fmt.format_text(messy)
+    path = tmp_path / "messy.rules"
+    path.write_text(messy, encoding="utf-8")
+    uri = path.as_uri()
+
+    async def steps(client, diagnostics, result):
+        client.text_document_did_open(T.DidOpenTextDocumentParams(text_document=T.TextDocumentItem(
+            uri=uri, language_id="mjrules", version=1, text=messy)))
+        await asyncio.wait_for(diagnostics.get(), WAIT)
+        edits = await client.text_document_formatting_async(T.DocumentFormattingParams(
+            text_document=T.TextDocumentIdentifier(uri=uri), options=T.FormattingOptions(tab_size=4, insert_spaces=True)))
+        if want == messy:
+            assert not edits
+        else:
+            [edit] = edits
+            assert edit.new_text == want
+            assert (edit.range.start.line, edit.range.start.character) == (0, 0)
+
+    run(tmp_path, steps)
+
+
+def test_lsp_formatting_without_a_formatter_answers_no_edits(tmp_path):
+    """Until engine/lang/fmt.py exists the server answers formatting with no edits (no error)."""
+    try:
+        import engine.lang.fmt  # noqa: F401
+        pytest.skip("engine/lang/fmt.py exists: test_lsp_formatting_over_stdio covers formatting")
+    except ImportError:
+        pass
+    path = tmp_path / "a.rules"
+    path.write_text("extends nanchang\n", encoding="utf-8")
+    uri = path.as_uri()
+
+    async def steps(client, diagnostics, result):
+        client.text_document_did_open(T.DidOpenTextDocumentParams(text_document=T.TextDocumentItem(
+            uri=uri, language_id="mjrules", version=1, text="extends nanchang\n")))
+        got = await asyncio.wait_for(diagnostics.get(), WAIT)
+        assert not got.diagnostics
+        edits = await client.text_document_formatting_async(T.DocumentFormattingParams(
+            text_document=T.TextDocumentIdentifier(uri=uri), options=T.FormattingOptions(tab_size=4, insert_spaces=True)))
+        assert not edits  # [] (or None)
+
+    run(tmp_path, steps)
+
+
+def test_every_keyword_has_hover_text():
+    from engine.tools.lsp import KEYWORD_SECTIONS, STATEMENT_WORDS, keyword_doc, section_of
+
+    assert [k for k in KEYWORD_SECTIONS if section_of(k) is None] == []
+    assert all(keyword_doc(k) for k in KEYWORD_SECTIONS)
+    assert set(STATEMENT_WORDS) <= set(KEYWORD_SECTIONS)
+    assert keyword_doc("liability").startswith("**liability** — Liability (")
+
+
+def test_lsp_without_pygls_is_a_clear_error(monkeypatch):
+    from typer.testing import CliRunner
+
+    from engine.cli import app
+
+    monkeypatch.setitem(sys.modules, "pygls", None)  # import pygls → ImportError
+    r = CliRunner().invoke(app, ["lsp"])
+    assert r.exit_code == 2
+    assert r.output.splitlines() == ["error: `mjrules lsp` needs pygls, which is not installed",
+                                     "hint: pip install 'mjrules[lsp]'"]
