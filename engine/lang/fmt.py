@@ -28,13 +28,16 @@ first (:func:`engine.lang.compiler.parse_text`), so a file that does not parse i
 """
 from __future__ import annotations
 
+import os
+import shutil
 import threading
 import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
-from engine.errors import Location, RuleError
+from engine.errors import Location, MjError, RuleError
 from engine.lang import compiler as C
 from engine.lang import limits as L
 
@@ -405,3 +408,84 @@ def format_text(text: str, file: str = "<text>") -> str:
     if _signature(after) != _signature(before):
         raise AssertionError(f"formatting {file} would change what it declares")
     return result
+
+
+# ---- files ----------------------------------------------------------------------------------------
+
+
+@dataclass
+class Formatted:
+    """One rule file and its canonical layout: ``file`` as named to the user, its text as read
+    (``before``) and formatted (``after``)."""
+    file: str
+    before: str
+    after: str
+
+    @property
+    def changed(self) -> bool:
+        """Whether formatting changes the text."""
+        return self.before != self.after
+
+    def diff(self) -> str:
+        """The change as a unified diff (``--- FILE`` / ``+++ FILE``); "" when nothing changes."""
+        import difflib
+
+        out = []
+        for row in difflib.unified_diff(self.before.splitlines(keepends=True), self.after.splitlines(keepends=True),
+                                        fromfile=self.file, tofile=self.file):
+            out.append(row if row.endswith("\n") else row + "\n\\ No newline at end of file\n")
+        return "".join(out)
+
+
+def rule_files(args: list[str]) -> list[Path]:
+    """The files ``args`` name: a file as given, a folder's ``*.rules`` files (recursively, in
+    name order, symbolic links to folders not followed), each once.
+
+    Raises :class:`~engine.errors.MjError` for a name that is neither a file nor a folder."""
+    found: list[Path] = []
+    for arg in args:
+        p = Path(arg)
+        if p.is_dir():
+            for top, dirs, names in os.walk(p):
+                dirs.sort()
+                found.extend(Path(top) / n for n in sorted(names) if n.endswith(".rules"))
+        elif p.exists():
+            found.append(p)
+        else:
+            raise MjError(f"{arg}: no such file or folder", hint="give rule files or folders holding *.rules files")
+    seen: set[Path] = set()
+    out = []
+    for p in found:
+        key = p.resolve()
+        if key not in seen:
+            seen.add(key)
+            out.append(p)
+    return out
+
+
+def format_file(path: Path) -> Formatted:
+    """A rule file read with the compiler's bounded reader and formatted (nothing written).
+
+    Raises :class:`~engine.errors.RuleError` as :func:`format_text` and
+    :func:`~engine.lang.compiler.read_rule_file` do."""
+    text = C.read_rule_file(path)
+    return Formatted(str(path), text, format_text(text, str(path)))
+
+
+def write_formatted(path: Path, text: str) -> None:
+    """Replace ``path``'s content by ``text`` (UTF-8, ``\\n`` line ends), through a temporary file
+    beside it so that a failure leaves the old file whole; the file keeps its permissions.
+
+    Raises :class:`~engine.errors.MjError` when it cannot be written."""
+    tmp = path.with_name(f".{path.name}.mjrules-fmt")
+    try:
+        with open(tmp, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+        shutil.copymode(path, tmp)
+        os.replace(tmp, path)
+    except OSError as exc:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+        raise MjError(f"cannot write {path}: {exc.strerror or exc}") from None
