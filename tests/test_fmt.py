@@ -345,3 +345,21 @@ def test_fmt_json(tmp_path):
     r = runner.invoke(app, ["fmt", "--json", str(bad)])
     assert r.exit_code == 2
     assert json.loads(r.stdout)["line"] == 1 and json.loads(r.stdout)["column"] == 5
+
+
+def test_a_link_stays_a_link_and_its_target_is_formatted(tmp_path):
+    target = _write(tmp_path / "real.rules", "extends nanchang\noverride table hand=13\n")
+    (tmp_path / "links").mkdir()
+    link = tmp_path / "links" / "link.rules"
+    link.symlink_to(target)
+    r = runner.invoke(app, ["fmt", str(link)])
+    assert r.exit_code == 0, r.output
+    assert link.is_symlink() and target.read_text(encoding="utf-8") == "extends nanchang\noverride table hand = 13\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["links", "real.rules"]
+
+
+def test_many_comment_lines_format_in_one_pass():
+    """Each own-line comment finds the code after it without scanning ahead (a file of comments
+    only, as large as a rule file may be, is linear work)."""
+    text = "# c\n" * (L.MAX_FILE_BYTES // 4)
+    assert format_text(text) == text

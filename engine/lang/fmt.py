@@ -299,6 +299,13 @@ def _layout(toks: list, plan: dict[int, tuple[str, int]]) -> list[_Line]:
             close()
             lines.append(_Line(0, tok.line, blank=True))
 
+    following: list[int | None] = [None] * len(toks)   # the next code token's index, per token
+    nxt = None
+    for i in range(len(toks) - 1, -1, -1):
+        following[i] = nxt
+        if i in plan:
+            nxt = i
+
     for i, tok in enumerate(toks):
         if tok.type == "COMMENT":
             text = str(tok).rstrip()
@@ -307,7 +314,7 @@ def _layout(toks: list, plan: dict[int, tuple[str, int]]) -> list[_Line]:
                 cur.comment = text
                 close()
             else:
-                nxt = next((j for j in range(i + 1, len(toks)) if j in plan), None)
+                nxt = following[i]
                 how, indent = plan[nxt] if nxt is not None else ("new", 0)
                 if nxt is not None and toks[nxt].type == "RBRACE" and how == "new":
                     indent += INDENT
@@ -477,15 +484,20 @@ def write_formatted(path: Path, text: str) -> None:
     beside it so that a failure leaves the old file whole; the file keeps its permissions.
 
     Raises :class:`~engine.errors.MjError` when it cannot be written."""
-    tmp = path.with_name(f".{path.name}.mjrules-fmt")
+    import tempfile
+
+    target = path.resolve()  # a link stays a link: its target is rewritten
+    tmp = None
     try:
-        with open(tmp, "w", encoding="utf-8", newline="") as f:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".mjrules-fmt", dir=target.parent)
+        with open(fd, "w", encoding="utf-8", newline="") as f:
             f.write(text)
-        shutil.copymode(path, tmp)
-        os.replace(tmp, path)
+        shutil.copymode(target, tmp)
+        os.replace(tmp, target)
     except OSError as exc:
-        try:
-            tmp.unlink()
-        except OSError:
-            pass
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
         raise MjError(f"cannot write {path}: {exc.strerror or exc}") from None
