@@ -51,6 +51,8 @@ def _check_properties(text: str, file: str = "x.rules") -> str:
     """Format ``text`` and check idempotence and meaning; the formatted text."""
     once = format_text(text, file)
     assert format_text(once, file) == once, "formatting twice changes the text"
+    comments = [str(t).strip() for t in _parse(text.removeprefix("\ufeff"))[1] if t.type == "COMMENT"]
+    assert [str(t).strip() for t in _parse(once)[1] if t.type == "COMMENT"] == comments
     assert _meaning(once, file) == _meaning(text, file)
     return once
 

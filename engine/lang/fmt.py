@@ -21,8 +21,8 @@ The layout, from the parse tree and the token stream (comments included):
   before ``}``; trailing spaces removed; lines end with ``\\n``; the file ends with one.
 
 Formatting is idempotent (formatting the result changes nothing) and keeps the meaning: the
-result parses to the same statements (checked on every call, :func:`format_text`), so it
-compiles to the same IR. Input is untrusted: it is parsed by the compiler's bounded parser
+result parses to the same statements and holds the same comments (both checked on every call,
+:func:`format_text`), so it compiles to the same IR. Input is untrusted: it is parsed by the compiler's bounded parser
 first (:func:`engine.lang.compiler.parse_text`), so a file that does not parse is refused with
 ``file:line:col`` before any formatting.
 """
@@ -414,7 +414,13 @@ def format_text(text: str, file: str = "<text>") -> str:
         raise AssertionError(f"formatting {file} made text that does not parse: {exc}") from None
     if _signature(after) != _signature(before):
         raise AssertionError(f"formatting {file} would change what it declares")
+    if _comments(_parse(result)[1]) != _comments(toks):
+        raise AssertionError(f"formatting {file} would lose or change a comment")
     return result
+
+
+def _comments(toks: list) -> list[str]:
+    return [str(t).rstrip() for t in toks if t.type == "COMMENT"]
 
 
 # ---- files ----------------------------------------------------------------------------------------
@@ -437,9 +443,12 @@ class Formatted:
         """The change as a unified diff (``--- FILE`` / ``+++ FILE``); "" when nothing changes."""
         import difflib
 
+        def rows(text: str) -> list[str]:  # lines end at \n only, as the parser counts them
+            parts = text.split("\n")
+            return [p + "\n" for p in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
+
         out = []
-        for row in difflib.unified_diff(self.before.splitlines(keepends=True), self.after.splitlines(keepends=True),
-                                        fromfile=self.file, tofile=self.file):
+        for row in difflib.unified_diff(rows(self.before), rows(self.after), fromfile=self.file, tofile=self.file):
             out.append(row if row.endswith("\n") else row + "\n\\ No newline at end of file\n")
         return "".join(out)
 
