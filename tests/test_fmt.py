@@ -365,3 +365,13 @@ def test_many_comment_lines_format_in_one_pass():
     only, as large as a rule file may be, is linear work)."""
     text = "# c\n" * (L.MAX_FILE_BYTES // 4)
     assert format_text(text) == text
+
+
+def test_clauses_are_put_in_the_grammars_order():
+    text = ("pattern p = rotten gap 3, only m, honours >= 7, one of m plus p, honours natural, quads as pairs, concealed\n"
+            "indicator u = top of dice stack from tail, settle at end with kongs, hidden, wild\n"
+            "fan f = fixed 3 each, +5 from each, x2 when a\n")
+    assert format_text(text) == (
+        "pattern p = rotten gap 3, concealed, honours natural, honours >= 7, quads as pairs, one of m plus p, only m\n"
+        "indicator u = top of dice stack from tail, wild, hidden, settle at end with kongs\n"
+        "fan f = x2, +5 from each, fixed 3 each when a\n")

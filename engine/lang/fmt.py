@@ -70,8 +70,9 @@ def _collect(tok):
 def _token_parser():
     """The rule-language parser, collecting comments as it reads them (the code tokens are read
     through its interactive interface, :func:`_parse`)."""
-    # Only COMMENT gets a callback: Lark chains a callback on a keyword-bearing terminal (NAME)
-    # with a late-bound loop variable, so callbacks on several terminals can skip tokens.
+    # Only COMMENT gets a callback: Lark chains a callback on a terminal that keywords share
+    # (NAME) through a late-bound loop variable, so with callbacks on several terminals some are
+    # never called. The same module as the compiler's parser (``C._P``).
     return C._P.Lark_StandAlone(propagate_positions=True, lexer_callbacks={"COMMENT": _collect})
 
 
