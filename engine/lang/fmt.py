@@ -13,7 +13,8 @@ The layout, from the parse tree and the token stream (comments included):
   — only when the clause list stands on one line;
 - an ``option``'s choices one per line, indented one level; a choice with at most one
   statement and no comment stays on its line (``yes: { override … }``), else its statements
-  go one per line, one level deeper, and ``}`` closes on a line of its own;
+  go one per line, one level deeper, and ``}`` closes on a line of its own; a ``{`` ends the
+  line that opens its block (unless a comment stands before it);
 - comments stay where they stand: a comment after code stays at the end of that line, a
   comment on a line of its own stays on its own line (indented as the code it precedes);
   trailing comments of consecutive lines are aligned in one column (:func:`_align`);
@@ -272,6 +273,9 @@ def _plan(structure: list, toks: list) -> dict[int, tuple[str, int]]:
             for first, last in ch.items:
                 stmt(first, last, 2 * INDENT)
             plan[ch.close] = ("new", INDENT)
+        for blk, indent in [(s, INDENT)] + [(ch, 2 * INDENT) for ch in s.items]:
+            if toks[blk.open - 1].type != "COMMENT":
+                plan[blk.open] = ("join", indent)   # `{` ends the line that opens the block
     for i, t in enumerate(toks):
         if t.type == "COMMENT":
             plan.pop(i, None)
