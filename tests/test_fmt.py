@@ -3,7 +3,9 @@
 Properties, over the bundled rulesets and hypothesis mutants of them (the mutator of
 tests/test_mutated_rulesets.py, benchmarks/mutate_rulesets.py): formatting twice changes
 nothing; the formatted file compiles to the same IR (origins, which are lines and columns, set
-aside) or fails with the same error; re-spacing a file's lines does not change its layout. The
+aside) or fails with the same error, and keeps every comment in order; the same holds for a file
+whose statements are spread over other lines with comments put between tokens; re-spacing a
+file's lines does not change its layout. The
 bundled rulesets are kept formatted (`mjrules fmt --check rulesets/`).
 """
 from __future__ import annotations
@@ -71,6 +73,26 @@ def _respace(text: str, rng: random.Random) -> str:
     return "".join(out) + text[pos:].replace("\n", "  \n", 1)
 
 
+def _relayout(text: str, rng: random.Random) -> str:
+    """``text`` with its line breaks moved: between tokens, a break removed, one to three added
+    (with any indent), or a comment put in; the same statements over other lines."""
+    _, toks = _parse(text)
+    out, pos, prev = [], 0, None
+    for t in toks:
+        gap, r = text[pos:t.start_pos], rng.random()
+        if prev is not None and prev.type == "COMMENT":
+            gap = "\n" * rng.randint(1, 3) + " " * rng.randint(0, 6)
+        elif pos and r < 0.15:
+            gap = " "
+        elif pos and r < 0.25:
+            gap = "\n" * rng.randint(1, 3) + " " * rng.randint(0, 9)
+        elif pos and r < 0.3:
+            gap = f" # n{rng.randint(0, 99)}\n" + " " * rng.randint(0, 5)
+        out.append(gap + text[t.start_pos:t.end_pos])
+        pos, prev = t.end_pos, t
+    return "".join(out) + text[pos:]
+
+
 # ---- the bundled rulesets ------------------------------------------------------------------------
 
 
@@ -105,6 +127,16 @@ def test_a_mutant_formats_idempotently_to_the_same_meaning(name, seed, steps, re
     if respace:
         text = _respace(text, rng)
     _check_properties(text, "m.rules")
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(name=st.sampled_from(mutants.BUNDLED), seed=st.integers(0, 2**32 - 1))
+def test_a_file_over_other_lines_formats_idempotently_to_the_same_meaning(name, seed):
+    """Statements split over lines, joined on one, comments between any two tokens: the layout
+    still comes out idempotent, with the same IR and every comment in order."""
+    text = _relayout(TEXTS[name], random.Random(seed))
+    assert text != TEXTS[name]
+    _check_properties(text, "r.rules")
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
