@@ -1,4 +1,4 @@
-"""The ``mjrules`` command: check, score, test, export, diff, sheet, simulate, replay and play.
+"""The ``mjrules`` command: check, score, test, export, diff, sheet, simulate, replay, play and fmt.
 
 Exit status (docs/cli.md has the table; ``EXIT_CODES`` below is it, and ``--help`` prints it):
 0 success; 1 the answer is "no": a test failed, a diff or replay differs, ``score`` was given a
@@ -911,6 +911,78 @@ def sheet(
     except OSError as exc:
         _fail(MjError(f"--output {output}: cannot write the sheet there: {exc.strerror or exc}",
                       hint="give a file in a folder that exists"), False)
+
+
+@app.command(name="fmt")
+def fmt_(
+    files: Annotated[list[str], typer.Argument(metavar="FILE...", help="Rule files, or folders (their *.rules files); - reads standard input and writes standard output.")],
+    check: Annotated[bool, typer.Option("--check", help="Write nothing; list the files that would change and exit 1 if any.")] = False,
+    diff: Annotated[bool, typer.Option("--diff", help="Write nothing; print the changes as a unified diff and exit 1 if any.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Rewrite rule files in place in the one canonical layout (docs/language.md, "Layout"):
+    normalised spacing and clause order, aligned comments, comments kept where they stand; the
+    meaning does not change. A file that does not parse is reported (file:line:col, exit 2) and
+    nothing is written."""
+    from engine.lang.compiler import decode_rule_bytes
+    from engine.lang.fmt import Formatted, format_file, format_text, rule_files, write_formatted
+    from engine.lang.limits import MAX_FILE_BYTES
+
+    def plural(n: int) -> str:
+        return f"{n} file{'s' if n != 1 else ''}"
+
+    if "-" in files and len(files) > 1:
+        _fail(MjError("- (standard input) cannot be formatted together with files", hint="format them in two runs"),
+              as_json)
+    try:
+        if files == ["-"]:
+            text = decode_rule_bytes(sys.stdin.buffer.read(MAX_FILE_BYTES + 1), "<stdin>")
+            done = [Formatted("-", text, format_text(text, "<stdin>"))]
+        else:
+            paths = rule_files(files)
+            done, errors = [], []
+            for p in paths:
+                try:
+                    done.append(format_file(p))
+                except MjError as exc:
+                    errors.append(exc)
+            if errors:  # nothing is written while any file is bad
+                for exc in errors[:-1] if not as_json else []:
+                    err.print(exc.render(), markup=False)
+                _fail(errors[0] if as_json else errors[-1], as_json)
+    except MjError as exc:
+        _fail(exc, as_json)
+    changed = [f for f in done if f.changed]
+    stdin = files == ["-"]
+    if not check and not diff and not stdin:
+        for f in changed:
+            try:
+                write_formatted(Path(f.file), f.after)
+            except MjError as exc:
+                _fail(exc, as_json)
+    if as_json:
+        print(json.dumps({"files": [{"file": f.file, "changed": f.changed, **({"diff": f.diff()} if diff else {}),
+                                     **({"text": f.after} if stdin and not (check or diff) else {})} for f in done],
+                          "reformatted": len(changed), "unchanged": len(done) - len(changed),
+                          "written": not (check or diff or stdin)}, ensure_ascii=False, indent=2))
+    elif stdin and not (check or diff):
+        sys.stdout.write(done[0].after)
+    else:
+        if diff:
+            sys.stdout.write("".join(f.diff() for f in changed))
+        elif check:
+            for f in changed:
+                out.print(f"would reformat: {f.file}", markup=False)
+        if not done:
+            err.print("warning: no .rules files found", markup=False)
+        elif check or diff:
+            (err if diff else out).print(f"{plural(len(changed))} would be reformatted, "
+                                         f"{plural(len(done) - len(changed))} already formatted", markup=False)
+        else:
+            out.print(f"{plural(len(changed))} reformatted, {plural(len(done) - len(changed))} left unchanged",
+                      markup=False)
+    if (check or diff) and changed:
+        raise typer.Exit(EXIT_NO)
 
 
 @app.command(name="list")

@@ -1050,19 +1050,25 @@ def read_rule_file(path: Path) -> str:
             raw = f.read(L.MAX_FILE_BYTES + 1)
     except OSError as exc:
         raise RuleError(f"cannot read rule file {path}: {exc.strerror}", None) from None
+    return decode_rule_bytes(raw, str(path))
+
+
+def decode_rule_bytes(raw: bytes, file: str) -> str:
+    """The text of a rule file's bytes (read up to ``MAX_FILE_BYTES + 1``; ``file`` names it in
+    errors). Raises :class:`RuleError` as :func:`read_rule_file` does."""
     if len(raw) > L.MAX_FILE_BYTES:
-        raise RuleError(f"the rule file is larger than {L.MAX_FILE_BYTES} bytes", Location(str(path), 1, 1),
+        raise RuleError(f"the rule file is larger than {L.MAX_FILE_BYTES} bytes", Location(file, 1, 1),
                         hint="a rule file is a short list of rules; split it with `extends`", source_text="")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
         col = len(raw[raw.rfind(b"\n", 0, exc.start) + 1: exc.start].decode("utf-8", "replace")) + 1
-        raise RuleError("the rule file is not UTF-8 text", Location(str(path), line, col),
+        raise RuleError("the rule file is not UTF-8 text", Location(file, line, col),
                         hint="save it as UTF-8 (e.g. `iconv -f GBK -t UTF-8`)", source_text="") from None
     if "\x00" in text:
         line, col = _line_col(text, text.index("\x00"))
-        raise RuleError("the rule file holds a NUL byte, so it is not a text file", Location(str(path), line, col),
+        raise RuleError("the rule file holds a NUL byte, so it is not a text file", Location(file, line, col),
                         hint="a rule file is UTF-8 text", source_text="")
     return text
 
