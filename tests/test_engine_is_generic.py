@@ -68,7 +68,8 @@ NOT_RULES = {
                        2_000_000: "MAX_CACHE_ENTRIES: a bound on reading a cache file",
                        32: "hex digits of the cache file name", 2: "a table value holds two fields (a, b)",
                        3: "bit positions of a packed count (bit tricks)",
-                       64: "lru_cache size; MAX_CACHE_FILES, a bound on the disk cache"},
+                       64: "lru_cache size; MAX_CACHE_FILES, a bound on the disk cache",
+                       4096: "MAX_FIT_MEMO: a bound on a memo"},
 }
 
 # Generated files whose numbers are not written by hand. Each is checked elsewhere to be exactly
