@@ -99,8 +99,8 @@ def test_tables_match_the_recursive_evaluator(scorers, name):
 
 @pytest.mark.parametrize("name", RULESETS)
 def test_the_claim_filter_never_hides_a_win(scorers, name):
-    """could_win_on_claim is a necessary condition: when it says no, no claimed tile wins
-    (checked against the recursive oracle on every tile kind)."""
+    """could_win_on_claim is a necessary condition: when it says no, no claimed or self-drawn
+    tile wins (checked against the recursive oracle on every tile kind)."""
     scorer = scorers[name]
     ev = scorer.hands
     seen = {True: 0, False: 0}
@@ -116,13 +116,14 @@ def test_the_claim_filter_never_hides_a_win(scorers, name):
         if not could:
             for t in range(len(scorer.tiles)):
                 if rest.count(t) < scorer.tiles.kinds[t].copies:
-                    assert not ev._is_win_recursive(rest + [t], melds, wild, t, True), scorer.tiles.format(rest + [t])
+                    for natural in (True, False):  # claimed, or self-drawn (a drawn 精 is wild)
+                        assert not ev._is_win_recursive(rest + [t], melds, wild, t, natural), scorer.tiles.format(rest + [t])
 
     check()
     # both answers occur (the check is not vacuous), unless a set pattern with natural or counted
-    # honours makes the filter answer True throughout (the house rule "spread")
-    always = any(cp.kind != "rotten" and cp.needs_splits for cp in ev.tables.plans)
-    assert seen[True] and bool(seen[False]) != always, seen
+    # honours makes the filter answer True for most hands (the house rule "spread")
+    mostly_true = any(cp.kind != "rotten" and cp.needs_splits for cp in ev.tables.plans)
+    assert seen[True] and (seen[False] or mostly_true), seen
 
 
 def test_known_hands(scorers):

@@ -682,7 +682,9 @@ class TableChecker:
     def could_win_on_claim(self, concealed, melds, wild_kinds) -> bool:
         """False only when no tile ``t`` makes ``concealed + [t]`` a win with ``t`` natural (a
         claimed discard or robbed kong): the claim check can then skip :meth:`is_win`. True
-        may still be no win (a necessary condition, not a sufficient one).
+        may still be no win (a necessary condition, not a sufficient one). No self-drawn tile
+        completes it either: a drawn tile that is no 精 counts as a natural one, and a drawn 精
+        is one more wild, which is what this check tries.
 
         Why it holds: a hand that completes with a natural ``t`` and ``w`` wilds completes with
         ``t`` taken out and ``w + 1`` wilds, the extra wild standing where ``t`` stood — for

@@ -192,6 +192,7 @@ class Game:
                        for i, x in enumerate(self.seats)}
         self._hand_version = dict.fromkeys(self.seats, 0)  # bumped when a seat's tiles change
         self._claimable: dict[str, tuple] = {}  # seat → (hand version, 精, could win on a claim)
+        self._no_self_win: tuple | None = None  # (seat, hand version) whose draw cannot win
         self._deal()
 
     # ---- setup ---------------------------------------------------------------------------------
@@ -389,8 +390,8 @@ class Game:
 
     def _self_win(self, seat: str) -> WinInfo | None:
         """The self-drawn win ``seat`` has now, if any (the last drawn tile wins)."""
-        if self.last_drawn is None:
-            return None
+        if self.last_drawn is None or self._no_self_win == (seat, self._hand_version[seat]):
+            return None  # (no tile could complete the hand before this draw: could_win_on_claim)
         hand = self.hands[seat]
         rest = list(hand.concealed)
         rest.remove(self.last_drawn)
@@ -466,7 +467,10 @@ class Game:
         chow = self.policies["chow"]
         if chow and (chow["from"][0] == "any" or seat == self._after[discarder][1]):
             for need, rest in self.scorer.hands.chow_partners(tile):
-                if all(have[k] >= c for k, c in need):
+                for k, c in need:
+                    if have[k] < c:
+                        break
+                else:
                     out.append(Action(seat, "chow", None, rest))
         return out
 
@@ -556,7 +560,10 @@ class Game:
             tile, pos = self.wall.draw_tail()
         else:
             tile, pos = self.wall.draw_head()
+        got = self._claimable.get(a.seat)  # no tile could complete the hand before the draw?
+        hopeless = got is not None and not got[2] and got[0] == self._hand_version[a.seat] and got[1] is self.wild
         self._add(a.seat, tile)
+        self._no_self_win = (a.seat, self._hand_version[a.seat]) if hopeless else None
         self.last_drawn = tile
         self.locks.pop(a.seat, None)  # 弃先胡后 lifts on the seat's own draw
         self._log("draw", seat=a.seat, tile=self.tiles.code(tile), tail=self.from_tail, position=pos)
