@@ -57,16 +57,19 @@ class GreedyBot:
         sh = self._sh(game)
         hand = game.hands[seat]
         wild = game.wild
-        now = sh.of(hand.concealed, len(hand.melds), wild)
         if "discard" in by_kind:
+            now = None  # the hand's shanten, needed only to weigh a kong
             for kind in ("concealed_kong", "added_kong"):
                 for a in by_kind.get(kind, []):
+                    if now is None:
+                        now = sh.of(hand.concealed, len(hand.melds), wild)
                     rest = [t for t in hand.concealed if t != a.tile] if kind == "concealed_kong" else \
                         _minus(hand.concealed, [a.tile])
                     if a.tile not in wild and sh.of(rest, len(hand.melds) + (kind == "concealed_kong"), wild) <= now:
                         return a
             return self._discard(game, seat, by_kind["discard"], sh)
         # a claim: take it when it brings the hand closer to a win
+        now = sh.of(hand.concealed, len(hand.melds), wild)
         best, best_gain = by_kind["pass"][0], 0
         tile = game.last_discard[1] if game.last_discard else None
         for kind in ("kong", "pung", "chow"):
