@@ -319,7 +319,7 @@ class _Plan:
     """A pattern compiled for the table check."""
 
     __slots__ = ("name", "plan", "kind", "groups", "want", "pair", "natural", "min_honours",
-                 "honours_natural", "quads", "needs_splits", "set_size", "sets", "pairs", "specs")
+                 "honours_natural", "quads", "needs_splits", "set_size", "sets", "pairs", "specs", "free")
 
 
 class TableChecker:
@@ -348,6 +348,13 @@ class TableChecker:
         self.plans: list[_Plan] = []
         self._full = False  # the full tables are loaded on the first hand holding 精 or melds
         self._fit_memo: dict[tuple, tuple] = {}  # melds (kind, tiles) → the plans they fit
+        self._kind_group = {}  # kind → (group index, its field's bit within the group's key)
+        for gi, (_, lo, hi) in enumerate(ev.group_spans):
+            for k in range(lo, hi):
+                self._kind_group[k] = (gi, 1 << (FIELD_BITS * (k - lo)))
+        self._profiles: dict[tuple, tuple] = {}  # (table, natural, group key, 精 in it) → (A, B)
+        self._split_memo: dict[tuple, tuple] = {}  # (精 counts, locked, 精) → _held_jing
+        self._jing_masks: dict = {}  # 精 kinds → the mask of their count fields
         for name, plan in ev.plans.items():
             p = plan.pattern
             cp = _Plan()
@@ -375,6 +382,10 @@ class TableChecker:
                             tuple(tiles.kinds[k].copies for k in g.kinds))
                     cp.specs.append(spec)
                     cp.groups.append([FIELD_BITS * lo, (1 << (FIELD_BITS * (hi - lo))) - 1, None, cap == 0])
+            # a wild may stand for any tile anywhere in the pattern (no natural honours, no
+            # counted honours, no group limits): more wilds never hurt
+            cp.free = not (cp.needs_splits or p.one_of or p.only or (
+                cp.kind == "sets" and any(g[3] for g in cp.groups)))
             self.plans.append(cp)
         self._build_zero()
         self._build_zero_tuple()
@@ -576,20 +587,35 @@ class TableChecker:
             return None
         return key
 
+    def _held_jing(self, key: int, wild_kinds, locked: int | None) -> tuple[list, dict]:
+        """What the held 精 allow, memoised by the 精 counts: (split deltas: (wilds, key to
+        subtract) fewest wilds first; group index → ((field bit in the group, count), …))."""
+        mask = self._jing_masks.get(wild_kinds)
+        if mask is None:
+            if len(self._jing_masks) >= MAX_FIT_MEMO:
+                self._jing_masks.clear()
+            mask = self._jing_masks[wild_kinds] = sum(FIELD_MASK << (FIELD_BITS * k) for k in set(wild_kinds))
+        mkey = (key & mask, locked, wild_kinds)
+        got = self._split_memo.get(mkey)
+        if got is None:
+            deltas = [(0, 0)]
+            groups: dict[int, tuple] = {}
+            for k in sorted(wild_kinds):
+                c = ((key >> (FIELD_BITS * k)) & FIELD_MASK) - (1 if k == locked else 0)
+                if c > 0:
+                    o = self.one[k]
+                    deltas = [(u + x, d + x * o) for u, d in deltas for x in range(c + 1)]
+                    gi, go = self._kind_group[k]
+                    groups[gi] = groups.get(gi, ()) + ((go, c),)
+            deltas.sort(key=_first)
+            if len(self._split_memo) >= MAX_FIT_MEMO:
+                self._split_memo.clear()
+            got = self._split_memo[mkey] = (deltas, groups)
+        return got
+
     def _splits(self, key: int, wild_kinds, locked: int | None) -> list[tuple[int, int]]:
         """(wilds, natural key) per split of the held 精, fewest wilds first (as _splits)."""
-        held = []
-        for k in sorted(wild_kinds):
-            c = ((key >> (FIELD_BITS * k)) & FIELD_MASK) - (1 if k == locked else 0)
-            if c > 0:
-                held.append((self.one[k], c))
-        if not held:
-            return [(0, key)]
-        out = [(0, key)]
-        for o, c in held:
-            out = [(u + x, nk - x * o) for u, nk in out for x in range(c + 1)]
-        out.sort(key=_first)
-        return out
+        return [(u, key - d) for u, d in self._held_jing(key, wild_kinds, locked)[0]]
 
     def is_win(self, concealed, melds, wild_kinds, win_tile, win_tile_natural=False) -> bool:
         """As :meth:`HandEvaluator.is_win`. A hand holding no 精 and no melds takes the wild-free
@@ -709,62 +735,60 @@ class TableChecker:
             if cp.kind == "rotten":
                 if not nat & self.high and total == self.hand_size:
                     return True
-            elif cp.needs_splits or cp.plan.pattern.one_of or cp.plan.pattern.only or (
-                    cp.kind == "sets" and any(g[3] for g in cp.groups)):
+            elif not cp.free:
                 return True
             elif self._fits(cp, nat, w + 1, total, len(melds), False):
                 return True
         return False
 
-    def _fewest(self, cp: _Plan, splits, total: int, n_melds: int, pair_removed: bool) -> int | None:
-        if cp.kind == "rotten" and splits[-1][1] & self.high:
-            return None  # a count ≥ 2 even with every 精 wild
-        if cp.kind == "sets" and not (cp.min_honours or cp.plan.pattern.one_of or cp.plan.pattern.only):
-            return self._sets_fewest(cp, splits, total, n_melds, pair_removed)
-        if not cp.needs_splits:
-            u, nk = splits[-1]  # every held 精 wild: if that fails, every split fails
-            if not self._fits(cp, nk, u, total, n_melds, pair_removed):
-                return None
-        for u, nk in splits:
-            if self._fits(cp, nk, u, total, n_melds, pair_removed):
-                return u
-        return None
-
-    def _sets_fewest(self, cp: _Plan, splits, total: int, n_melds: int, pair_removed: bool) -> int | None:
-        """:meth:`_fewest` of a ``sets`` pattern: the groups holding no 精 are looked up once,
-        the others once per split (same arithmetic as :meth:`_fits`)."""
-        pair = cp.pair and not pair_removed
-        k = cp.sets - n_melds
-        if k < 0 or total != cp.set_size * k + (self.ps if pair else 0):
-            return None
-        varying = splits[0][1] ^ splits[-1][1]
-        key = splits[0][1]
-        base_f, delta_f = 0, NONE
-        moving = []
-        for group in cp.groups:
-            shift, mask, table, natural = group
-            if (varying >> shift) & mask:
-                moving.append(group)
-                continue
-            sub = (key >> shift) & mask
-            if sub:
-                v = table[sub]
+    def _profile(self, table, natural: bool, sub: int, held: tuple) -> tuple[list[int], list[int]]:
+        """For a group holding 精: ``(A, B)`` where ``A[u]`` / ``B[u]`` is the fewest wilds the
+        group's natural tiles need without / with the pair, over the splits that make ``u`` of
+        its 精 wild (the table values of :meth:`_fits`). Memoised, bounded."""
+        mkey = (id(table), natural, sub, held)
+        got = self._profiles.get(mkey)
+        if got is not None:
+            return got
+        top = sum(c for _, c in held)
+        A = [NONE + NONE] * (top + 1)
+        B = [NONE + NONE] * (top + 1)
+        deltas = [(0, 0)]
+        for o, c in held:
+            deltas = [(u + x, d + x * o) for u, d in deltas for x in range(c + 1)]
+        for u, d in deltas:
+            nk = sub - d
+            if nk:
+                v = table[nk]
                 a, b = v & NONE, v >> VALUE_BITS
                 if natural:
                     a = 0 if a == 0 else NONE
                     b = 0 if b == 0 else NONE
-                if a == NONE and (not pair or b == NONE):
-                    return None
-                base_f += a
-                if b - a < delta_f:
-                    delta_f = b - a
-        ps = self.ps
-        # every held 精 wild first: when that fails, every split fails (not so with natural honours)
-        order = splits if cp.needs_splits or len(splits) == 1 else [splits[-1]] + splits
-        for i, (u, nk) in enumerate(order):
-            base, delta = base_f, delta_f
-            for shift, mask, table, natural in moving:
-                sub = (nk >> shift) & mask
+            else:
+                a, b = 0, NONE  # no tiles left here: the pair goes elsewhere (or is all wilds)
+            if a < A[u]:
+                A[u] = a
+            if b < B[u]:
+                B[u] = b
+        if len(self._profiles) >= MAX_FIT_MEMO:
+            self._profiles.clear()
+        got = self._profiles[mkey] = (A, B)
+        return got
+
+    def _sets_fewest_profiled(self, cp: _Plan, key: int, jing: dict[int, tuple], total: int, n_melds: int,
+                              pair_removed: bool) -> int | None:
+        """:meth:`_fewest` of a ``sets`` pattern (no natural-honour counts, no group limits):
+        groups without 精 looked up once, each group holding 精 by its :meth:`_profile`; the
+        fewest ``u`` with ``base + A[u] + min(pair, delta) ≤ u`` or ``base + B[u] ≤ u``."""
+        pair = cp.pair and not pair_removed
+        k = cp.sets - n_melds
+        if k < 0 or total != cp.set_size * k + (self.ps if pair else 0):
+            return None
+        base, delta = 0, NONE
+        A = B = None
+        for gi, (shift, mask, table, natural) in enumerate(cp.groups):
+            sub = (key >> shift) & mask
+            held = jing.get(gi)
+            if held is None:
                 if sub:
                     v = table[sub]
                     a, b = v & NONE, v >> VALUE_BITS
@@ -772,16 +796,47 @@ class TableChecker:
                         a = 0 if a == 0 else NONE
                         b = 0 if b == 0 else NONE
                     if a == NONE and (not pair or b == NONE):
-                        base = NONE + NONE  # this split fails
-                        break
+                        return None
                     base += a
                     if b - a < delta:
                         delta = b - a
-            if (base + min(ps, delta) if pair else base) <= u:
-                if order is splits or i:
-                    return u
-            elif order is not splits and not i:
+                continue
+            pa, pb = self._profile(table, natural, sub, held)
+            if A is None:
+                A, B = pa, pb
+            else:  # two groups hold 精: fold (min-plus over how the wilds divide)
+                n = len(A) + len(pa) - 1
+                A2, B2 = [NONE + NONE] * n, [NONE + NONE] * n
+                for i, (x, y) in enumerate(zip(A, B)):
+                    for j, (p, q) in enumerate(zip(pa, pb)):
+                        if x + p < A2[i + j]:
+                            A2[i + j] = x + p
+                        if min(y + p, x + q) < B2[i + j]:
+                            B2[i + j] = min(y + p, x + q)
+                A, B = A2, B2
+        if A is None:
+            need = base + min(self.ps, delta) if pair else base
+            return 0 if need <= 0 else None
+        extra = min(self.ps, delta)
+        for u in range(len(A)):
+            need = min(base + A[u] + extra, base + B[u]) if pair else base + A[u]
+            if need <= u:
+                return u
+        return None
+
+    def _fewest(self, cp: _Plan, key: int, deltas, total: int, n_melds: int, pair_removed: bool) -> int | None:
+        """Fewest wilds with which ``key`` less one of the split ``deltas`` (:meth:`_held_jing`)
+        fits a pattern that is not a plain ``sets`` one (those take :meth:`_sets_fewest_profiled`)."""
+        if cp.kind == "rotten" and (key - deltas[-1][1]) & self.high:
+            return None  # a count ≥ 2 even with every 精 wild
+        if not cp.needs_splits:
+            u, d = deltas[-1]  # every held 精 wild: if that fails, every split fails
+            if not self._fits(cp, key - d, u, total, n_melds, pair_removed):
                 return None
+        fits = self._fits
+        for u, d in deltas:
+            if fits(cp, key - d, u, total, n_melds, pair_removed):
+                return u
         return None
 
     def readings(self, concealed, melds, wild_kinds, win_tile, win_tile_natural=False):
@@ -795,24 +850,34 @@ class TableChecker:
             return self.ev._readings_recursive(concealed, melds, wild_kinds, win_tile, win_tile_natural)
         total = len(concealed)
         n_melds = len(melds)
-        splits = self._splits(key, wild_kinds, win_tile if win_tile_natural else None)
-        jing_splits = None
+        deltas, jing = self._held_jing(key, wild_kinds, win_tile if win_tile_natural else None)
+        variants = None  # 精钓: (1 if the 精 stands as a wild, key less it and the winning tile, its 精)
         out = []
         for cp in self._fitting(melds) if melds else self.plans:
-            w = self._fewest(cp, splits, total, n_melds, False)
+            profiled = cp.kind == "sets" and not (cp.min_honours or cp.plan.pattern.one_of or cp.plan.pattern.only)
+            if profiled:
+                w = self._sets_fewest_profiled(cp, key, jing, total, n_melds, False)
+            else:
+                w = self._fewest(cp, key, deltas, total, n_melds, False)
             if w is not None:
                 out.append(Reading(cp.name, w, False))
             if not (cp.pair or cp.pairs):
                 continue
-            if jing_splits is None:
-                jing_splits = []
+            if w is None and cp.free:
+                continue  # no reading with the 精 free to stand anywhere: none with one beside the winning tile
+            if variants is None:
+                variants = []
                 rest = key - self.one[win_tile]
                 for j in sorted(wild_kinds):
                     if (rest >> (FIELD_BITS * j)) & FIELD_MASK:
-                        jing_splits.append((0 if j == win_tile else 1, self._splits(rest - self.one[j], wild_kinds, None)))
+                        k2 = rest - self.one[j]
+                        variants.append((0 if j == win_tile else 1, k2, self._held_jing(k2, wild_kinds, None)))
             best = None
-            for as_wild, sp in jing_splits:
-                jw = self._fewest(cp, sp, total - 1 - 1, n_melds, True)  # less the winning tile and the 精
+            for as_wild, k2, (d2, j2) in variants:  # less the winning tile and the 精
+                if profiled:
+                    jw = self._sets_fewest_profiled(cp, k2, j2, total - 1 - 1, n_melds, True)
+                else:
+                    jw = self._fewest(cp, k2, d2, total - 1 - 1, n_melds, True)
                 if jw is not None and (best is None or jw + as_wild < best):
                     best = jw + as_wild
             if best is not None:
