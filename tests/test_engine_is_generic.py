@@ -41,6 +41,8 @@ NOT_RULES = {
     "core/shanten.py": {2: "shanten counts a set as two partial steps", 100_000: "cache size", 4096: "cache size"},
     "table/match.py": {2: "seed space 2**31", 31: "seed space 2**31", 1_000_003: "seed mixing prime"},
     "tools/simulate.py": {25: "hands per block of work", 4: "decimals in JSON rates", 3: "decimals in JSON averages"},
+    "tools/stats.py": {1.96: "the normal distribution's two-sided 95% point", 0.05: "p5 quantile", 0.95: "p95 quantile",
+                       3: "decimals in JSON means", 2: "a sample SD needs two values (n - 1); squares"},
     "tools/scripted.py": {2: "a scripted game's default indicator throw (1, 2)"},
     "tools/sheet.py": {64: "cache size", 2: "the line above a rule (1-based line → 0-based index, minus one)"},
     "tools/diff.py": {2: "operator binding levels", 3: "operator binding levels", 4: "operator binding levels",
