@@ -503,7 +503,7 @@ def test(
 def diff(
     a: Annotated[str, typer.Argument(metavar="A", help="The ruleset before: a bundled name or a .rules file.")],
     b: Annotated[str, typer.Argument(metavar="B", help="The ruleset after.")],
-    impact: Annotated[int, typer.Option(metavar="N", min=0, help="Also play N seeded hands under each (greedy bots, the same seeds) and compare what they pay.")] = 0,
+    impact: Annotated[int, typer.Option(metavar="N", min=0, help="Also play N paired hands (greedy bots, the same seeds) and print the `mjrules impact` report.")] = 0,
     seed: Annotated[Optional[int], typer.Option(min=0, max=MAX_SEED, help="Seed of the --impact hands (default 1).")] = None,
     option: Annotated[Optional[list[str]], typer.Option("--option", "-o", metavar="NAME=VALUE", help="An option for each side that declares it (repeatable).")] = None,
     option_b: Annotated[Optional[list[str]], typer.Option("--option-b", metavar="NAME=VALUE", help="An option for B only: diff a ruleset against one of its options.")] = None,
@@ -512,8 +512,9 @@ def diff(
     """What B changes from A, rule path by rule path: + added, - removed, ~ changed (old → new),
     each with the file and line it comes from. Exit 0 when they are the same, 1 when they differ.
 
-    With --impact N, the same N hands (same seeds, same bots) are played under A and under B, and
-    the summaries are set side by side: 子 moved per hand, 荒庄, fans and 精 rules by share."""
+    With --impact N, the same N hands (same seeds, same bots) are played under A and under B and
+    each is re-scored by the other side: the `mjrules impact` report follows the rule diff
+    (docs/impact.md; `mjrules impact` takes --bots, --workers and --format too)."""
     from engine.tools.diff import diff as compare, where
 
     try:

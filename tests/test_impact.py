@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from engine.cli import MAX_HANDS, app
+from engine.core.scoring import Scorer
 from engine.table.game import Game
 from engine.tools.impact import EFFECTS, ROLES, SECTION_TITLES, Scored, _play, impact, markdown
 from engine.tools.simulate import Summary, _compiled
@@ -181,3 +182,60 @@ def test_dist_statistics_are_exact():
 
 def test_scored_moved_counts_gains():
     assert Scored(0, (5, -3, -2, 0), frozenset()).moved == 5
+
+
+def _follow_first_game(rs, scorer):
+    """A nanchang hand whose four first discards are the same tile (抄庄), then played out by greedy bots."""
+    from engine.table.bots import GreedyBot
+    from engine.table.game import Action
+
+    for seed in range(1, 400):
+        g = Game(rs, seed, scorer=scorer)
+        common = set.intersection(*(set(h.concealed) for h in g.hands.values()))
+        if not common:
+            continue
+        tile, discards = min(common), 0
+        while discards < len(g.seats) and not g.over:
+            for seat in g.to_act():
+                legal = g.legal_actions(seat)
+                if g.phase in ("claim", "rob"):
+                    g.apply(Action(seat, "pass"))
+                elif g.phase == "draw":
+                    g.apply(legal[0])
+                elif Action(seat, "discard", tile) in legal:
+                    g.apply(Action(seat, "discard", tile))
+                    discards += 1
+                else:
+                    break
+            else:
+                continue
+            break
+        if not g.follow_first:
+            continue
+        bots = {s: GreedyBot(i) for i, s in enumerate(g.seats)}
+        while not g.over:
+            for seat in g.to_act():
+                g.apply(bots[seat](g, seat))
+                if g.over:
+                    break
+        return g
+    raise AssertionError("no seed gives four equal first discards")
+
+
+def test_rescoring_a_hand_by_its_own_rules_gives_its_own_nets_with_follow_first():
+    from engine.tools.impact import rescore, scored_as_played
+
+    rs, scorer = _compiled("nanchang", {})
+    g = _follow_first_game(rs, scorer)
+    assert any(part == "follow_first" for _, part, _ in g.result.parts)
+    own = scored_as_played(g)
+    again, why, msg, _ = rescore(g, rs, scorer, {})
+    assert (why, msg) == ("", "") and again == own
+    assert "flow.抄庄" in own.fired and "indicator.lower" in own.fired
+    # scored by a ruleset without 抄庄's payment, the dealer keeps what it paid (5 to each other seat)
+    rs_b, scorer_b = _compiled("nanchang", {})
+    rs_b = rs_b.model_copy(update={"flow": {k: f for k, f in rs.flow.items() if f.policy != "follow_first_discard"}})
+    other, why, _, _ = rescore(g, rs_b, Scorer(rs_b), {})
+    d = g.seats.index(g.dealer)
+    assert why == "" and "flow.抄庄" not in other.fired
+    assert other.net[d] - own.net[d] == 5 * (len(g.seats) - 1)

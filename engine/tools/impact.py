@@ -219,7 +219,10 @@ def rescore(g: Game, rs: Ruleset, scorer: Scorer, previous: dict[str, int]) -> t
     ``impossible``: a state ``rs`` could not produce; ``deal differs``: ``rs`` deals another
     way) and the scorer's message. Raises nothing for a hand it cannot score.
     """
-    y = Game(rs, g.seed, dealer=g.dealer, floor=g.floor, previous_indicators=previous, scorer=scorer)
+    try:
+        y = Game(rs, g.seed, dealer=g.dealer, floor=g.floor, previous_indicators=previous, scorer=scorer)
+    except MjError as exc:  # an after-deal settlement this side cannot make
+        return None, "not settled", exc.message, {}
     indicators = dict(y.indicators)
     if _deal(y) != _deal(g):
         return None, "deal differs", "this side deals other hands from the same wall", indicators
