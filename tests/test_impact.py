@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from engine.cli import MAX_HANDS, app
 from engine.core.scoring import Scorer
 from engine.table.game import Game
-from engine.tools.impact import EFFECTS, ROLES, SECTION_TITLES, Scored, _play, impact, markdown
+from engine.tools.impact import EFFECTS, ROLES, SECTION_TITLES, Scored, _play
 from engine.tools.simulate import Summary, _compiled
 from engine.tools.stats import Dist
 

@@ -110,6 +110,7 @@ class Tally:
     """Everything counted over paired hands; blocks merge in order."""
 
     seats: list[str]
+    seats_b: list[str] | None = None  # B's seat names, when they differ from A's
     sides: dict = field(default_factory=dict)  # side -> Summary of the hands played under it
     dealer_wins: Counter = field(default_factory=Counter)  # side -> hands the dealer won
     jing_moved: dict = field(default_factory=dict)  # side -> Dist of 子 moved by 精 settlements a hand
@@ -121,7 +122,7 @@ class Tally:
 
     def __post_init__(self):
         for s in SIDES:
-            self.sides.setdefault(s, Summary(list(self.seats)))
+            self.sides.setdefault(s, Summary(list(self.seats_b or self.seats) if s == "b" else list(self.seats)))
             self.jing_moved.setdefault(s, Dist())
         for e in EFFECTS:
             self.effects.setdefault(e, Effect())
@@ -284,8 +285,7 @@ def _block(args) -> Tally:
     ref_a, opts_a, ref_b, opts_b, seed, block, count, bots, comparable, changed = args
     rs_a, sc_a = _compiled(ref_a, opts_a)
     rs_b, sc_b = _compiled(ref_b, opts_b)
-    seats = [str(v) for v in rs_a.table["seats"].values]
-    t = Tally(seats)
+    t = Tally([str(v) for v in rs_a.table["seats"].values], [str(v) for v in rs_b.table["seats"].values])
     hands_a = _play(rs_a, sc_a, seed, block, count, bots, (rs_b, sc_b) if comparable else None, t.sides["a"])
     hands_b = _play(rs_b, sc_b, seed, block, count, bots, (rs_a, sc_a) if comparable else None, t.sides["b"])
     changed = frozenset(changed)
@@ -328,8 +328,9 @@ def _attribute(t: Tally, x: Scored, y: Scored, changed: frozenset) -> None:
 
 
 def coverage_kind(path: str) -> str:
-    """``scoring`` (a ledger records when it fires), ``play`` (a flow policy the ledgers do not
-    record), ``option`` (its rules are listed apart) or ``always`` (tiles, table, melds)."""
+    """``scoring`` (a ledger records when it fires), ``flow`` (a flow policy; the ledgers record
+    only 抄庄's, see :attr:`Report.flow_settles`), ``option`` (its rules are listed apart) or
+    ``always`` (tiles, table, melds)."""
     kind = path.split(".", 1)[0]
     if kind in SCORING_KINDS:
         return "scoring"
@@ -358,7 +359,8 @@ class Report:
         f = self.tally.fired
         for c in self.changes:
             kind = coverage_kind(c.path)
-            row = {"path": c.path, "op": c.op, "kind": kind, "a": None, "b": None, "warning": None}
+            row = {"path": c.path, "op": c.op, "kind": kind, "a": None, "b": None, "a_hands_by_b": None,
+                   "b_hands_by_a": None, "warning": None}
             if kind == "scoring" or c.path in self.flow_settles:
                 row.update(kind="scoring", a=f["a"][c.path], b=f["b"][c.path],
                            a_hands_by_b=f["a_by_b"][c.path], b_hands_by_a=f["b_by_a"][c.path])
@@ -472,7 +474,7 @@ def impact(ref_a: str, opts_a: dict[str, str], ref_b: str, opts_b: dict[str, str
     changed = tuple(c.path for c in changes)
     blocks = [(ref_a, opts_a, ref_b, opts_b, seed, b, min(BLOCK, hands - b * BLOCK), bots, comparable == "", changed)
               for b in range((hands + BLOCK - 1) // BLOCK)]
-    total = Tally(seats)
+    total = Tally(seats, [str(v) for v in rs_b.table["seats"].values])
     done = 0
     for t in run_blocks(_block, blocks, workers):
         total.merge(t)
