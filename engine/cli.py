@@ -764,11 +764,12 @@ def _print_summary(rules: str, seed: int, bots: str, d: dict) -> None:
     for s, v in d["seats"].items():
         sp = d["spread"]["seats"][s]
         t.add_row(s, str(v["wins"]), f"{v['win_rate']:.1%}", str(v["dealer_hands"]), f"{v['avg_zi_per_hand']:+.2f}",
-                  f"±{(sp['ci95'][1] - sp['ci95'][0]) / 2:.2f}", f"{sp['p5']:+d}…{sp['p95']:+d}", f"{sp['min']:+d}")
+                  f"±{(sp['ci95'][1] - sp['ci95'][0]) / 2:.2f}" if sp["ci95"] else "—", f"{sp['p5']:+d}…{sp['p95']:+d}", f"{sp['min']:+d}")
     out.print(t)
     mv = d["spread"]["zi_moved"]
-    out.print(f"子 moved per hand: {d['avg_zi_moved_per_hand']:.2f} (95% CI {mv['ci95'][0]:.2f} … {mv['ci95'][1]:.2f}; "
-              f"p5 {mv['p5']}, p95 {mv['p95']}, most {mv['max']})", markup=False)
+    ci = f"95% CI {mv['ci95'][0]:.2f} … {mv['ci95'][1]:.2f}; " if mv["ci95"] else ""
+    out.print(f"子 moved per hand: {d['avg_zi_moved_per_hand']:.2f} ({ci}p5 {mv['p5']}, p95 {mv['p95']}, "
+              f"most {mv['max']})", markup=False)
     out.print(f"荒庄 (drawn hands): {d['exhaustive_rate']:.1%}   抄庄 (follow_first): {d['follow_first_rate']:.1%}   "
               f"highest floor: {d['max_floor']}", markup=False)
     for title, key in (("win by", "win_by"), ("patterns (share of hands)", "patterns"),

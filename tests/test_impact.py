@@ -239,3 +239,9 @@ def test_rescoring_a_hand_by_its_own_rules_gives_its_own_nets_with_follow_first(
     d = g.seats.index(g.dealer)
     assert why == "" and "flow.抄庄" not in other.fired
     assert other.net[d] - own.net[d] == 5 * (len(g.seats) - 1)
+
+
+def test_the_report_does_not_depend_on_workers():
+    one = _json("nanchang", "chongguan", "-n", "30", "--seed", "5")
+    two = _json("nanchang", "chongguan", "-n", "30", "--seed", "5", "--workers", "2")
+    assert one == two and one["effects"]["total"]["hands"] == 30

@@ -519,7 +519,7 @@ def sections(rep: Report) -> list[Section]:
         for role in ROLES:
             d = e[role]
             eff.rows.append([EFFECT_TEXT[name] if role == ROLES[0] else "", ROLE_TEXT[role], f"{d['mean']:+.2f}",
-                             f"{d['ci95'][0]:+.2f}…{d['ci95'][1]:+.2f}", f"{d['p5']:+d}…{d['p95']:+d}",
+                             (f"{d['ci95'][0]:+.2f}…{d['ci95'][1]:+.2f}" if d["ci95"] else "—"), f"{d['p5']:+d}…{d['p95']:+d}",
                              f"{d['min']:+d}…{d['max']:+d}"])
     eff.lines += ["total: B's hands scored by B − A's hands scored by A; scoring: the same hands scored by B − by A; "
                   "play: B's hands − A's hands, both scored by one side",

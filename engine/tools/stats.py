@@ -93,8 +93,9 @@ class Dist:
         return max(self.counts) if self.counts else 0
 
     def to_json(self) -> dict:
-        """n, mean, sd, ci95 [low, high], p5, p95, min, max (means rounded to 3 decimals)."""
+        """n, mean, sd, ci95 [low, high] (null with fewer than two values: no interval), p5,
+        p95, min, max (means rounded to 3 decimals)."""
         lo, hi = self.ci95()
         r = lambda x: round(x, DECIMALS) + 0.0  # + 0.0: never "-0.0"
-        return {"n": self.n, "mean": r(self.mean), "sd": r(self.sd), "ci95": [r(lo), r(hi)],
+        return {"n": self.n, "mean": r(self.mean), "sd": r(self.sd), "ci95": [r(lo), r(hi)] if self.n >= 2 else None,
                 "p5": self.quantile(LOW), "p95": self.quantile(HIGH), "min": self.min, "max": self.max}
