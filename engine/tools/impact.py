@@ -500,10 +500,6 @@ SECTION_TITLES = ("Effects (Δ 子 per hand, B − A)", "Changed rules: coverage
                   "The two sides", "Warnings")
 
 
-def _ci(d: dict) -> str:
-    return f"{d['mean']:+.2f} ({d['ci95'][0]:+.2f} … {d['ci95'][1]:+.2f})"
-
-
 def _share(v: float) -> str:
     return f"{v:.1%}"
 
@@ -540,9 +536,13 @@ def sections(rep: Report) -> list[Section]:
     cov.lines.append("fired A / B: hands of that side in which the rule appears in its own scoring; re-scored: hands of "
                      "both sides, each scored by both, in which it fired on either side; shared: with another changed "
                      "rule; changed: hands whose nets changed; Σ Δ: B's scoring − A's over those hands")
-    if unrecorded:
-        cov.lines.append(f"—: {', '.join(unrecorded)} act on play or are in force every hand; no ledger records them: "
+    options = [p for p in unrecorded if coverage_kind(p) == "option"]
+    played = [p for p in unrecorded if p not in options]
+    if played:
+        cov.lines.append(f"—: {', '.join(played)}: in force every hand or acting on play; no ledger records them, "
                          "their effect is in the play rows")
+    if options:
+        cov.lines.append(f"—: {', '.join(options)}: the rules an option sets are listed on their own rows")
     for r in j["attribution"]:
         if not r["rules"] and r["changed"]:
             cov.lines.append(f"{r['changed']} re-scored hands changed with no changed rule recorded in them "
