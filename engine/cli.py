@@ -605,7 +605,7 @@ def test(
 def diff(
     a: Annotated[str, typer.Argument(metavar="A", help="The ruleset before: a bundled name or a .rules file.")],
     b: Annotated[str, typer.Argument(metavar="B", help="The ruleset after.")],
-    impact: Annotated[int, typer.Option(metavar="N", min=0, help="Also play N seeded hands under each (greedy bots, the same seeds) and compare what they pay.")] = 0,
+    impact: Annotated[int, typer.Option(metavar="N", min=0, help="Also play N paired hands (greedy bots, the same seeds) and print the `mjrules impact` report.")] = 0,
     seed: Annotated[Optional[int], typer.Option(min=0, max=MAX_SEED, help="Seed of the --impact hands (default 1).")] = None,
     option: Annotated[Optional[list[str]], typer.Option("--option", "-o", metavar="NAME=VALUE", help="An option for each side that declares it (repeatable).")] = None,
     option_b: Annotated[Optional[list[str]], typer.Option("--option-b", metavar="NAME=VALUE", help="An option for B only: diff a ruleset against one of its options.")] = None,
@@ -614,8 +614,9 @@ def diff(
     """What B changes from A, rule path by rule path: + added, - removed, ~ changed (old → new),
     each with the file and line it comes from. Exit 0 when they are the same, 1 when they differ.
 
-    With --impact N, the same N hands (same seeds, same bots) are played under A and under B, and
-    the summaries are set side by side: 子 moved per hand, 荒庄, fans and 精 rules by share."""
+    With --impact N, the same N hands (same seeds, same bots) are played under A and under B and
+    each is re-scored by the other side: the `mjrules impact` report follows the rule diff
+    (docs/impact.md; `mjrules impact` takes --bots, --workers and --format too)."""
     from engine.tools.diff import diff as compare, where
 
     try:
@@ -624,25 +625,19 @@ def diff(
             raise MjError("--seed is the seed of the --impact hands, and no --impact is given",
                           hint="add --impact N, or leave out --seed")
         seed = 1 if seed is None else seed
-        both, only_b = _options(option), _name_values(option_b, "--option-b", "NAME=VALUE")
-        opts_a, opts_b = _declared_options(a, both), {**_declared_options(b, both), **only_b}
-        unknown = set(both) - set(opts_a) - set(opts_b)
-        if unknown:
-            raise MjError(f"unknown option {sorted(unknown)[0]!r}: neither {a} nor {b} declares it")
-        ra, rb = compile_ruleset(a, opts_a), compile_ruleset(b, opts_b)
-    except OptionError as exc:
-        _fail(_option_error(exc, "--option-b" if exc.option in only_b else "--option"), as_json)
     except MjError as exc:
         _fail(exc, as_json)
+    opts_a, opts_b, ra, rb = _two_sides(a, b, option, option_b, as_json)
     changes = compare(ra, rb)
-    effect = _impact(a, b, opts_a, opts_b, impact, seed) if impact else None
+    effect = _impact(a, b, opts_a, opts_b, impact, seed, show=not as_json and err.is_terminal,
+                     as_json=as_json) if impact else None
     counts = {op: sum(c.op == op for c in changes) for op in "+-~"}
     summary = (f"{len(changes)} difference{'s' if len(changes) != 1 else ''}: {counts['+']} added, "
                f"{counts['-']} removed, {counts['~']} changed") if changes else "no differences"
     if as_json:
         print(json.dumps({"a": ra.name, "b": rb.name, "changes": [c.to_json() for c in changes],
                           "added": counts["+"], "removed": counts["-"], "changed": counts["~"],
-                          **({"impact": effect} if effect else {})}, ensure_ascii=False, indent=2))
+                          **({"impact": effect.to_json()} if effect else {})}, ensure_ascii=False, indent=2))
     else:
         out.print(f"--- {ra.name}  ({where_file(ra)})", markup=False)
         out.print(f"+++ {rb.name}  ({where_file(rb)})", markup=False)
@@ -656,8 +651,76 @@ def diff(
                 out.print(f"{c.op} {c.path} = {r.text}    [{where(r.origin)}]", markup=False)
         out.print(summary, markup=False)
         if effect:
-            _print_impact(ra.name, rb.name, effect)
+            _print_impact(effect)
     raise typer.Exit(1 if changes else 0)
+
+
+def _two_sides(a: str, b: str, option: list[str] | None, option_b: list[str] | None, as_json: bool):
+    """(options of A, options of B, ruleset A, ruleset B): ``--option`` goes to each side that
+    declares it, ``--option-b`` to B only; a bad option or ruleset prints its error, exit 2."""
+    only_b: dict[str, str] = {}
+    try:
+        both, only_b = _options(option), _name_values(option_b, "--option-b", "NAME=VALUE")
+        opts_a, opts_b = _declared_options(a, both), {**_declared_options(b, both), **only_b}
+        unknown = set(both) - set(opts_a) - set(opts_b)
+        if unknown:
+            raise MjError(f"unknown option {sorted(unknown)[0]!r}: neither {a} nor {b} declares it")
+        return opts_a, opts_b, compile_ruleset(a, opts_a), compile_ruleset(b, opts_b)
+    except OptionError as exc:
+        _fail(_option_error(exc, "--option-b" if exc.option in only_b else "--option"), as_json)
+    except MjError as exc:
+        _fail(exc, as_json)
+
+
+@app.command()
+def impact(
+    a: Annotated[str, typer.Argument(metavar="A", help="The ruleset before: a bundled name or a .rules file.")],
+    b: Annotated[str, typer.Argument(metavar="B", help="The ruleset after.")],
+    n: Annotated[int, typer.Option("-n", "--hands", min=1, help="Paired hands: each is played under A and under B.")] = 1000,
+    seed: SeedOpt = 1,
+    bots: Annotated[str, typer.Option(metavar="KIND[,KIND…]", help="Bot per seat (engine/table/bots.py BOTS); one kind for all, or one per seat.")] = "greedy",
+    workers: Annotated[int, typer.Option(min=1, help="Processes to play in (at most twice the CPUs); the output does not depend on it.")] = 1,
+    option: Annotated[Optional[list[str]], typer.Option("--option", "-o", metavar="NAME=VALUE", help="An option for each side that declares it (repeatable).")] = None,
+    option_b: Annotated[Optional[list[str]], typer.Option("--option-b", metavar="NAME=VALUE", help="An option for B only: measure one of a ruleset's options.")] = None,
+    fmt: Annotated[str, typer.Option("--format", metavar="FORMAT", help="table (default) or markdown (a pull-request comment).")] = "table",
+    as_json: JsonOpt = False,
+) -> None:
+    """What B changes from A, played: the same seeded hands under both (paired), each re-scored by
+    the other side. Effects per hand (B − A, mean with 95% CI) by role: total, scoring (the
+    same hands, no play noise), play; each changed rule's firing count and scoring effect, with
+    a warning for a changed rule never exercised. docs/impact.md explains the plan."""
+    import time
+
+    try:
+        _check_count("-n/--hands", n, MAX_HANDS, "paired hands in one run")
+        _check_count("--workers", workers, _max_workers(), "(twice this machine's CPUs)")
+        _check_bots(bots)
+        if fmt not in ("table", "markdown"):
+            raise MjError(f"--format {fmt!r}: give table or markdown")
+    except MjError as exc:
+        _fail(exc, as_json)
+    opts_a, opts_b, _, _ = _two_sides(a, b, option, option_b, as_json)
+    started = time.perf_counter()
+    report = _impact(a, b, opts_a, opts_b, n, seed, bots, workers, show=not as_json and err.is_terminal,
+                     as_json=as_json)
+    elapsed = time.perf_counter() - started
+    if as_json:
+        print(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
+    elif fmt == "markdown":
+        from engine.tools.impact import markdown
+
+        print(markdown(report, _impact_command(a, b, n, seed, bots, option, option_b)), end="")
+    else:
+        _print_impact(report)
+    err.print(f"{n} paired hands in {elapsed:.1f}s ({n / max(elapsed, 1e-9):.1f} paired hands/s)",
+              markup=False, style="dim")
+
+
+def _impact_command(a: str, b: str, n: int, seed: int, bots: str, option, option_b) -> str:
+    """The command line that makes a report (shown in its Markdown)."""
+    words = ["mjrules", "impact", a, b, "-n", str(n), "--seed", str(seed), "--bots", bots]
+    words += [w for o in option or [] for w in ("--option", o)] + [w for o in option_b or [] for w in ("--option-b", o)]
+    return " ".join(words)
 
 
 def _declared_options(ref: str, opts: dict[str, str]) -> dict[str, str]:
@@ -666,37 +729,47 @@ def _declared_options(ref: str, opts: dict[str, str]) -> dict[str, str]:
     return {k: v for k, v in opts.items() if k in declared}
 
 
-def _impact(a: str, b: str, opts_a: dict, opts_b: dict, hands: int, seed: int) -> dict:
-    """The same seeded hands under A and under B: their summaries, side by side."""
-    from engine.tools.simulate import simulate as run
+def _impact(a: str, b: str, opts_a: dict, opts_b: dict, hands: int, seed: int, bots: str = "greedy",
+            workers: int = 1, show: bool = False, as_json: bool = False):
+    """Paired hands under A and B (engine/tools/impact.py): the :class:`Report`; a progress bar
+    on stderr when ``show``. Exit 2 on bad input."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from engine.tools.impact import impact as run
 
     try:
-        sa = run(a, opts_a, hands, seed, ["greedy"]).to_json()
-        sb = run(b, opts_b, hands, seed, ["greedy"]).to_json()
+        with Progress(TextColumn("impact"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                      console=err.real(), disable=not show, transient=True) as prog:
+            task = prog.add_task("hands", total=hands)
+            return run(a, opts_a, b, opts_b, hands, seed, bots.split(","), workers,
+                       progress=lambda done: prog.update(task, completed=done))
     except MjError as exc:
-        _fail(exc, False)
-    rows = [("子 moved per hand", sa["avg_zi_moved_per_hand"], sb["avg_zi_moved_per_hand"]),
-            ("荒庄 (drawn hands)", sa["exhaustive_rate"], sb["exhaustive_rate"])]
-    for key in ("win_by", "patterns", "fans", "jing_rules"):
-        for name in dict.fromkeys([*sa[key], *sb[key]]):
-            rows.append((f"{key.replace('_', ' ')}: {name}", sa[key].get(name, 0.0), sb[key].get(name, 0.0)))
-    return {"hands": hands, "seed": seed, "rows": [{"what": w, "a": x, "b": y} for w, x, y in rows]}
+        _fail(exc, as_json)
 
 
-def _print_impact(a: str, b: str, effect: dict) -> None:
+def _print_impact(report) -> None:
+    """The impact report as rich tables (the sections of docs/impact.md)."""
     from rich.table import Table
 
-    t = Table(title=f"impact over {effect['hands']} hands (seed {effect['seed']}, greedy bots)", title_justify="left")
-    for c in ("", a, b, "change"):
-        t.add_column(c, justify="left" if not c else "right")
-    for r in effect["rows"]:
-        if r["a"] == r["b"] == 0:
-            continue
-        share = r["what"] != "子 moved per hand"
-        fmt = (lambda v: f"{v:.1%}") if share else (lambda v: f"{v:.2f}")
-        delta = r["b"] - r["a"]
-        t.add_row(r["what"], fmt(r["a"]), fmt(r["b"]), "" if r["a"] == r["b"] else f"{delta:+.1%}" if share else f"{delta:+.2f}")
-    out.print(t)
+    from engine.tools.impact import heading, sections
+
+    title, sub = heading(report)
+    out.print(title, markup=False)
+    out.print(sub, markup=False, style="dim")
+    for s in sections(report):
+        if s.columns:
+            t = Table(title=s.title, title_justify="left")
+            for i, c in enumerate(s.columns):
+                t.add_column(c, justify="left" if i == 0 else "right", no_wrap=i == 0)
+            for row in s.rows:
+                t.add_row(*row)
+            out.print(t)
+            for line in s.lines:
+                out.print(line, markup=False, style="dim")
+        else:
+            out.print(s.title, markup=False)
+            for line in s.lines:
+                out.print(f"  - {line}", markup=False)
 
 
 def where_file(rs) -> str:
@@ -788,11 +861,17 @@ def _print_summary(rules: str, seed: int, bots: str, d: dict) -> None:
 
     out.print(f"simulate {rules}: {d['hands']} hands, seed {seed}, bots {bots}", markup=False)
     t = Table(title="by seat", title_justify="left")
-    for c in ("seat", "wins", "win rate", "hands as dealer", "子 per hand"):
+    for c in ("seat", "wins", "win rate", "hands as dealer", "子 per hand", "± 95%", "p5…p95", "worst"):
         t.add_column(c, justify="left" if c == "seat" else "right")
     for s, v in d["seats"].items():
-        t.add_row(s, str(v["wins"]), f"{v['win_rate']:.1%}", str(v["dealer_hands"]), f"{v['avg_zi_per_hand']:+.2f}")
+        sp = d["spread"]["seats"][s]
+        t.add_row(s, str(v["wins"]), f"{v['win_rate']:.1%}", str(v["dealer_hands"]), f"{v['avg_zi_per_hand']:+.2f}",
+                  f"±{(sp['ci95'][1] - sp['ci95'][0]) / 2:.2f}" if sp["ci95"] else "—", f"{sp['p5']:+d}…{sp['p95']:+d}", f"{sp['min']:+d}")
     out.print(t)
+    mv = d["spread"]["zi_moved"]
+    ci = f"95% CI {mv['ci95'][0]:.2f} … {mv['ci95'][1]:.2f}; " if mv["ci95"] else ""
+    out.print(f"子 moved per hand: {d['avg_zi_moved_per_hand']:.2f} ({ci}p5 {mv['p5']}, p95 {mv['p95']}, "
+              f"most {mv['max']})", markup=False)
     out.print(f"荒庄 (drawn hands): {d['exhaustive_rate']:.1%}   抄庄 (follow_first): {d['follow_first_rate']:.1%}   "
               f"highest floor: {d['max_floor']}", markup=False)
     for title, key in (("win by", "win_by"), ("patterns (share of hands)", "patterns"),

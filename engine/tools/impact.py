@@ -1,0 +1,589 @@
+"""``mjrules impact A B``: what ruleset B changes from A, measured on paired hands (docs/impact.md).
+
+The plan, block by block (a block is :data:`~engine.tools.simulate.BLOCK` consecutive hands of a
+match, seeded from (seed, block) alone, as ``simulate`` plays them):
+
+1. *Paired hands*: the block is played once under A and once under B with the same hand seeds
+   (:func:`~engine.table.match.hand_seed`: the same walls and dice) and the same bots, seeded the
+   same way.
+2. *Re-scoring*: every hand played under one side is scored again by the other side's scorer:
+   its indicators are flipped by that side's rules on the same wall, its after-deal settlements
+   made on the same deal, its 抄庄 payment (if its first discards make one), and its final state
+   (the same hands, melds and win) settled. A state that is no win there (no pattern reads it,
+   a ``flow`` forbids it, a meld that side cannot make) is counted as *not scorable*, never
+   guessed at.
+3. *Effects* (B − A per hand, paired): ``total`` (B's play and scoring against A's), ``scoring``
+   (the same hands, B's scoring against A's: no play noise), ``play`` (B's hands against A's
+   hands, both scored by one side). ``total`` = scoring on A's hands + play scored by B =
+   play scored by A + scoring on B's hands, hand by hand.
+4. *Roles*: the dealer (Δ of the dealer's 子), the others (Δ of each other seat's 子, paired by
+   place after the dealer: three values a hand) and ``zi_moved`` (Δ of the 子 that changed hands).
+   Each is an exact histogram (:class:`~engine.tools.stats.Dist`): mean, 95 % interval,
+   p5/p95, worst and best hand.
+5. *Coverage*: for each rule B changes (:func:`engine.tools.diff.diff`), the hands in which it
+   fired — appeared in the hand's scoring (its pattern, fans, payment, factors, 精 rules,
+   indicator, 荒庄 or 抄庄 payment) — on each side; a warning for a changed rule that never fired.
+   Scoring effects are attributed to the set of changed rules that fired in the hand.
+
+Rules that act on play (other ``flow`` policies, ``table`` sizes, melds, tiles) leave no trace
+in a ledger: their coverage is "in force every hand" and their effect is in ``play``.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Callable
+
+from engine.core.scoring import Scorer, SeatHand, Snapshot
+from engine.errors import IllegalAction, ImpossibleState, MjError
+from engine.lang.ruleset import Ruleset
+from engine.table.bots import BOTS
+from engine.table.game import Game
+from engine.table.match import Match, hand_seed
+from engine.tools.diff import Change, diff
+from engine.tools.runner import run_blocks
+from engine.tools.simulate import BLOCK, Summary, _compiled
+from engine.tools.stats import Dist
+
+SIDES = ("a", "b")
+EFFECTS = ("total", "scoring_on_a_hands", "scoring_on_b_hands", "play_scored_by_a", "play_scored_by_b")
+EFFECT_TEXT = {
+    "total": "total",
+    "scoring_on_a_hands": "scoring, A's hands",
+    "scoring_on_b_hands": "scoring, B's hands",
+    "play_scored_by_a": "play, scored by A",
+    "play_scored_by_b": "play, scored by B",
+}
+ROLES = ("dealer", "others", "zi_moved")
+ROLE_TEXT = {"dealer": "dealer", "others": "others (each)", "zi_moved": "子 moved"}
+# kinds of rule path whose firing a ledger records; the others act on play or are in force always
+SCORING_KINDS = ("pattern", "fan", "payment", "factor", "jing", "indicator", "exhaustive")
+RESCORED_POLICY = "follow_first_discard"  # the one flow policy that settles (抄庄)
+CLAIMS = ("pung", "kong", "chow", "concealed_kong", "added_kong")  # events that end the first go-around
+WARN_HINT = "raise N or use `--bots value`"
+EXAMPLE_CHARS = 200  # an unscorable hand's example message, cut to this
+
+
+@dataclass(frozen=True)
+class Scored:
+    """One hand scored by one side: the dealer, net 子 per seat (seats' order) and the rule
+    paths that fired (``fan.X``, ``jing.X`` …)."""
+
+    dealer: int
+    net: tuple[int, ...]
+    fired: frozenset
+
+    @property
+    def moved(self) -> int:
+        """子 that changed hands: the sum of the gains."""
+        return sum(v for v in self.net if v > 0)
+
+
+@dataclass
+class Effect:
+    """Paired differences (y − x) of hands, by role: dealer, each other seat, 子 moved."""
+
+    dealer: Dist = field(default_factory=Dist)
+    others: Dist = field(default_factory=Dist)
+    zi_moved: Dist = field(default_factory=Dist)
+
+    def add(self, x: Scored, y: Scored) -> None:
+        """One pair: ``x`` the hand as A has it, ``y`` as B has it."""
+        n = len(x.net)
+        self.dealer.add(y.net[y.dealer] - x.net[x.dealer])
+        for k in range(1, n):
+            self.others.add(y.net[(y.dealer + k) % n] - x.net[(x.dealer + k) % n])
+        self.zi_moved.add(y.moved - x.moved)
+
+    def merge(self, o: "Effect") -> None:
+        """Add another effect's pairs."""
+        for r in ROLES:
+            getattr(self, r).merge(getattr(o, r))
+
+    def to_json(self) -> dict:
+        """``hands`` and each role's :meth:`Dist.to_json`."""
+        return {"hands": self.dealer.n, **{r: getattr(self, r).to_json() for r in ROLES}}
+
+
+@dataclass
+class Tally:
+    """Everything counted over paired hands; blocks merge in order."""
+
+    seats: list[str]
+    seats_b: list[str] | None = None  # B's seat names, when they differ from A's
+    sides: dict = field(default_factory=dict)  # side -> Summary of the hands played under it
+    dealer_wins: Counter = field(default_factory=Counter)  # side -> hands the dealer won
+    jing_moved: dict = field(default_factory=dict)  # side -> Dist of 子 moved by 精 settlements a hand
+    effects: dict = field(default_factory=dict)  # EFFECTS name -> Effect
+    fired: dict = field(default_factory=dict)  # "a" / "b" / "a_by_b" / "b_by_a" -> Counter of paths
+    attribution: dict = field(default_factory=dict)  # tuple of changed paths -> [hands, changed, Σdealer, Σmoved]
+    unscorable: dict = field(default_factory=dict)  # "a_hands_under_b" / … -> Counter of reasons
+    examples: dict = field(default_factory=dict)  # (which, reason) -> first message
+
+    def __post_init__(self):
+        for s in SIDES:
+            self.sides.setdefault(s, Summary(list(self.seats_b or self.seats) if s == "b" else list(self.seats)))
+            self.jing_moved.setdefault(s, Dist())
+        for e in EFFECTS:
+            self.effects.setdefault(e, Effect())
+        for k in ("a", "b", "a_by_b", "b_by_a"):
+            self.fired.setdefault(k, Counter())
+        for k in ("a_hands_under_b", "b_hands_under_a"):
+            self.unscorable.setdefault(k, Counter())
+
+    def merge(self, o: "Tally") -> None:
+        """Add another tally (the next block)."""
+        for s in SIDES:
+            self.sides[s].merge(o.sides[s])
+            self.jing_moved[s].merge(o.jing_moved[s])
+        self.dealer_wins.update(o.dealer_wins)
+        for e in EFFECTS:
+            self.effects[e].merge(o.effects[e])
+        for k, c in o.fired.items():
+            self.fired[k].update(c)
+        for key, v in o.attribution.items():
+            mine = self.attribution.setdefault(key, [0, 0, 0, 0])
+            for i, x in enumerate(v):
+                mine[i] += x
+        for k, c in o.unscorable.items():
+            self.unscorable[k].update(c)
+        for k, m in o.examples.items():
+            self.examples.setdefault(k, m)
+
+
+def fired_paths(rs: Ruleset, parts, reading: str | None, fans: list[str]) -> frozenset:
+    """The rule paths (as :func:`engine.tools.diff.rules_of` names them) a hand's settlements
+    record: its pattern and fans, the payment, ``payment.base``, the factors that changed an
+    amount, the 精 rules (the value rule whenever a seat's n counted), each settled indicator,
+    the 荒庄 payment and the 抄庄 flow. ``parts`` are (when, part, Ledger) as
+    :attr:`HandResult.parts`."""
+    out: set[str] = set()
+    if reading:
+        out.add(f"pattern.{reading}")
+    out.update(f"fan.{f}" for f in fans)
+    values = [r.name for r in rs.jing_rules("value")]
+    for _, part, lg in parts:
+        if part in rs.indicators:
+            out.add(f"indicator.{part}")
+            out.update(f"jing.{n}" for n in lg.fired if n in rs.jing)
+        elif part == "hand":
+            out.update(f"payment.{n}" for n in lg.fired if n in rs.payments)
+            out.update(f"exhaustive.{n}" for n in lg.fired if n in rs.exhaustive)
+        elif RESCORED_POLICY in lg.fired:
+            out.update(f"flow.{n}" for n, f in rs.flow.items() if f.policy == RESCORED_POLICY)
+        for t in lg.transfers:
+            for fac in t.factors:
+                head = fac.split(" ", 1)[0]
+                if head.startswith(("factor.", "jing.")) or head == "payment.base":
+                    out.add(head)
+                elif head.startswith("n=") and part in rs.indicators:
+                    out.update(f"jing.{v}" for v in values)
+    return frozenset(out)
+
+
+def _net(seats: list[str], parts) -> tuple[int, ...]:
+    out = dict.fromkeys(seats, 0)
+    for _, _, lg in parts:
+        for s, v in lg.net(seats).items():
+            out[s] += v
+    return tuple(out[s] for s in seats)
+
+
+def _jing_moved(rs: Ruleset, seats: list[str], parts) -> int:
+    """子 moved by the hand's 精 settlements (every indicator part)."""
+    out = dict.fromkeys(seats, 0)
+    for _, part, lg in parts:
+        if part in rs.indicators:
+            for s, v in lg.net(seats).items():
+                out[s] += v
+    return sum(v for v in out.values() if v > 0)
+
+
+def scored_as_played(g: Game) -> Scored:
+    """A finished hand as its own ruleset scored it."""
+    r = g.result
+    return Scored(g.seats.index(g.dealer), _net(g.seats, r.parts), fired_paths(g.rs, r.parts, r.reading, r.fans))
+
+
+def _deal(g: Game) -> dict | None:
+    return next((e["hands"] for e in g.events if e["event"] == "deal"), None)
+
+
+def rescore(g: Game, rs: Ruleset, scorer: Scorer, previous: dict[str, int]) -> tuple[Scored | None, str, str, dict]:
+    """Score finished hand ``g`` (played under another ruleset with the same tiles and seats) by
+    ``rs``: ``rs``'s indicators flipped on the same wall (``previous``: ``rs``'s indicators of
+    the hand before, for ``previous …`` indicators), its after-deal settlements on the same
+    deal, its 抄庄 on the same first discards, its end settlements on the same final state.
+
+    Returns (Scored or None, reason, message, ``rs``'s indicators of this hand); a hand ``rs``
+    cannot score gives None with the reason (``no win``: not a win under ``rs``;
+    ``impossible``: a state ``rs`` could not produce; ``deal differs``: ``rs`` deals another
+    way) and the scorer's message. Raises nothing for a hand it cannot score.
+    """
+    try:
+        y = Game(rs, g.seed, dealer=g.dealer, floor=g.floor, previous_indicators=previous, scorer=scorer)
+    except MjError as exc:  # an after-deal settlement this side cannot make
+        return None, "not settled", exc.message, {}
+    indicators = dict(y.indicators)
+    if _deal(y) != _deal(g):
+        return None, "deal differs", "this side deals other hands from the same wall", indicators
+    try:
+        _follow_first(y, g)
+        hands = {s: SeatHand(list(h.concealed), list(h.melds)) for s, h in g.hands.items()}
+        win = g.result.win
+        if win is not None:  # the winning tile ends in the winner's hand; a snapshot holds it apart
+            hands[win.seat].concealed.remove(win.tile)
+        snap = Snapshot(list(g.seats), g.dealer, g.floor, indicators, hands, win)
+        end, ws = scorer.settle_end_parts(snap)
+    except ImpossibleState as exc:
+        return None, "impossible", exc.message, indicators
+    except IllegalAction as exc:
+        return None, "no win", exc.message, indicators
+    except MjError as exc:
+        return None, "not settled", exc.message, indicators
+    parts = y.parts + [("end", name, lg) for name, lg in end]
+    reading, fans = (ws.reading.pattern, ws.fans) if ws else (None, [])
+    return Scored(g.seats.index(g.dealer), _net(g.seats, parts), fired_paths(rs, parts, reading, fans)), "", "", indicators
+
+
+def _follow_first(y: Game, g: Game) -> None:
+    """Give ``y`` (just dealt) ``g``'s first discards until a claim or kong, so that ``y``'s own
+    抄庄 rule (:meth:`Game._track_follow_first`) settles them as it would have in play."""
+    for e in g.events:
+        if e["event"] in CLAIMS or y.discard_count >= len(y.seats):
+            break
+        if e["event"] == "discard":
+            y.discard_count += 1
+            y._track_follow_first(e["seat"], y.tiles.parse_one(e["tile"]))
+
+
+def _play(rs: Ruleset, scorer: Scorer, seed: int, block: int, count: int, bots: list[str],
+          other: tuple[Ruleset, Scorer] | None, summary: Summary):
+    """Play one block under ``rs``; per hand (own Scored, other side's Scored or None, reason,
+    message, 精 子 moved, dealer won, (hand seed, the wall's ring, the dice)): the last is what
+    pairs a hand with the other side's (tests check it)."""
+    match = Match(rs, hand_seed(seed, block), scorer=scorer)
+    players = {s: BOTS[kind](hand_seed(hand_seed(seed, block), i)) for i, (s, kind) in enumerate(zip(match.seats, bots))}
+    out = []
+    previous: dict[str, int] = {}
+
+    def on_hand(g: Game) -> None:
+        nonlocal previous
+        summary.add(g)
+        theirs, why, msg = None, "", ""
+        if other is not None:
+            theirs, why, msg, previous = rescore(g, other[0], other[1], previous)
+        out.append((scored_as_played(g), theirs, why, msg, _jing_moved(rs, g.seats, g.result.parts),
+                    g.result.winner == g.dealer, (g.seed, tuple(g.ring or ()), tuple(g.dice_rolls))))
+
+    match.play(players, count, on_hand)
+    return out
+
+
+def _block(args) -> Tally:
+    """Play one block under both sides and count it (runs in a worker process)."""
+    ref_a, opts_a, ref_b, opts_b, seed, block, count, bots, comparable, changed = args
+    rs_a, sc_a = _compiled(ref_a, opts_a)
+    rs_b, sc_b = _compiled(ref_b, opts_b)
+    t = Tally([str(v) for v in rs_a.table["seats"].values], [str(v) for v in rs_b.table["seats"].values])
+    hands_a = _play(rs_a, sc_a, seed, block, count, bots, (rs_b, sc_b) if comparable else None, t.sides["a"])
+    hands_b = _play(rs_b, sc_b, seed, block, count, bots, (rs_a, sc_a) if comparable else None, t.sides["b"])
+    changed = frozenset(changed)
+    for (own_a, b_of_a, why_a, msg_a, jing_a, dw_a, _), (own_b, a_of_b, why_b, msg_b, jing_b, dw_b, _) in zip(hands_a, hands_b):
+        t.effects["total"].add(own_a, own_b)
+        t.fired["a"].update(own_a.fired & changed)
+        t.fired["b"].update(own_b.fired & changed)
+        t.jing_moved["a"].add(jing_a)
+        t.jing_moved["b"].add(jing_b)
+        t.dealer_wins["a"] += dw_a
+        t.dealer_wins["b"] += dw_b
+        if not comparable:
+            continue
+        for which, other, why, msg in (("a_hands_under_b", b_of_a, why_a, msg_a), ("b_hands_under_a", a_of_b, why_b, msg_b)):
+            if other is None:
+                t.unscorable[which][why] += 1
+                t.examples.setdefault((which, why), msg[:EXAMPLE_CHARS])
+        if b_of_a is not None:
+            t.fired["a_by_b"].update(b_of_a.fired & changed)
+            t.effects["scoring_on_a_hands"].add(own_a, b_of_a)
+            t.effects["play_scored_by_b"].add(b_of_a, own_b)
+            _attribute(t, own_a, b_of_a, changed)
+        if a_of_b is not None:
+            t.fired["b_by_a"].update(a_of_b.fired & changed)
+            t.effects["scoring_on_b_hands"].add(a_of_b, own_b)
+            t.effects["play_scored_by_a"].add(own_a, a_of_b)
+            _attribute(t, a_of_b, own_b, changed)
+    return t
+
+
+def _attribute(t: Tally, x: Scored, y: Scored, changed: frozenset) -> None:
+    """Count one re-scored hand under the set of changed rules that fired in it (either side)."""
+    key = tuple(sorted((x.fired | y.fired) & changed))
+    row = t.attribution.setdefault(key, [0, 0, 0, 0])
+    dd, dm = y.net[y.dealer] - x.net[x.dealer], y.moved - x.moved
+    row[0] += 1
+    row[1] += y.net != x.net
+    row[2] += dd
+    row[3] += dm
+
+
+def coverage_kind(path: str) -> str:
+    """``scoring`` (a ledger records when it fires), ``flow`` (a flow policy; the ledgers record
+    only 抄庄's, see :attr:`Report.flow_settles`), ``option`` (its rules are listed apart) or
+    ``always`` (tiles, table, melds)."""
+    kind = path.split(".", 1)[0]
+    if kind in SCORING_KINDS:
+        return "scoring"
+    if kind == "flow":
+        return "flow"
+    return "option" if kind == "option" else "always"
+
+
+@dataclass
+class Report:
+    """The impact of B over A: the run's parameters, the changes, and the tally."""
+
+    a: str
+    b: str
+    hands: int
+    seed: int
+    bots: list[str]
+    changes: list[Change]
+    tally: Tally
+    comparable: str  # "" when the scoring effect was measured, else why not
+    flow_settles: set = field(default_factory=set)  # changed flow paths a ledger records (抄庄)
+
+    def coverage(self) -> list[dict]:
+        """Per changed rule: its kind, the hands it fired in on each side, and a warning."""
+        out = []
+        f = self.tally.fired
+        for c in self.changes:
+            kind = coverage_kind(c.path)
+            row = {"path": c.path, "op": c.op, "kind": kind, "a": None, "b": None, "a_hands_by_b": None,
+                   "b_hands_by_a": None, "warning": None}
+            if kind == "scoring" or c.path in self.flow_settles:
+                row.update(kind="scoring", a=f["a"][c.path], b=f["b"][c.path],
+                           a_hands_by_b=f["a_by_b"][c.path], b_hands_by_a=f["b_by_a"][c.path])
+                if not (row["a"] or row["b"] or row["a_hands_by_b"] or row["b_hands_by_a"]):
+                    row["warning"] = f"{c.path} not exercised in {self.hands} hands: {WARN_HINT}"
+            out.append(row)
+        return out
+
+    def attribution(self) -> list[dict]:
+        """The scoring effect by the set of changed rules that fired (re-scored hands of both
+        sides): hands, hands whose nets changed, Σ Δ dealer 子 and Σ Δ 子 moved."""
+        rows = sorted(self.tally.attribution.items(), key=lambda kv: (-kv[1][0], kv[0]))
+        return [{"rules": list(k), "hands": v[0], "changed": v[1], "dealer": v[2], "zi_moved": v[3]} for k, v in rows]
+
+    def by_rule(self) -> list[dict]:
+        """Per changed rule: the re-scored hands it fired in, those with other changed rules
+        too, hands whose nets changed, Σ Δ dealer 子 and Σ Δ 子 moved over them."""
+        out = []
+        for c in self.changes:
+            rows = [(k, v) for k, v in self.tally.attribution.items() if c.path in k]
+            if coverage_kind(c.path) != "scoring" and c.path not in self.flow_settles:
+                continue
+            out.append({"path": c.path, "hands": sum(v[0] for _, v in rows),
+                        "shared": sum(v[0] for k, v in rows if len(k) > 1),
+                        "changed": sum(v[1] for _, v in rows), "dealer": sum(v[2] for _, v in rows),
+                        "zi_moved": sum(v[3] for _, v in rows)})
+        return out
+
+    def warnings(self) -> list[str]:
+        """Changed rules never exercised, hands not scorable on the other side, no scoring effect."""
+        out = [r["warning"] for r in self.coverage() if r["warning"]]
+        if self.comparable:
+            out.append(f"no scoring effect: {self.comparable}")
+        for which, c in self.tally.unscorable.items():
+            for why, n in sorted(c.items()):
+                side = "A" if which.startswith("a") else "B"
+                other = "B" if side == "A" else "A"
+                ex = self.tally.examples.get((which, why), "")
+                out.append(f"{n} of {side}'s hands not scorable under {other} ({why}), e.g.: {ex}")
+        return out
+
+    def side_json(self, s: str) -> dict:
+        """One side's play: rates (share of hands), 子 moved and 精 子 moved per hand."""
+        d = self.tally.sides[s].to_json()
+        n = self.hands or 1
+        return {"win_rate": round(1 - d["exhaustive_rate"], 4), "dealer_win_rate": round(self.tally.dealer_wins[s] / n, 4),
+                "exhaustive_rate": d["exhaustive_rate"], "zi_moved_per_hand": d["avg_zi_moved_per_hand"],
+                "jing_zi_moved_per_hand": self.tally.jing_moved[s].to_json()["mean"],
+                "win_by": d["win_by"], "patterns": d["patterns"], "fans": d["fans"], "jing_rules": d["jing_rules"],
+                "spread": d["spread"]}
+
+    def rows(self) -> list[dict]:
+        """The two sides' summaries side by side (what ``diff --impact`` printed before)."""
+        sa, sb = self.tally.sides["a"].to_json(), self.tally.sides["b"].to_json()
+        rows = [("子 moved per hand", sa["avg_zi_moved_per_hand"], sb["avg_zi_moved_per_hand"]),
+                ("荒庄 (drawn hands)", sa["exhaustive_rate"], sb["exhaustive_rate"])]
+        for key in ("win_by", "patterns", "fans", "jing_rules"):
+            for name in dict.fromkeys([*sa[key], *sb[key]]):
+                rows.append((f"{key.replace('_', ' ')}: {name}", sa[key].get(name, 0.0), sb[key].get(name, 0.0)))
+        return [{"what": w, "a": x, "b": y} for w, x, y in rows]
+
+    def to_json(self) -> dict:
+        """The report as JSON (docs/impact.md lists the keys)."""
+        return {
+            "a": self.a, "b": self.b, "hands": self.hands, "seed": self.seed, "bots": self.bots,
+            "scoring_effect": not self.comparable, "why_no_scoring_effect": self.comparable or None,
+            "effects": {e: self.tally.effects[e].to_json() for e in EFFECTS},
+            "coverage": self.coverage(),
+            "by_rule": self.by_rule(),
+            "attribution": self.attribution(),
+            "not_scorable": {k: dict(sorted(c.items())) for k, c in self.tally.unscorable.items()},
+            "sides": {s: self.side_json(s) for s in SIDES},
+            "warnings": self.warnings(),
+            "rows": self.rows(),
+        }
+
+
+def _comparable(a: Ruleset, b: Ruleset) -> str:
+    """"" when a hand of one can be scored by the other (the same tiles and seats), else why not."""
+    ta, tb = Scorer(a).tiles, Scorer(b).tiles
+    if [(k.code, k.copies) for k in ta.kinds] != [(k.code, k.copies) for k in tb.kinds]:
+        return "A and B have different tiles"
+    if a.table["seats"].values != b.table["seats"].values:
+        return "A and B seat different players"
+    return ""
+
+
+def impact(ref_a: str, opts_a: dict[str, str], ref_b: str, opts_b: dict[str, str], hands: int, seed: int,
+           bots: list[str], workers: int = 1, progress: Callable[[int], None] | None = None) -> Report:
+    """Play ``hands`` paired hands under A and B and measure B's impact (see the module doc).
+
+    ``bots``: one kind for every seat or one per seat, from :data:`BOTS`. Raises :class:`MjError`
+    for an unknown bot, a ruleset that cannot be compiled, or two rulesets with different
+    numbers of seats (hands cannot be paired).
+    """
+    rs_a, _ = _compiled(ref_a, opts_a)
+    rs_b, _ = _compiled(ref_b, opts_b)
+    seats = [str(v) for v in rs_a.table["seats"].values]
+    if len(rs_b.table["seats"].values) != len(seats):
+        raise MjError(f"A seats {len(seats)} players and B {len(rs_b.table['seats'].values)}: hands cannot be paired")
+    if len(bots) == 1:
+        bots = bots * len(seats)
+    unknown = [b for b in bots if b not in BOTS]
+    if unknown or len(bots) != len(seats):
+        raise MjError(f"bots: give one kind or one per seat ({len(seats)}), from: {', '.join(BOTS)}",
+                      hint="e.g. --bots greedy or --bots greedy,greedy,random,random")
+    changes = diff(rs_a, rs_b)
+    comparable = _comparable(rs_a, rs_b)
+    flow_settles = {c.path for c in changes if c.path.startswith("flow.") and any(
+        f.policy == RESCORED_POLICY for rs in (rs_a, rs_b) for n, f in rs.flow.items() if f"flow.{n}" == c.path)}
+    changed = tuple(c.path for c in changes)
+    blocks = [(ref_a, opts_a, ref_b, opts_b, seed, b, min(BLOCK, hands - b * BLOCK), bots, comparable == "", changed)
+              for b in range((hands + BLOCK - 1) // BLOCK)]
+    total = Tally(seats, [str(v) for v in rs_b.table["seats"].values])
+    done = 0
+    for t in run_blocks(_block, blocks, workers):
+        total.merge(t)
+        done += t.sides["a"].hands
+        if progress:
+            progress(done)
+    return Report(rs_a.name, rs_b.name, hands, seed, bots, changes, total, comparable, flow_settles)
+
+
+# ---- rendering: one list of sections, printed as rich tables (the CLI) or Markdown ----------------
+
+@dataclass
+class Section:
+    """A titled table (``columns``, ``rows`` of text) and/or bullet lines."""
+
+    title: str
+    columns: list[str]
+    rows: list[list[str]]
+    lines: list[str] = field(default_factory=list)
+
+
+SECTION_TITLES = ("Effects (Δ 子 per hand, B − A)", "Changed rules: coverage and scoring effect",
+                  "The two sides", "Warnings")
+
+
+def _share(v: float) -> str:
+    return f"{v:.1%}"
+
+
+def sections(rep: Report) -> list[Section]:
+    """The report as sections (titles: :data:`SECTION_TITLES`)."""
+    j = rep.to_json()
+    eff = Section(SECTION_TITLES[0], ["effect", "role", "mean", "95% CI", "p5…p95", "worst…best"], [])
+    for name in EFFECTS:
+        e = j["effects"][name]
+        if not e["hands"]:
+            continue
+        for role in ROLES:
+            d = e[role]
+            eff.rows.append([EFFECT_TEXT[name] if role == ROLES[0] else "", ROLE_TEXT[role], f"{d['mean']:+.2f}",
+                             (f"{d['ci95'][0]:+.2f}…{d['ci95'][1]:+.2f}" if d["ci95"] else "—"), f"{d['p5']:+d}…{d['p95']:+d}",
+                             f"{d['min']:+d}…{d['max']:+d}"])
+    eff.lines += ["total: B's hands scored by B − A's hands scored by A; scoring: the same hands scored by B − by A; "
+                  "play: B's hands − A's hands, both scored by one side",
+                  "per hand; 95% CI = mean ± 1.96·sd/√n over the paired hands; others: each non-dealer seat, paired "
+                  "by place after the dealer (three a hand)"]
+    cov = Section(SECTION_TITLES[1], ["rule", "op", "fired A", "fired B", "re-scored", "shared", "changed",
+                                      "Σ Δ dealer", "Σ Δ 子 moved"], [])
+    by_rule = {r["path"]: r for r in j["by_rule"]}
+    unrecorded = []
+    for c in j["coverage"]:
+        r = by_rule.get(c["path"])
+        if c["kind"] == "scoring":
+            cov.rows.append([c["path"], c["op"], str(c["a"]), str(c["b"]), str(r["hands"]), str(r["shared"]),
+                             str(r["changed"]), f"{r['dealer']:+d}", f"{r['zi_moved']:+d}"])
+        else:
+            cov.rows.append([c["path"], c["op"]] + ["—"] * 7)
+            unrecorded.append(c["path"])
+    cov.lines.append("fired A / B: hands of that side in which the rule appears in its own scoring; re-scored: hands of "
+                     "both sides, each scored by both, in which it fired on either side; shared: with another changed "
+                     "rule; changed: hands whose nets changed; Σ Δ: B's scoring − A's over those hands")
+    options = [p for p in unrecorded if coverage_kind(p) == "option"]
+    played = [p for p in unrecorded if p not in options]
+    if played:
+        cov.lines.append(f"—: {', '.join(played)}: in force every hand or acting on play; no ledger records them, "
+                         "their effect is in the play rows")
+    if options:
+        cov.lines.append(f"—: {', '.join(options)}: the rules an option sets are listed on their own rows")
+    for r in j["attribution"]:
+        if not r["rules"] and r["changed"]:
+            cov.lines.append(f"{r['changed']} re-scored hands changed with no changed rule recorded in them "
+                             f"(Σ Δ dealer {r['dealer']:+d}, Σ Δ 子 moved {r['zi_moved']:+d})")
+    sa, sb = j["sides"]["a"], j["sides"]["b"]
+    sides = Section(SECTION_TITLES[2], ["", rep.a, rep.b, "Δ"], [])
+    for label, key, fmt in (("win rate", "win_rate", _share), ("dealer win rate", "dealer_win_rate", _share),
+                            ("荒庄 (drawn hands)", "exhaustive_rate", _share),
+                            ("子 moved per hand", "zi_moved_per_hand", lambda v: f"{v:.2f}"),
+                            ("精 子 moved per hand", "jing_zi_moved_per_hand", lambda v: f"{v:.2f}")):
+        d = sb[key] - sa[key]
+        sides.rows.append([label, fmt(sa[key]), fmt(sb[key]), (f"{d:+.1%}" if fmt is _share else f"{d:+.2f}")])
+    for label, key in (("win by", "win_by"), ("pattern", "patterns"), ("fan", "fans"), ("精 rule", "jing_rules")):
+        for name in dict.fromkeys([*sa[key], *sb[key]]):
+            x, y = sa[key].get(name, 0.0), sb[key].get(name, 0.0)
+            sides.rows.append([f"{label}: {name}", _share(x), _share(y), f"{y - x:+.1%}"])
+    warn = Section(SECTION_TITLES[3], [], [], j["warnings"] or ["none"])
+    return [eff, cov, sides, warn]
+
+
+def heading(rep: Report) -> list[str]:
+    """The report's title and the command that makes it."""
+    return [f"Impact of {rep.b} over {rep.a}: {rep.hands} paired hands",
+            f"seed {rep.seed}, bots {','.join(dict.fromkeys(rep.bots))}; each hand is played under both with the same "
+            "wall and dice, and scored by both"]
+
+
+def markdown(rep: Report, command: str | None = None) -> str:
+    """The report as Markdown (for a pull-request comment): ``##`` title, ``###`` sections."""
+    title, sub = heading(rep)
+    out = [f"## {title}", "", sub + "."]
+    if command:
+        out += ["", f"`{command}`"]
+    for s in sections(rep):
+        out += ["", f"### {s.title}", ""]
+        if s.columns:
+            out.append("| " + " | ".join(s.columns) + " |")
+            out.append("|" + "|".join("---" if i == 0 else "---:" for i in range(len(s.columns))) + "|")
+            out += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in s.rows]
+            for line in s.lines:
+                out += ["", f"*{line}*"]
+        else:
+            out += [f"- {line}" for line in s.lines]
+    return "\n".join(out) + "\n"
