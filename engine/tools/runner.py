@@ -58,7 +58,8 @@ def run_blocks(fn: Callable[[Any], Any], blocks: Sequence[Any], workers: int = 1
 
 def check_backend(backend: str, address: str | None = None) -> None:
     """Refuse a backend that cannot run here, before any work: :class:`MjError` for an unknown
-    backend, ``--address`` without ``ray``, or ``ray`` not installed."""
+    backend, ``--address`` without ``ray``, ``ray`` not installed, or an ``address`` that is not
+    ``[ray://]HOST:PORT`` or where no gRPC server answers."""
     if backend not in BACKENDS:
         raise MjError(f"--backend {backend!r}: no such backend (backends: {', '.join(BACKENDS)})",
                       hint="e.g. --backend ray")
@@ -66,6 +67,8 @@ def check_backend(backend: str, address: str | None = None) -> None:
         raise MjError(f"--address {address!r} is for --backend ray", hint=f"add --backend ray")
     if backend == "ray":
         _import_ray()
+        if address not in (None, "auto"):
+            _probe(address)
 
 
 def _import_ray():
