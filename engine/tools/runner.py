@@ -25,13 +25,15 @@ RAY_CONNECT_SECONDS = 10   # how long to wait for a cluster's address to answer 
 
 def run_blocks(fn: Callable[[Any], Any], blocks: Sequence[Any], workers: int = 1,
                backend: str = "local", address: str | None = None) -> Iterator[Any]:
-    """Yield ``fn(b)`` for each ``b`` of ``blocks``, in order.
+    """Yield ``fn(b)`` for each ``b`` of ``blocks``, in order. ``fn`` is a module-level Python
+    function (workers import it by name), ``blocks`` picklable.
 
     ``local``: ``workers`` <= 1 runs in this process; more runs a process pool of that many (at
-    most one per block). ``ray``: each block is a Ray task; with ``address`` (``HOST:PORT`` of a
-    cluster's head, ``ray://HOST:PORT`` for Ray Client, or ``auto``) it connects to that cluster
-    and its CPUs set how many run at once, else it starts a local Ray of ``workers`` CPUs (stopped
-    again at the end). If this process is already connected to Ray, that connection is used.
+    most one per block). ``ray``: each block is a Ray task. With ``address`` (``HOST:PORT`` of
+    a cluster's head; ``auto``, the one ``ray start`` made here; ``ray://HOST:PORT``, Ray
+    Client, untested), or else ``$RAY_ADDRESS``, it joins that cluster and the cluster's CPUs
+    set how many run at once; with neither it starts a local Ray of ``workers`` CPUs, stopped
+    again at the end. If this process is already connected to Ray, that connection is used.
     At most :data:`RAY_TASKS_PER_CPU` tasks per CPU are in flight, so memory stays bounded.
     On Ctrl-C or an error, blocks not started are dropped, not run (Ray tasks are cancelled).
 
@@ -64,7 +66,7 @@ def check_backend(backend: str, address: str | None = None) -> None:
         raise MjError(f"--backend {backend!r}: no such backend (backends: {', '.join(BACKENDS)})",
                       hint="e.g. --backend ray")
     if address is not None and backend != "ray":
-        raise MjError(f"--address {address!r} is for --backend ray", hint=f"add --backend ray")
+        raise MjError(f"--address {address!r} is for --backend ray", hint="add --backend ray")
     if backend == "ray":
         _import_ray()
         if address not in (None, "auto"):
@@ -79,7 +81,7 @@ def _import_ray():
     return ray
 
 
-def _probe(address: str) -> None:
+def _probe(address: str, flag: str = "--address") -> None:
     """:class:`MjError` unless ``address`` (``[ray://]HOST:PORT``) accepts a connection within
     :data:`RAY_CONNECT_SECONDS` (Ray itself retries a dead address for minutes)."""
     import socket
@@ -87,7 +89,7 @@ def _probe(address: str) -> None:
     hostport = address.removeprefix("ray://")
     host, _, port = hostport.rpartition(":")
     if not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise MjError(f"--address {address!r} is not HOST:PORT",
+        raise MjError(f"{flag} {address!r} is not HOST:PORT",
                       hint="the head node's address as `ray start --head` prints it, e.g. --address 10.0.0.5:6379, or --address auto")
     hint = "start one with `ray start --head` on the head node, or leave out --address for a local Ray"
     try:
@@ -97,10 +99,10 @@ def _probe(address: str) -> None:
             while len(reply) < _H2_FRAME_HEAD and (more := s.recv(_H2_FRAME_HEAD - len(reply))):
                 reply += more
     except OSError as exc:
-        raise MjError(f"--address {address}: no Ray cluster answers there ({exc.strerror or exc})", hint=hint) from None
+        raise MjError(f"{flag} {address}: no Ray cluster answers there ({exc.strerror or exc})", hint=hint) from None
     # Ray's head speaks gRPC: its first frame is HTTP/2 SETTINGS (type 4 in byte 3 of the header)
     if len(reply) < _H2_FRAME_HEAD or reply[3] != _H2_SETTINGS:
-        raise MjError(f"--address {address}: something answers there, but not a Ray cluster (no gRPC)", hint=hint)
+        raise MjError(f"{flag} {address}: something answers there, but not a Ray cluster (no gRPC)", hint=hint)
 
 
 # the HTTP/2 client preface, then an empty SETTINGS frame (length 0, type 4, flags 0, stream 0)
@@ -110,11 +112,15 @@ _H2_SETTINGS = 4    # the frame type of SETTINGS
 
 
 def _ray_blocks(fn: Callable[[Any], Any], blocks: Sequence[Any], workers: int, address: str | None) -> Iterator[Any]:
+    import os
+
     ray = _import_ray()
+    flag = "--address" if address else "RAY_ADDRESS"
+    address = address or os.environ.get("RAY_ADDRESS") or None
     with _CtrlC() as ctrl_c:
         started = False
         if not ray.is_initialized():
-            _ray_init(ray, workers, address)
+            _ray_init(ray, workers, address, flag)
             started = True
         pending: deque = deque()
         try:
@@ -144,20 +150,22 @@ def _ray_blocks(fn: Callable[[Any], Any], blocks: Sequence[Any], workers: int, a
 _END = object()
 
 
-def _ray_init(ray, workers: int, address: str | None) -> None:
+def _ray_init(ray, workers: int, address: str | None, flag: str = "--address") -> None:
     """Start a quiet local Ray of ``workers`` CPUs, or connect to the cluster at ``address``
     (nothing on stdout: no dashboard, workers' output not forwarded, Ray's logging at ERROR)."""
     import logging
 
     if address not in (None, "auto"):
-        _probe(address)
+        _probe(address, flag)
+    from ray.exceptions import RayError
+
     quiet = dict(log_to_driver=False, logging_level=logging.ERROR, configure_logging=True)
     try:
         if address is None:
             ray.init(num_cpus=max(workers, 1), include_dashboard=False, **quiet)
         else:
             ray.init(address=address, **quiet)
-    except (ConnectionError, ValueError, RuntimeError) as exc:
+    except (ConnectionError, ValueError, RuntimeError, RayError) as exc:  # RayError: e.g. no token
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise MjError(f"--backend ray: cannot start or reach Ray: {first}",
                       hint="check --address, or leave it out for a local Ray; a cluster with token authentication "
