@@ -43,13 +43,15 @@ def local_two_workers() -> str:
 
 
 @pytest.fixture(scope="module", autouse=True)
-def ray_auth_mode():
-    """A local Ray turns on token authentication by setting RAY_AUTH_MODE=token in this
+def ray_environment():
+    """No RAY_ADDRESS from outside. A local Ray turns on token authentication by setting RAY_AUTH_MODE=token in this
     process's environment (so its children, and the --address run, use ~/.ray/auth_token):
     put the variable back as it was after the module."""
-    saved = os.environ.get("RAY_AUTH_MODE")
+    saved = {k: os.environ.get(k) for k in ("RAY_AUTH_MODE", "RAY_ADDRESS")}
+    os.environ.pop("RAY_ADDRESS", None)  # the tests' own Ray, not a cluster named outside
     yield
-    os.environ.pop("RAY_AUTH_MODE", None) if saved is None else os.environ.__setitem__("RAY_AUTH_MODE", saved)
+    for k, v in saved.items():
+        os.environ.pop(k, None) if v is None else os.environ.__setitem__(k, v)
 
 
 @pytest.fixture(scope="module")

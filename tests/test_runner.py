@@ -72,6 +72,8 @@ class FakeRay(types.ModuleType):
 
 @pytest.fixture
 def fake_ray(monkeypatch):
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+
     def install(cpus: int, initialized: bool = False) -> FakeRay:
         ray = FakeRay(cpus, initialized)
         exceptions = types.ModuleType("ray.exceptions")
@@ -149,3 +151,18 @@ def test_address_needs_the_ray_backend():
     r = CliRunner().invoke(app, ["simulate", "nanchang", "-n", "1", "--address", "10.0.0.5:6379"])
     assert r.exit_code == 2
     assert "error: --address '10.0.0.5:6379' is for --backend ray" in r.output and "hint: add --backend ray" in r.output
+
+
+def test_ray_address_from_the_environment_joins_that_cluster(fake_ray, monkeypatch):
+    ray = fake_ray(cpus=4)
+    monkeypatch.setenv("RAY_ADDRESS", "auto")
+    assert list(run_blocks(_square, [2, 3], workers=2, backend="ray")) == [4, 9]
+    assert ray.init_kwargs["address"] == "auto" and "num_cpus" not in ray.init_kwargs
+
+
+def test_a_bad_ray_address_from_the_environment_is_named_as_such(fake_ray, monkeypatch):
+    fake_ray(cpus=1)
+    monkeypatch.setenv("RAY_ADDRESS", "nowhere")
+    with pytest.raises(MjError) as info:
+        list(run_blocks(_square, [2], backend="ray"))
+    assert info.value.message == "RAY_ADDRESS 'nowhere' is not HOST:PORT"
