@@ -44,9 +44,9 @@ def local_two_workers() -> str:
 
 @pytest.fixture(scope="module", autouse=True)
 def ray_environment():
-    """No RAY_ADDRESS from outside. A local Ray turns on token authentication by setting RAY_AUTH_MODE=token in this
-    process's environment (so its children, and the --address run, use ~/.ray/auth_token):
-    put the variable back as it was after the module."""
+    """No RAY_ADDRESS from outside. A local Ray turns on token authentication by setting
+    RAY_AUTH_MODE=token in this process's environment (so its children, and the --address run,
+    use ~/.ray/auth_token): put both variables back as they were after the module."""
     saved = {k: os.environ.get(k) for k in ("RAY_AUTH_MODE", "RAY_ADDRESS")}
     os.environ.pop("RAY_ADDRESS", None)  # the tests' own Ray, not a cluster named outside
     yield
