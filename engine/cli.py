@@ -120,6 +120,8 @@ OptionOpt = Annotated[Optional[list[str]], typer.Option("--option", "-o", metava
                                                         help="Choose an option the rule file declares (repeatable).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
 FileArg = Annotated[str, typer.Argument(metavar="FILE", help="A .rules file or a bundled ruleset name.")]
+BackendOpt = Annotated[str, typer.Option(metavar="local|ray", help="Where blocks of hands run: local processes, or Ray tasks (pip install 'mjrules[ray]'); the output does not depend on it.")]
+AddressOpt = Annotated[Optional[str], typer.Option(metavar="HOST:PORT", help="With --backend ray: the Ray cluster to use (its head's address, or auto); else a local Ray of --workers CPUs.")]
 
 
 def _name_values(specs: list[str] | None, flag: str, example: str) -> dict[str, str]:
@@ -792,6 +794,8 @@ def simulate(
     records: Annotated[Optional[Path], typer.Option(metavar="DIR", help="Save every hand's record (YAML) in DIR; `mjrules replay` plays one again.")] = None,
     option: OptionOpt = None,
     as_json: JsonOpt = False,
+    backend: BackendOpt = "local",
+    address: AddressOpt = None,
 ) -> None:
     """Play many hands with bots and summarise them: wins by seat, patterns, fans, 精 rules, 子 per hand.
 
@@ -801,12 +805,14 @@ def simulate(
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+    from engine.tools.runner import check_backend
     from engine.tools.simulate import simulate as run
 
     try:
         _check_count("-n/--hands", n, MAX_HANDS, "hands in one run")
         _check_count("--workers", workers, _max_workers(), "(twice this machine's CPUs)")
         _check_bots(bots)
+        check_backend(backend, address)
         opts = _options(option)
         _writable_dir(records, "--records")
     except MjError as exc:
@@ -819,7 +825,7 @@ def simulate(
                       console=err.real(), disable=not show, transient=True) as prog:
             task = prog.add_task("hands", total=n)
             summary = run(rules, opts, n, seed, bots.split(","), workers, records,
-                          progress=lambda done: prog.update(task, completed=done))
+                          progress=lambda done: prog.update(task, completed=done), backend=backend, address=address)
     except MjError as exc:
         _fail(exc, as_json)
     elapsed = time.perf_counter() - started

@@ -147,10 +147,13 @@ def _block(args) -> tuple[Summary, list[dict]]:
 
 
 def simulate(ref: str, options: dict[str, str], hands: int, seed: int, bots: list[str], workers: int = 1,
-             records_dir: Path | None = None, progress: Callable[[int], None] | None = None) -> Summary:
+             records_dir: Path | None = None, progress: Callable[[int], None] | None = None,
+             backend: str = "local", address: str | None = None) -> Summary:
     """Simulate ``hands`` hands; ``bots`` names one bot kind per seat (see :data:`BOTS`).
 
-    Raises :class:`MjError` for an unknown bot or a ruleset that cannot be compiled.
+    ``workers``, ``backend`` and ``address`` say where blocks run (:func:`run_blocks`); the
+    summary does not depend on them. Raises :class:`MjError` for an unknown bot, a ruleset that
+    cannot be compiled, or a backend that cannot run (see :func:`run_blocks`).
     """
     rs, _ = _compiled(ref, options)
     seats = [str(v) for v in rs.table["seats"].values]
@@ -179,7 +182,7 @@ def simulate(ref: str, options: dict[str, str], hands: int, seed: int, bots: lis
         if progress:
             progress(done)
 
-    for i, result in enumerate(run_blocks(_block, blocks, workers)):
+    for i, result in enumerate(run_blocks(_block, blocks, workers, backend, address)):
         take(result, i)
     return total
 
