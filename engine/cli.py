@@ -685,6 +685,8 @@ def impact(
     option: Annotated[Optional[list[str]], typer.Option("--option", "-o", metavar="NAME=VALUE", help="An option for each side that declares it (repeatable).")] = None,
     option_b: Annotated[Optional[list[str]], typer.Option("--option-b", metavar="NAME=VALUE", help="An option for B only: measure one of a ruleset's options.")] = None,
     fmt: Annotated[str, typer.Option("--format", metavar="FORMAT", help="table (default) or markdown (a pull-request comment).")] = "table",
+    backend: BackendOpt = "local",
+    address: AddressOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """What B changes from A, played: the same seeded hands under both (paired), each re-scored by
@@ -699,12 +701,15 @@ def impact(
         _check_bots(bots)
         if fmt not in ("table", "markdown"):
             raise MjError(f"--format {fmt!r}: give table or markdown")
+        from engine.tools.runner import check_backend
+
+        check_backend(backend, address)
     except MjError as exc:
         _fail(exc, as_json)
     opts_a, opts_b, _, _ = _two_sides(a, b, option, option_b, as_json)
     started = time.perf_counter()
     report = _impact(a, b, opts_a, opts_b, n, seed, bots, workers, show=not as_json and err.is_terminal,
-                     as_json=as_json)
+                     as_json=as_json, backend=backend, address=address)
     elapsed = time.perf_counter() - started
     if as_json:
         print(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
@@ -732,7 +737,8 @@ def _declared_options(ref: str, opts: dict[str, str]) -> dict[str, str]:
 
 
 def _impact(a: str, b: str, opts_a: dict, opts_b: dict, hands: int, seed: int, bots: str = "greedy",
-            workers: int = 1, show: bool = False, as_json: bool = False):
+            workers: int = 1, show: bool = False, as_json: bool = False, backend: str = "local",
+            address: str | None = None):
     """Paired hands under A and B (engine/tools/impact.py): the :class:`Report`; a progress bar
     on stderr when ``show``. Exit 2 on bad input."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
@@ -744,7 +750,7 @@ def _impact(a: str, b: str, opts_a: dict, opts_b: dict, hands: int, seed: int, b
                       console=err.real(), disable=not show, transient=True) as prog:
             task = prog.add_task("hands", total=hands)
             return run(a, opts_a, b, opts_b, hands, seed, bots.split(","), workers,
-                       progress=lambda done: prog.update(task, completed=done))
+                       progress=lambda done: prog.update(task, completed=done), backend=backend, address=address)
     except MjError as exc:
         _fail(exc, as_json)
 

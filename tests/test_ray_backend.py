@@ -82,6 +82,16 @@ def test_ray_cluster_by_address_gives_the_same_json_byte_for_byte(cluster, local
     assert b"Traceback" not in done.stderr
 
 
+def test_impact_on_ray_gives_the_same_json_as_two_workers(cluster):
+    args = ["impact", "nanchang", "nanchang-table", "-n", "50", "--seed", "3", "--json"]
+    local = runner.invoke(app, [*args, "--workers", "2"])
+    assert local.exit_code == 0, local.output
+    done = subprocess.run([*MJRULES, *args, "--backend", "ray", "--address", cluster], capture_output=True,
+                          cwd=ROOT, timeout=300, env=os.environ.copy())
+    assert done.returncode == 0, done.stderr.decode()
+    assert done.stdout.decode() == local.stdout
+
+
 def test_ray_records_are_the_local_records(cluster, tmp_path: Path):
     args = ["simulate", "nanchang", "-n", "30", "--seed", "3", "--json", "--records"]
     here = runner.invoke(app, [*args, str(tmp_path / "local"), "--workers", "2"])

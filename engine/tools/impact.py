@@ -449,7 +449,8 @@ def _comparable(a: Ruleset, b: Ruleset) -> str:
 
 
 def impact(ref_a: str, opts_a: dict[str, str], ref_b: str, opts_b: dict[str, str], hands: int, seed: int,
-           bots: list[str], workers: int = 1, progress: Callable[[int], None] | None = None) -> Report:
+           bots: list[str], workers: int = 1, progress: Callable[[int], None] | None = None,
+           backend: str = "local", address: str | None = None) -> Report:
     """Play ``hands`` paired hands under A and B and measure B's impact (see the module doc).
 
     ``bots``: one kind for every seat or one per seat, from :data:`BOTS`. Raises :class:`MjError`
@@ -476,7 +477,7 @@ def impact(ref_a: str, opts_a: dict[str, str], ref_b: str, opts_b: dict[str, str
               for b in range((hands + BLOCK - 1) // BLOCK)]
     total = Tally(seats, [str(v) for v in rs_b.table["seats"].values])
     done = 0
-    for t in run_blocks(_block, blocks, workers):
+    for t in run_blocks(_block, blocks, workers, backend, address):
         total.merge(t)
         done += t.sides["a"].hands
         if progress:
