@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
+from typing import NamedTuple
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -45,9 +46,9 @@ class MeldTiles:
     claimed: int | None = None
 
 
-@dataclass(frozen=True)
-class Reading:
-    """One way to read a winning hand: the pattern and the facts the score depends on."""
+class Reading(NamedTuple):
+    """One way to read a winning hand: the pattern and the facts the score depends on
+    (a named tuple: cheap to make, immutable)."""
 
     pattern: str
     wilds: int
