@@ -94,7 +94,7 @@ out = _LazyConsole(highlight=False, soft_wrap=True, markup=False, emoji=False)
 err = _LazyConsole(stderr=True, highlight=False, soft_wrap=True, markup=False, emoji=False)
 
 # Bounds on the work one command line may ask for (not rules): checked before any work starts.
-MAX_HANDS = 1_000_000      # simulate -n and diff --impact (about 11 hours of one core)
+MAX_HANDS = 1_000_000      # simulate -n and diff --impact (about 2 hours of one core with greedy bots)
 MAX_PLAY_HANDS = 1_000     # play --hands: a match keeps every hand it has played (~150 KB each)
 MAX_SEED = 2**31 - 1       # hand seeds are taken modulo 2**31 (engine.table.match.hand_seed)
 MAX_FLOOR = 10_000         # score --floor: the 爬楼 floor multiplies payments
