@@ -108,6 +108,14 @@ def test_name_length(tmp_path):
     assert where(err) == (2, 5)
 
 
+def test_name_length_inside_an_expression(tmp_path):
+    # Lark skips the lexer's NAME callback where keywords share its pattern: the tree check catches it
+    name = "b" * (L.MAX_NAME_CHARS + 1)
+    err = bad(tmp_path, PARENT + f"fan a = x2 when {name}\n")
+    assert err.message == f"name {'b' * 12}… is {L.MAX_NAME_CHARS + 1} characters long (at most {L.MAX_NAME_CHARS})"
+    assert where(err) == (2, 17)
+
+
 def test_string_length(tmp_path):
     err = bad(tmp_path, f'ruleset big "{"s" * (L.MAX_STRING_CHARS + 1)}"\n' + PARENT)
     assert err.message == (f'string "{"s" * 11}… is {L.MAX_STRING_CHARS + 1} characters long '

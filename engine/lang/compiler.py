@@ -878,6 +878,11 @@ def _check_tree(tree: Tree, file: str, text: str) -> None:
     while stack:
         node, root, level = stack.pop()
         if not isinstance(node, Tree):
+            # the lexer's name check is skipped where Lark chains callbacks on keywords that
+            # share NAME's pattern (names inside expressions): check every name here too
+            if isinstance(node, Token) and node.type in ("NAME", "RULESET_NAME") and len(node) > L.MAX_NAME_CHARS:
+                raise RuleError(f"name {str(node)[:12]}… is {len(node)} characters long (at most {L.MAX_NAME_CHARS})",
+                                Location(file, node.line, node.column), source_text=text)
             if root is not None:
                 sizes[id(root)] = sizes.get(id(root), 0) + 1
                 if sizes[id(root)] > L.MAX_EXPR_NODES:
