@@ -8,8 +8,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-LOCALHOST = "127.0.0.1"
-DEFAULT_PORT = 8000
+from engine.tools.server.caps import DEFAULT_PORT, LOCALHOST
 
 
 def default_data_dir() -> Path:

@@ -47,28 +47,17 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from engine.errors import MjError
-from engine.lang.limits import MAX_FILE_BYTES
+from starlette import status as http
+
+from engine.tools.server.caps import (CLIP, CLIP_BUG, DEFAULT_IMPACT_HANDS, IMPACT_MAX_HANDS, IMPACT_SECONDS,
+                                      JOIN_SECONDS, MAX_ACTION_CHARS, MAX_BODY_BYTES, MAX_IMPACT_RUNS, MAX_JOBS_KEPT,
+                                      MAX_OPTIONS, MAX_RECORD_BYTES, MAX_RULE_BYTES, MAX_RUNS, MAX_SCENARIO_BYTES,
+                                      MAX_SESSIONS, MAX_UPLOADS, POLL_SECONDS, REQUEST_SECONDS, SEED_SPACE,
+                                      SESSION_IDLE_SECONDS, TOKEN_BYTES, WATCH_SECONDS)
 from engine.tools.server import work
 from engine.tools.server.table import Session, replay_frames
 
 STATIC = Path(__file__).resolve().parent / "static"
-
-# ---- the caps (docs/serve.md) ----------------------------------------------------------------------
-MAX_RULE_BYTES = MAX_FILE_BYTES  # a rule file from the page: the compiler's own cap
-MAX_SCENARIO_BYTES = MAX_FILE_BYTES  # a scenario file from the page
-MAX_RECORD_BYTES = MAX_FILE_BYTES  # a record to replay
-MAX_BODY_BYTES = 3 * MAX_FILE_BYTES  # any request body (two files and a little JSON)
-REQUEST_SECONDS = 20  # a check, diff or scenario run: its child process is killed after this
-MAX_RUNS = 4  # checks, diffs and scenario runs at once (beyond: 429)
-IMPACT_MAX_HANDS = 2_000  # hands under each ruleset in one impact run
-IMPACT_SECONDS = 600  # an impact run is killed after this
-MAX_IMPACT_RUNS = 2  # impact runs at once (beyond: 429)
-MAX_JOBS_KEPT = 32  # finished impact runs remembered
-MAX_SESSIONS = 64  # games open at once (the idlest past SESSION_IDLE_SECONDS make room)
-SESSION_IDLE_SECONDS = 3_600
-MAX_UPLOADS = 64  # rule files kept in the data folder
-POLL_SECONDS = 0.02  # how often a waiting request looks at its child
-
 
 class Refused(Exception):
     """A request refused with an HTTP status and an error body."""
@@ -99,7 +88,7 @@ def _child(conn, name: str, args: tuple) -> None:
     except MjError as exc:
         conn.send(("error", exc.to_json()))
     except Exception as exc:  # a bug: said in one line, never a traceback to the page
-        conn.send(("bug", f"{type(exc).__name__}: {str(exc)[:300]}"))
+        conn.send(("bug", f"{type(exc).__name__}: {str(exc)[:CLIP_BUG]}"))
     finally:
         conn.close()
 
@@ -138,7 +127,7 @@ class Job:
         """Stop the child (if still running) and mark the job ``state``."""
         if self.proc.is_alive():
             self.proc.kill()
-        self.proc.join(timeout=1)
+        self.proc.join(timeout=JOIN_SECONDS)
         if self.state == "running":
             self.state, self.error = state, {"error": message}
         self.conn.close()
@@ -167,19 +156,19 @@ class Server:
     # ---- helpers ----------------------------------------------------------------------------------
     def job_dir(self) -> Path:
         """A fresh folder for one request's files, inside the data folder."""
-        return self.jobs_dir / secrets.token_hex(8)
+        return self.jobs_dir / secrets.token_hex(TOKEN_BYTES)
 
     async def run(self, name: str, *args, seconds: float = REQUEST_SECONDS) -> dict:
         """``work.NAME(*args)`` in a child process, killed after ``seconds``; at most MAX_RUNS at once."""
         if self.runs >= MAX_RUNS:
-            raise Refused(429, f"busy: {MAX_RUNS} runs are going on; try again in a moment")
+            raise Refused(http.HTTP_429_TOO_MANY_REQUESTS, f"busy: {MAX_RUNS} runs are going on; try again in a moment")
         self.runs += 1
         job = Job(self.ctx, name, args)
         try:
             while not job.poll():
                 if time.monotonic() - job.started > seconds:
                     job.kill("timeout", f"the request took longer than {seconds} seconds and was stopped")
-                    raise Refused(504, f"the request took longer than {seconds} seconds and was stopped",
+                    raise Refused(http.HTTP_504_GATEWAY_TIMEOUT, f"the request took longer than {seconds} seconds and was stopped",
                                   hint="a smaller rule file or scenario")
                 await asyncio.sleep(POLL_SECONDS)
         finally:
@@ -190,13 +179,13 @@ class Server:
                 if isinstance(a, Path) and a.parent == self.jobs_dir:
                     shutil.rmtree(a, ignore_errors=True)
         if job.state == "failed":
-            raise Refused(400, "", None) from _Failed(job.error)
+            raise Refused(http.HTTP_400_BAD_REQUEST, "", None) from _Failed(job.error)
         return job.result
 
     def session(self, sid: str) -> Session:
         s = self.sessions.get(sid)
         if s is None:
-            raise Refused(404, f"no game {sid[:40]!r} (it ended or the server restarted)")
+            raise Refused(http.HTTP_404_NOT_FOUND, f"no game {sid[:CLIP]!r} (it ended or the server restarted)")
         s.touched = time.monotonic()
         return s
 
@@ -206,8 +195,8 @@ class Server:
             for sid in [k for k, v in self.sessions.items() if now - v.touched > SESSION_IDLE_SECONDS]:
                 del self.sessions[sid]
             if len(self.sessions) >= MAX_SESSIONS:
-                raise Refused(429, f"{MAX_SESSIONS} games are open: finish one, or wait for an idle one to expire")
-            sid = secrets.token_urlsafe(12)
+                raise Refused(http.HTTP_429_TOO_MANY_REQUESTS, f"{MAX_SESSIONS} games are open: finish one, or wait for an idle one to expire")
+            sid = secrets.token_urlsafe(TOKEN_BYTES)
             self.sessions[sid] = s
             return sid
 
@@ -240,18 +229,18 @@ async def _body(request: Request) -> dict:
     """The request's JSON object, read no further than MAX_BODY_BYTES."""
     size = request.headers.get("content-length")
     if size is not None and (not size.isdigit() or int(size) > MAX_BODY_BYTES):
-        raise Refused(413, f"the request is larger than {MAX_BODY_BYTES} bytes")
+        raise Refused(http.HTTP_413_CONTENT_TOO_LARGE, f"the request is larger than {MAX_BODY_BYTES} bytes")
     raw = b""
     async for chunk in request.stream():
         raw += chunk
         if len(raw) > MAX_BODY_BYTES:
-            raise Refused(413, f"the request is larger than {MAX_BODY_BYTES} bytes")
+            raise Refused(http.HTTP_413_CONTENT_TOO_LARGE, f"the request is larger than {MAX_BODY_BYTES} bytes")
     try:
         data = json.loads(raw or b"{}")
     except (ValueError, UnicodeDecodeError):
-        raise Refused(400, "the request body is not JSON") from None
+        raise Refused(http.HTTP_400_BAD_REQUEST, "the request body is not JSON") from None
     if not isinstance(data, dict):
-        raise Refused(400, "the request body is a JSON object")
+        raise Refused(http.HTTP_400_BAD_REQUEST, "the request body is a JSON object")
     return data
 
 
@@ -260,18 +249,18 @@ def _text(data: dict, key: str, cap: int, what: str, required: bool = True) -> s
     if v is None and not required:
         return ""
     if not isinstance(v, str):
-        raise Refused(400, f"`{key}`: {what} as a string")
+        raise Refused(http.HTTP_400_BAD_REQUEST, f"`{key}`: {what} as a string")
     if len(v.encode("utf-8", "surrogatepass")) > cap:
-        raise Refused(413, f"the {what} is larger than {cap} bytes", hint="a rule file is a short list of rules")
+        raise Refused(http.HTTP_413_CONTENT_TOO_LARGE, f"the {what} is larger than {cap} bytes", hint="a rule file is a short list of rules")
     return v
 
 
 def _opts(data: dict, key: str = "options") -> dict[str, str]:
     v = data.get(key) or {}
     if not isinstance(v, dict) or not all(isinstance(k, str) and isinstance(x, (str, int)) for k, x in v.items()):
-        raise Refused(400, f"`{key}`: a mapping of option name to value")
-    if len(v) > MAX_UPLOADS:
-        raise Refused(400, f"`{key}`: too many options")
+        raise Refused(http.HTTP_400_BAD_REQUEST, f"`{key}`: a mapping of option name to value")
+    if len(v) > MAX_OPTIONS:
+        raise Refused(http.HTTP_400_BAD_REQUEST, f"`{key}`: too many options")
     return {k: str(x) for k, x in v.items()}
 
 
@@ -288,7 +277,7 @@ def create_app(data_dir: Path) -> Starlette:
                 body = cause.body if isinstance(cause, _Failed) else exc.body
                 return JSONResponse(_clean_error(body, server), status_code=exc.status)
             except MjError as exc:
-                return JSONResponse(_clean_error(exc.to_json(), server), status_code=400)
+                return JSONResponse(_clean_error(exc.to_json(), server), status_code=http.HTTP_400_BAD_REQUEST)
         return endpoint
 
     async def index(request: Request):
@@ -334,15 +323,15 @@ def create_app(data_dir: Path) -> Starlette:
         data = await _body(request)
         name = data.get("name")
         if not isinstance(name, str) or not name or work.safe_name(name) != name:
-            raise Refused(400, f"`name`: letters, digits, - and _ only (a file name in the data folder, not a path): "
-                               f"{str(name)[:80]!r}")
+            raise Refused(http.HTTP_400_BAD_REQUEST, f"`name`: letters, digits, - and _ only (a file name in the data folder, not a path): "
+                               f"{str(name)[:CLIP]!r}")
         from engine.lang.resources import bundled_ruleset_names
 
         if name in bundled_ruleset_names():
-            raise Refused(400, f"{name!r} is a bundled ruleset's name: choose another")
+            raise Refused(http.HTTP_400_BAD_REQUEST, f"{name!r} is a bundled ruleset's name: choose another")
         text = _text(data, "text", MAX_RULE_BYTES, "rule file")
         if name not in server.uploaded() and len(server.uploaded()) >= MAX_UPLOADS:
-            raise Refused(429, f"the data folder holds {MAX_UPLOADS} rule files already")
+            raise Refused(http.HTTP_429_TOO_MANY_REQUESTS, f"the data folder holds {MAX_UPLOADS} rule files already")
         job = server.job_dir()
         result = await server.run("check", text, {}, server.rules, job)
         if not result["ok"]:
@@ -350,7 +339,7 @@ def create_app(data_dir: Path) -> Starlette:
             return JSONResponse({"error": "the rule file has errors: " + first.get("message", ""),
                                  "file": first.get("file"), "line": first.get("line"),
                                  "column": first.get("column"), "hint": first.get("hint"),
-                                 "diagnostics": result["diagnostics"]}, status_code=400)
+                                 "diagnostics": result["diagnostics"]}, status_code=http.HTTP_400_BAD_REQUEST)
         (server.rules / f"{name}.rules").write_text(text, encoding="utf-8")
         return JSONResponse({"name": name, "ok": True})
 
@@ -362,8 +351,8 @@ def create_app(data_dir: Path) -> Starlette:
         name = data.get("ruleset")
         ref = work.ruleset_ref(name, server.rules)
         seed = data.get("seed")
-        if seed is not None and (type(seed) is not int or not 0 <= seed < 2**31):
-            raise Refused(400, "`seed`: a whole number from 0 to 2**31-1")
+        if seed is not None and (type(seed) is not int or not 0 <= seed < SEED_SPACE):
+            raise Refused(http.HTTP_400_BAD_REQUEST, f"`seed`: a whole number from 0 to {SEED_SPACE - 1}")
         s = await run_in_threadpool(Session.start, ref, _opts(data), data.get("seat"), data.get("bots"), seed)
         sid = server.add_session(s)
         return JSONResponse({"id": sid, **await run_in_threadpool(s.state)})
@@ -380,12 +369,12 @@ def create_app(data_dir: Path) -> Starlette:
         s = server.session(request.path_params["id"])
         data = await _body(request)
         action = data.get("action")
-        if not isinstance(action, str) or len(action) > MAX_UPLOADS:
-            raise Refused(400, "`action`: an action's text, e.g. `S discard 5p`")
+        if not isinstance(action, str) or len(action) > MAX_ACTION_CHARS:
+            raise Refused(http.HTTP_400_BAD_REQUEST, "`action`: an action's text, e.g. `S discard 5p`")
         try:
             state = await run_in_threadpool(s.act, action)
         except MjError as exc:
-            return JSONResponse({**exc.to_json(), "state": await run_in_threadpool(s.state)}, status_code=409)
+            return JSONResponse({**exc.to_json(), "state": await run_in_threadpool(s.state)}, status_code=http.HTTP_409_CONFLICT)
         return JSONResponse({"id": request.path_params["id"], **state})
 
     async def record(request: Request):
@@ -424,23 +413,23 @@ def create_app(data_dir: Path) -> Starlette:
     async def impact_start(request: Request):
         data = await _body(request)
         text = _text(data, "text", MAX_RULE_BYTES, "rule file")
-        hands, seed = data.get("hands", 100), data.get("seed", 1)
+        hands, seed = data.get("hands", DEFAULT_IMPACT_HANDS), data.get("seed", 1)
         if type(hands) is not int or not 1 <= hands <= IMPACT_MAX_HANDS:
-            raise Refused(400, f"`hands`: from 1 to {IMPACT_MAX_HANDS} hands in one impact run (got {str(hands)[:20]})",
+            raise Refused(http.HTTP_400_BAD_REQUEST, f"`hands`: from 1 to {IMPACT_MAX_HANDS} hands in one impact run (got {str(hands)[:CLIP]})",
                           hint=f"run more with `mjrules diff --impact N` at the command line")
-        if type(seed) is not int or not 0 <= seed < 2**31:
-            raise Refused(400, "`seed`: a whole number from 0 to 2**31-1")
+        if type(seed) is not int or not 0 <= seed < SEED_SPACE:
+            raise Refused(http.HTTP_400_BAD_REQUEST, f"`seed`: a whole number from 0 to {SEED_SPACE - 1}")
         base = data.get("base")
         work.ruleset_ref(base, server.rules)  # a bad base is said now, not in the run
         for jid in [k for k, j in server.impacts.items() if j.state != "running"][:-MAX_JOBS_KEPT or None]:
             del server.impacts[jid]
         if sum(j.state == "running" for j in server.impacts.values()) >= MAX_IMPACT_RUNS:
-            raise Refused(429, f"{MAX_IMPACT_RUNS} impact runs are going on: wait for one, or cancel one")
+            raise Refused(http.HTTP_429_TOO_MANY_REQUESTS, f"{MAX_IMPACT_RUNS} impact runs are going on: wait for one, or cancel one")
         job_dir = server.job_dir()
         job = Job(server.ctx, "impact", (text, _opts(data), base, _opts(data, "base_options"), hands, seed,
                                           server.rules, job_dir))
-        job.total = 2 * hands
-        jid = secrets.token_urlsafe(9)
+        job.total = hands + hands
+        jid = secrets.token_urlsafe(TOKEN_BYTES)
         server.impacts[jid] = job
 
         async def watch():
@@ -449,7 +438,7 @@ def create_app(data_dir: Path) -> Starlette:
                     if time.monotonic() - job.started > IMPACT_SECONDS:
                         job.kill("timeout", f"the impact run took longer than {IMPACT_SECONDS} seconds and was stopped")
                         break
-                    await asyncio.sleep(POLL_SECONDS * 5)
+                    await asyncio.sleep(WATCH_SECONDS)
             finally:
                 if job.proc.is_alive():
                     job.kill("failed", "stopped")
@@ -463,7 +452,7 @@ def create_app(data_dir: Path) -> Starlette:
     def impact_job(jid: str) -> Job:
         job = server.impacts.get(jid)
         if job is None:
-            raise Refused(404, f"no impact run {jid[:40]!r}")
+            raise Refused(http.HTTP_404_NOT_FOUND, f"no impact run {jid[:CLIP]!r}")
         return job
 
     async def impact_state(request: Request):
@@ -491,7 +480,7 @@ def create_app(data_dir: Path) -> Starlette:
                     last = key
                 if now["state"] != "running":
                     break
-                await asyncio.sleep(POLL_SECONDS * 5)
+                await asyncio.sleep(WATCH_SECONDS)
             await ws.close()
         except (WebSocketDisconnect, RuntimeError):
             pass

@@ -20,7 +20,7 @@ from engine.table.bots import BOTS
 from engine.table.game import Action, Game
 from engine.tools.play import Narrator, action_text, ledger_rows
 
-MAX_LOG = 40  # lines of the table's narration sent with each state
+from engine.tools.server.caps import CLIP, MAX_LOG, SEED_SPACE
 
 
 def tile_json(game: Game, kind: int, jing: dict[int, str]) -> dict:
@@ -115,11 +115,11 @@ class Session:
         seats = [str(v) for v in rs.table["seats"].values]
         seat = seat or seats[min(1, len(seats) - 1)]
         if seat not in seats:
-            raise MjError(f"no seat {str(seat)[:20]!r}", hint=f"seats: {' '.join(seats)}")
+            raise MjError(f"no seat {str(seat)[:CLIP]!r}", hint=f"seats: {' '.join(seats)}")
         bots = bots or "greedy"
         if bots not in BOTS:
-            raise MjError(f"unknown bot {str(bots)[:40]!r}", hint=f"one of: {', '.join(BOTS)}")
-        seed = seed if seed is not None else random.SystemRandom().randrange(2**31)
+            raise MjError(f"unknown bot {str(bots)[:CLIP]!r}", hint=f"one of: {', '.join(BOTS)}")
+        seed = seed if seed is not None else random.SystemRandom().randrange(SEED_SPACE)
         game = Game(rs, seed)
         players = {s: BOTS[bots](seed + i) for i, s in enumerate(seats) if s != seat}
         return cls(game, seat, players)
@@ -153,7 +153,7 @@ class Session:
             if action is None:
                 action = Action.parse(text, g.scorer)  # IllegalAction when it cannot be read
                 if action.seat != self.seat:
-                    raise IllegalAction(f"you sit at {self.seat}: {text[:80]!r} is not yours to play")
+                    raise IllegalAction(f"you sit at {self.seat}: {text[:CLIP]!r} is not yours to play")
             g.apply(action)
             self.advance()
             return self._state()
@@ -165,7 +165,7 @@ class Session:
 
     def _state(self) -> dict:
         g = self.game
-        lines = [x for x in (self.narrator.line(g, e) for e in g.events[-MAX_LOG * 2:]) if x][-MAX_LOG:]
+        lines = [x for x in (self.narrator.line(g, e) for e in g.events[-MAX_LOG - MAX_LOG:]) if x][-MAX_LOG:]
         return {"ruleset": g.rs.name, "label": g.rs.label or g.rs.name, "seed": g.seed,
                 "table": table_json(g, None if g.over else self.seat), "you": self.seat,
                 "log": lines, "result": result_json(g)}
@@ -199,7 +199,7 @@ def replay_frames(text: str, rules_dir: Path) -> dict:
             continue  # a bundled rule file, by its name
         p = Path(f)
         if not p.is_absolute() or ".." in p.parts or p.parent != root:
-            raise MjError(f"the record names the rule file {str(f)[:120]!r}, outside the server's data folder",
+            raise MjError(f"the record names the rule file {str(f)[:CLIP]!r}, outside the server's data folder",
                           hint="replay records of bundled rulesets or of rule files uploaded here")
     g, diffs = replay(rec)
     frames = []

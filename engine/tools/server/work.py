@@ -13,7 +13,9 @@ from typing import Callable
 
 from engine.errors import Location, MjError, OptionError, RuleError
 from engine.lang.compiler import check_text, compile_ruleset, decode_rule_bytes, parse_text_collect
+from engine.lang.limits import MAX_NAME_CHARS
 from engine.lang.resources import bundled_ruleset_names
+from engine.tools.server.caps import CLIP
 
 EDITED = "edited.rules"  # the editor's text, as a file of a job folder
 SCENARIO = "scenario.yaml"
@@ -28,13 +30,13 @@ def ruleset_ref(name: str, rules_dir: Path) -> str:
         return name
     if safe_name(name) == name and (rules_dir / f"{name}.rules").is_file():
         return str(rules_dir / f"{name}.rules")
-    raise MjError(f"no ruleset {name[:80]!r} here",
+    raise MjError(f"no ruleset {name[:CLIP]!r} here",
                   hint="a bundled ruleset (" + ", ".join(bundled_ruleset_names()) + ") or one uploaded by its name")
 
 
 def safe_name(name: str) -> str:
-    """``name`` with every character but letters, digits, ``-`` and ``_`` dropped (at most 64)."""
-    return "".join(c for c in str(name) if c.isalnum() or c in "-_")[:64]
+    """``name`` with every character but letters, digits, ``-`` and ``_`` dropped (at most ``MAX_NAME_CHARS``)."""
+    return "".join(c for c in str(name) if c.isalnum() or c in "-_")[:MAX_NAME_CHARS]
 
 
 def rule_text(raw: str, file: str = EDITED) -> str:
@@ -49,7 +51,7 @@ def _extends_error(text: str) -> RuleError | None:
     if not pf.extends or pf.extends[0] in bundled_ruleset_names():
         return None
     ref, loc = pf.extends
-    return RuleError(f"cannot extend {ref[:80]!r} here: in the browser a rule file extends a bundled ruleset by name",
+    return RuleError(f"cannot extend {ref[:CLIP]!r} here: in the browser a rule file extends a bundled ruleset by name",
                      loc, hint="one of: " + ", ".join(bundled_ruleset_names()), source_text=text)
 
 
@@ -161,7 +163,7 @@ def impact_adapter(a: str, b: str, opts_a: dict, opts_b: dict, hands: int, seed:
     Markdown report. Returns ``{"hands", "seed", "rows": [{what, a, b}], "markdown"}``."""
     from engine.tools.simulate import simulate as run
 
-    total = 2 * hands
+    total = hands + hands
     sa = run(a, opts_a, hands, seed, ["greedy"], progress=(lambda d: progress(d, total)) if progress else None).to_json()
     sb = run(b, opts_b, hands, seed, ["greedy"],
              progress=(lambda d: progress(hands + d, total)) if progress else None).to_json()
