@@ -43,8 +43,7 @@ class Running:
         self.app = create_app(data)
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        config = uvicorn.Config(self.app, host="127.0.0.1", port=self.port, log_level="warning", ws="websockets-sansio"
-                                if _has_sansio() else "websockets")
+        config = uvicorn.Config(self.app, host="127.0.0.1", port=self.port, log_level="warning", ws="auto")
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
         self.thread.start()
@@ -74,10 +73,3 @@ class Running:
         except ValueError:
             return status, {"text": text.decode("utf-8", "replace")}
 
-
-def _has_sansio() -> bool:
-    try:
-        import uvicorn.protocols.websockets.websockets_sansio_impl  # noqa: F401
-        return True
-    except ImportError:
-        return False

@@ -24,4 +24,4 @@ def serve(host: str = LOCALHOST, port: int = DEFAULT_PORT, data_dir: Path | None
     from engine.tools.server.app import create_app
 
     app = create_app(data_dir or default_data_dir())
-    uvicorn.run(app, host=host, port=port, log_level="warning", ws="websockets")
+    uvicorn.run(app, host=host, port=port, log_level="warning", ws="auto")

@@ -334,7 +334,7 @@ async function check() {
       `${d.line}:${d.column} ${d.code} ${d.message}` + (d.hint ? ` — ${d.hint}` : "")));
   }
   if (!pg.diags.length) list.append(el("li", { class: "ok", text: "no errors, no warnings" }));
-  $("#pg-status").textContent = r.data.ok ? `ok (${r.data.warnings || 0} warnings)` : `${r.data.errors} errors`;
+  $("#pg-status").textContent = r.data.ok ? `ok (${r.data.warnings || 0} warnings)` : `${r.data.errors} error${r.data.errors === 1 ? "" : "s"}`;
   if (r.data.sheet) $("#pane-sheet").innerHTML = markdown(r.data.sheet);
   renderEditor();
 }
