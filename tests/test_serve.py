@@ -229,3 +229,47 @@ def test_serve_needs_its_extra_and_says_how(monkeypatch):
     r = CliRunner().invoke(app, ["serve", "--json"])
     assert r.exit_code == 2
     assert json.loads(r.stdout)["hint"] == "pip install 'mjrules[serve]'"
+
+
+def test_a_request_past_its_time_cap_is_stopped(srv):
+    """The child of a check is killed at its cap (here 0 s: any run is past it) and said so."""
+    import asyncio
+
+    from engine.tools.server.app import Refused
+
+    server = srv.app.state.server
+    job = server.job_dir()
+    with pytest.raises(Refused) as e:
+        asyncio.run(server.run("check", "ruleset x\nextends nanchang\n", {}, server.rules, job, seconds=0))
+    assert e.value.status == 504 and e.value.body["error"] == "the request took longer than 0 seconds and was stopped"
+    assert server.runs == 0 and not job.exists()
+
+
+def test_runs_beyond_the_concurrent_cap_are_refused(srv):
+    c = caps()
+    server = srv.app.state.server
+    server.runs += c.MAX_RUNS  # as if that many were going on
+    try:
+        status, body = srv.call("POST", "/api/check", {"text": "ruleset x\nextends nanchang\n"})
+    finally:
+        server.runs -= c.MAX_RUNS
+    assert status == 429 and body["error"] == f"busy: {c.MAX_RUNS} runs are going on; try again in a moment"
+    status, body = srv.call("POST", "/api/check", {"text": "ruleset x\nextends nanchang\n"})
+    assert status == 200 and body["ok"]
+
+
+def test_an_uploaded_rule_file_can_be_played_and_diffed(srv):
+    text = "ruleset mine \"my house\"\nextends nanchang\noverride fan 大七对 = x4 when pattern 大七对\n"
+    status, body = srv.call("POST", "/api/rulesets", {"name": "mine", "text": text})
+    assert status == 200 and (srv.data / "rules" / "mine.rules").read_text(encoding="utf-8") == text
+    names = {r["name"]: r for r in srv.call("GET", "/api/rulesets")[1]["rulesets"]}
+    assert names["mine"]["bundled"] is False and names["mine"]["label"] == "my house"
+    status, g = srv.call("POST", "/api/games", {"ruleset": "mine", "seed": 2})
+    assert status == 200 and g["ruleset"] == "mine"
+    status, d = srv.call("POST", "/api/diff", {"text": "ruleset y\nextends nanchang\n", "base": "mine"})
+    assert status == 200 and [c["path"] for c in d["changes"]] == ["fan.大七对"]
+    status, body = srv.call("POST", "/api/rulesets", {"name": "broken", "text": "ruleset b\nextends nanchang\nfan = \n"})
+    assert status == 400 and body["line"] == 3 and "unexpected" in body["error"]
+    assert not (srv.data / "rules" / "broken.rules").exists()
+    status, body = srv.call("POST", "/api/check", raw=b"[" * 100_000 + b"]" * 100_000)
+    assert status == 400 and body["error"] == "the request body is not JSON"

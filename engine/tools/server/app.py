@@ -237,7 +237,7 @@ async def _body(request: Request) -> dict:
             raise Refused(http.HTTP_413_CONTENT_TOO_LARGE, f"the request is larger than {MAX_BODY_BYTES} bytes")
     try:
         data = json.loads(raw or b"{}")
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):
         raise Refused(http.HTTP_400_BAD_REQUEST, "the request body is not JSON") from None
     if not isinstance(data, dict):
         raise Refused(http.HTTP_400_BAD_REQUEST, "the request body is a JSON object")
