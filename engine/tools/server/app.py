@@ -70,6 +70,8 @@ class Refused(Exception):
 def _mp():
     """The multiprocessing context: a fork server that has the engine imported (fast, and
     safe from this process's threads)."""
+    if "forkserver" not in multiprocessing.get_all_start_methods():  # Windows
+        return multiprocessing.get_context("spawn")
     ctx = multiprocessing.get_context("forkserver")
     ctx.set_forkserver_preload(["engine.tools.server.work"])
     return ctx
