@@ -272,3 +272,37 @@ def test_big_seven_pairs_x4_shows_the_diff_and_an_impact_report(srv, browser):
     assert cells[0] == "子 moved per hand"
     bar = d.find_element(By.ID, "impact-progress")
     assert bar.get_attribute("value") == bar.get_attribute("max") == "40"
+
+
+def test_a_record_replays_step_by_step(srv, browser, tmp_path):
+    import urllib.request
+
+    from selenium.webdriver.common.by import By
+
+    status, g = srv.call("POST", "/api/games", {"ruleset": "nanchang", "seat": "S", "seed": 8})
+    while not g["table"]["over"]:
+        g = srv.call("POST", f"/api/games/{g['id']}/act", {"action": g["table"]["legal"][-1]["text"]})[1]
+    record = tmp_path / "hand.yaml"
+    record.write_bytes(urllib.request.urlopen(f"{srv.url}/api/games/{g['id']}/record").read())
+    n = len(srv.app.state.server.sessions[g["id"]].game.actions)
+    d = browser
+    open_page(d, srv)
+    d.find_element(By.ID, "tab-replay").click()
+    d.find_element(By.ID, "record-file").send_keys(str(record))
+    step = d.find_element(By.ID, "replay-step")
+    wait_for(d, lambda: step.text.startswith("step 0 of"), "the record")
+    assert step.text == f"step 0 of {n}: deal"
+    d.find_element(By.ID, "replay-next").click()
+    d.find_element(By.ID, "replay-next").click()
+    assert step.text.startswith(f"step 2 of {n}: ")
+    d.find_element(By.ID, "replay-prev").click()
+    assert step.text.startswith(f"step 1 of {n}: ")
+    assert len(d.find_elements(By.CSS_SELECTOR, "#replay-board .seat")) == 4
+    assert not d.find_elements(By.CSS_SELECTOR, "#replay-board .hand .tile.back")  # every hand face up
+    for _ in range(n):
+        d.find_element(By.ID, "replay-next").click()
+    line = d.find_element(By.ID, "result-line").text
+    assert line.startswith(f"{g['result']['winner']} wins" if g["result"]["winner"] else "荒庄")
+    shown = {c.get_attribute("data-seat"): int(c.text) for c in d.find_elements(By.CSS_SELECTOR, "#replay-result #net td")}
+    assert shown == g["result"]["net"]
+    assert d.find_element(By.ID, "replay-error").text == ""
