@@ -73,7 +73,8 @@ def _mp():
     if "forkserver" not in multiprocessing.get_all_start_methods():  # Windows
         return multiprocessing.get_context("spawn")
     ctx = multiprocessing.get_context("forkserver")
-    ctx.set_forkserver_preload(["engine.tools.server.work"])
+    ctx.set_forkserver_preload(["engine.tools.server.work", "engine.lang.lint", "engine.tools.sheet", "engine.tools.diff",
+                                "engine.tools.scenario", "engine.tools.simulate"])
     return ctx
 
 
@@ -153,6 +154,7 @@ class Server:
         self.sessions_lock = threading.Lock()
         self.impacts: OrderedDict[str, Job] = OrderedDict()
         self.runs = 0
+        self.described: dict[tuple, dict] = {}  # (ruleset ref, file mtime) → its entry in /api/rulesets
         self.ctx = _mp()
 
     # ---- helpers ----------------------------------------------------------------------------------
@@ -302,13 +304,19 @@ def create_app(data_dir: Path) -> Starlette:
 
             out = []
             for name, bundled in [*((n, True) for n in bundled_ruleset_names()), *((n, False) for n in server.uploaded())]:
-                try:
-                    rs = compile_ruleset(work.ruleset_ref(name, server.rules))
-                except MjError:
-                    continue
-                out.append({"name": name, "label": rs.label or rs.name, "bundled": bundled,
-                            "options": {k: {"label": o.label, "default": o.default, "choices": list(o.choices)}
-                                        for k, o in rs.options.items()}})
+                ref = work.ruleset_ref(name, server.rules)
+                path = Path(ref) if ref.endswith(".rules") else None
+                key = (ref, path.stat().st_mtime_ns if path else None)
+                if key not in server.described:
+                    try:
+                        rs = compile_ruleset(ref)
+                    except MjError:
+                        continue
+                    server.described[key] = {
+                        "name": name, "label": rs.label or rs.name, "bundled": bundled,
+                        "options": {k: {"label": o.label, "default": o.default, "choices": list(o.choices)}
+                                    for k, o in rs.options.items()}}
+                out.append(server.described[key])
             return out
 
         return JSONResponse({"rulesets": await run_in_threadpool(describe), "bots": list(BOTS),
