@@ -1,4 +1,4 @@
-"""The ``mjrules`` command: check, score, test, export, diff, sheet, simulate, replay, play and fmt.
+"""The ``mjrules`` command: check, score, test, export, diff, sheet, simulate, replay, play, fmt and serve.
 
 Exit status (docs/cli.md has the table; ``EXIT_CODES`` below is it, and ``--help`` prints it):
 0 success; 1 the answer is "no": a test failed, a diff or replay differs, ``score`` was given a
@@ -296,6 +296,42 @@ def lsp() -> None:
     from engine.tools.lsp import serve
 
     serve()
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option(metavar="HOST", help="Address to listen on (default: this machine only).")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=1, max=65535, help="Port to listen on.")] = 8000,
+    data: Annotated[Optional[Path], typer.Option(metavar="DIR", help="The server's data folder (uploaded rule files, work files); default ~/.local/share/mjrules/serve.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Say where it listens as one line of JSON (url, data folder), and errors as JSON.")] = False,
+) -> None:
+    """Play and edit rules in a browser (needs the `serve` extra: pip install 'mjrules[serve]'):
+    a table against three bots, replays, and a rule playground (diagnostics as you type, rule
+    sheet, diff, scenarios, impact runs). Listens on 127.0.0.1 unless --host says otherwise."""
+    try:
+        import starlette  # noqa: F401
+        import uvicorn  # noqa: F401
+    except ImportError:
+        _fail(MjError("`mjrules serve` needs starlette and uvicorn, which are not installed",
+                      hint="pip install 'mjrules[serve]'"), as_json)
+    from engine.tools.server import default_data_dir, serve as run
+
+    folder = data or default_data_dir()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        _fail(MjError(f"--data {folder}: cannot make the data folder: {exc.strerror or exc}"), as_json)
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        err.print(f"note: listening on {host}: anyone who can reach it can play and run rule files here", markup=False)
+    url = f"http://{host}:{port}/"
+    if as_json:
+        print(json.dumps({"url": url, "data": str(folder)}), flush=True)
+    else:
+        out.print(f"mjrules serve: {url}  (data folder {folder}; Ctrl-C stops it)", markup=False)
+    try:
+        run(host, port, folder)
+    except OSError as exc:
+        _fail(MjError(f"cannot listen on {host}:{port}: {exc.strerror or exc}", hint="try another --port"), as_json)
 
 
 # ---- export -----------------------------------------------------------------------------------

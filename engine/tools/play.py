@@ -95,13 +95,21 @@ def show_hand_end(out: Console, game: Game, seat: str | None) -> None:
     t = Table(title="ledger", title_justify="left")
     for c in ("when", "part", "payer → payee", "子", "how"):
         t.add_column(c, justify="right" if c == "子" else "left")
-    for when, part, lg in r.parts:
-        for tr in lg.transfers:
-            t.add_row(when, part, f"{tr.payer} → {tr.payee}", str(tr.amount), " · ".join(tr.factors))
+    for row in ledger_rows(r):
+        t.add_row(row["when"], row["part"], f"{row['payer']} → {row['payee']}", str(row["amount"]), row["how"])
     out.print(t)
     net = r.net(game.seats)
     out.print("net: " + ", ".join(f"{s} {net[s]:+d}" + (" (you)" if s == seat else "") for s in game.seats),
               markup=False)
+
+
+def ledger_rows(result) -> list[dict]:
+    """The ledger of a finished hand (a :class:`~engine.table.game.HandResult`), a row per
+    transfer in the order settled: when, part, payer, payee, amount (子), the rule that made
+    it, its factors and ``how`` (the factors joined, as the terminal shows them)."""
+    return [{"when": when, "part": part, "payer": tr.payer, "payee": tr.payee, "amount": tr.amount,
+             "rule": tr.rule, "factors": list(tr.factors), "how": " · ".join(tr.factors)}
+            for when, part, lg in result.parts for tr in lg.transfers]
 
 
 class Narrator:

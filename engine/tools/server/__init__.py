@@ -1,0 +1,27 @@
+"""``mjrules serve``: the table and the rule playground in a browser (docs/serve.md).
+
+Needs the ``serve`` extra (starlette, uvicorn with websockets): ``pip install 'mjrules[serve]'``.
+:func:`serve` runs the app of :mod:`engine.tools.server.app` with uvicorn.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from engine.tools.server.caps import DEFAULT_PORT, LOCALHOST
+
+
+def default_data_dir() -> Path:
+    """Where the server keeps its files: ``$XDG_DATA_HOME/mjrules/serve`` (``~/.local/share/…``)."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "mjrules" / "serve"
+
+
+def serve(host: str = LOCALHOST, port: int = DEFAULT_PORT, data_dir: Path | None = None) -> None:
+    """Run the server until Ctrl-C (uvicorn). Raises :class:`OSError` when it cannot bind."""
+    import uvicorn
+
+    from engine.tools.server.app import create_app
+
+    app = create_app(data_dir or default_data_dir())
+    uvicorn.run(app, host=host, port=port, log_level="warning", ws="auto")

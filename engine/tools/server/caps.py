@@ -1,0 +1,35 @@
+"""The server's caps (docs/serve.md): every bound on what a page may make the server do.
+
+Rule files, scenarios and records from a page are untrusted input: besides these caps the
+compiler's own limits (:mod:`engine.lang.limits`) and the YAML reader's apply.
+"""
+from __future__ import annotations
+
+from engine.lang.limits import MAX_FILE_BYTES
+
+MAX_RULE_BYTES = MAX_FILE_BYTES  # a rule file from the page: the compiler's own cap
+MAX_SCENARIO_BYTES = MAX_FILE_BYTES  # a scenario file from the page
+MAX_RECORD_BYTES = MAX_FILE_BYTES  # a record to replay
+MAX_BODY_BYTES = 3 * MAX_FILE_BYTES  # any request body (two files and a little JSON)
+REQUEST_SECONDS = 20  # a check, diff or scenario run: its child process is killed after this
+MAX_RUNS = 4  # checks, diffs and scenario runs at once (beyond: 429)
+IMPACT_MAX_HANDS = 2_000  # hands under each ruleset in one impact run
+IMPACT_SECONDS = 600  # an impact run is killed after this
+MAX_IMPACT_RUNS = 2  # impact runs at once (beyond: 429)
+MAX_JOBS_KEPT = 32  # finished impact runs remembered
+MAX_SESSIONS = 64  # games open at once (sessions idle past SESSION_IDLE_SECONDS make room)
+SESSION_IDLE_SECONDS = 3_600
+MAX_UPLOADS = 64  # rule files kept in the data folder
+MAX_OPTIONS = 64  # options named in one request
+MAX_ACTION_CHARS = 64  # an action's text
+SEED_SPACE = 2**31  # seeds are 0 … 2**31-1, as `mjrules play --seed`
+POLL_SECONDS = 0.02  # how often a waiting request looks at its child
+WATCH_SECONDS = 0.1  # how often an impact run and its websocket are looked at
+JOIN_SECONDS = 1  # waiting for a killed child to go
+CLIP = 80  # characters of a bad value quoted back in an error
+CLIP_BUG = 300  # characters of an internal error said to the page
+TOKEN_BYTES = 12  # random bytes of a game, job or work-folder id
+MAX_LOG = 40  # lines of the table's narration sent with each state
+DEFAULT_IMPACT_HANDS = 100
+LOCALHOST = "127.0.0.1"
+DEFAULT_PORT = 8000

@@ -1,0 +1,275 @@
+"""mjrules serve: the caps and the safety rules, over HTTP against a real server (docs/serve.md).
+
+Each cap answers cleanly (a status and a JSON error, never a traceback): an oversized rule
+file, an impact run beyond the hand cap or beyond the concurrent-run cap, a path outside the
+data folder in every place a page can name one, an illegal action (nothing changes), and 20
+games played at once."""
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+
+import pytest
+
+from .serve_support import Running, need
+
+BIG = 10_000
+
+
+@pytest.fixture(scope="module")
+def srv(tmp_path_factory):
+    s = Running(tmp_path_factory.mktemp("serve-data"))
+    yield s
+    s.stop()
+
+
+def caps():
+    from engine.tools.server import caps
+
+    return caps
+
+
+def test_page_and_static_files_are_served(srv):
+    import urllib.request
+
+    html = urllib.request.urlopen(srv.url + "/").read().decode()
+    assert "<script src=\"/static/app.js\">" in html and "cdn" not in html.lower()
+    js = urllib.request.urlopen(srv.url + "/static/app.js").read().decode()
+    assert 'fetch("/grammar.json")' in js and "//cdn" not in js and "https://" not in js  # nothing from elsewhere
+    grammar = json.loads(urllib.request.urlopen(srv.url + "/grammar.json").read())
+    assert grammar["scopeName"] == "source.mjrules"
+
+
+def test_an_oversized_rule_file_is_refused(srv):
+    c = caps()
+    text = "# " + "x" * (c.MAX_RULE_BYTES) + "\n"
+    status, body = srv.call("POST", "/api/check", {"text": text})
+    assert status == 413
+    assert body["error"] == f"the rule file is larger than {c.MAX_RULE_BYTES} bytes"
+    status, body = srv.call("POST", "/api/rulesets", {"name": "big", "text": text})
+    assert status == 413 and "larger than" in body["error"]
+    status, body = srv.call("POST", "/api/check", raw=b"{" + b" " * (c.MAX_BODY_BYTES + 1) + b"}")
+    assert status == 413 and body["error"] == f"the request is larger than {c.MAX_BODY_BYTES} bytes"
+    assert not (srv.data / "rules" / "big.rules").exists()
+
+
+def test_a_10000_hand_impact_run_is_beyond_the_cap(srv):
+    c = caps()
+    status, body = srv.call("POST", "/api/impact", {"text": "ruleset x\nextends nanchang\n", "base": "nanchang",
+                                                    "hands": BIG})
+    assert status == 400
+    assert body["error"] == f"`hands`: from 1 to {c.IMPACT_MAX_HANDS} hands in one impact run (got {BIG})"
+    assert "mjrules diff --impact" in body["hint"]
+    assert not srv.app.state.server.impacts  # nothing started
+
+
+def test_paths_outside_the_data_folder_are_refused(srv, tmp_path):
+    outside = tmp_path / "secret.rules"
+    outside.write_text("ruleset secret\nextends nanchang\n", encoding="utf-8")
+    # a ruleset named by a path, to read or to play
+    for name in ("..%2F..%2Fetc%2Fpasswd", "%2Fetc%2Fpasswd", str(outside).replace("/", "%2F")):
+        status, body = srv.call("GET", f"/api/rulesets/{name}")
+        assert status == 400 and body["error"].startswith("no ruleset"), body
+    status, body = srv.call("POST", "/api/games", {"ruleset": str(outside)})
+    assert status == 400 and body["error"].startswith("no ruleset")
+    # an upload named like a path
+    status, body = srv.call("POST", "/api/rulesets", {"name": "../evil", "text": "ruleset e\nextends nanchang\n"})
+    assert status == 400 and "not a path" in body["error"]
+    # a rule file that extends a path
+    status, body = srv.call("POST", "/api/check", {"text": f'ruleset x\nextends "{outside}"\n'})
+    assert status == 200 and not body["ok"]
+    d = body["diagnostics"][0]
+    assert (d["line"], d["column"]) == (2, 9) and "extends a bundled ruleset by name" in d["message"]
+    # a scenario that names a rule file by its path
+    scen = f"ruleset: {outside}\ncases: []\n"
+    status, body = srv.call("POST", "/api/test", {"text": "ruleset x\nextends nanchang\n", "scenario": scen})
+    assert status == 400 and body["error"].startswith("no ruleset")
+    # a record that names one
+    status, game = srv.call("POST", "/api/games", {"ruleset": "nanchang", "seed": 3})
+    from engine.table.records import game_record, to_yaml
+
+    rec = game_record(srv.app.state.server.sessions[game["id"]].game)
+    rec["ruleset_file"] = str(outside)
+    status, body = srv.call("POST", "/api/replay", {"record": to_yaml(rec)})
+    assert status == 400 and "outside the server's data folder" in body["error"]
+    # the static files stay in their folder
+    import urllib.error
+    import urllib.request
+
+    with pytest.raises(urllib.error.HTTPError) as e:
+        urllib.request.urlopen(srv.url + "/static/..%2F..%2F..%2F..%2Fpyproject.toml")
+    assert e.value.code == 404
+    # nothing was written but the data folder's own files
+    assert sorted(p.name for p in srv.data.iterdir()) == ["jobs", "rules"]
+    assert list((srv.data / "jobs").iterdir()) == []
+
+
+def test_an_illegal_click_changes_nothing(srv):
+    status, g = srv.call("POST", "/api/games", {"ruleset": "nanchang", "seat": "S", "bots": "greedy", "seed": 11})
+    assert status == 200
+    before = srv.call("GET", f"/api/games/{g['id']}")[1]
+    legal = {a["text"] for a in before["table"]["legal"]}
+    for bad in ("S discard 9z", "W discard 1m", "S win", "hello", "S pung"):
+        if bad in legal:
+            continue
+        status, body = srv.call("POST", f"/api/games/{g['id']}/act", {"action": bad})
+        assert status in (400, 409) and body["error"], (bad, body)
+        assert srv.call("GET", f"/api/games/{g['id']}")[1] == before
+    status, body = srv.call("POST", f"/api/games/{g['id']}/act", {"action": "W discard 1m"})
+    assert status == 409 and body["error"].startswith("you sit at S")
+
+
+def _play(srv, i: int, out: dict) -> None:
+    status, g = srv.call("POST", "/api/games", {"ruleset": "nanchang", "seat": "ESWN"[i % 4], "bots": "random",
+                                                "seed": 100 + i})
+    statuses = [status]
+    while status == 200 and not g["table"]["over"]:
+        legal = g["table"]["legal"]
+        pick = next((a for a in legal if a["kind"] == "win"), legal[-1])
+        status, g = srv.call("POST", f"/api/games/{g['id']}/act", {"action": pick["text"]})
+        statuses.append(status)
+    out[i] = (statuses, g)
+
+
+def test_20_sessions_play_at_once(srv):
+    out: dict = {}
+    threads = [threading.Thread(target=_play, args=(srv, i, out)) for i in range(20)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=300)
+    assert len(out) == 20
+    for i, (statuses, g) in out.items():
+        assert set(statuses) == {200}, (i, statuses, g)
+        assert g["table"]["over"] and g["result"] is not None
+        assert sum(g["result"]["net"].values()) == 0
+        assert sum(r["amount"] for r in g["result"]["ledger"]) >= 0
+
+
+def test_replay_steps_through_a_record(srv):
+    status, g = srv.call("POST", "/api/games", {"ruleset": "nanchang", "seat": "S", "seed": 4})
+    while not g["table"]["over"]:
+        g = srv.call("POST", f"/api/games/{g['id']}/act", {"action": g["table"]["legal"][-1]["text"]})[1]
+    import urllib.request
+
+    resp = urllib.request.urlopen(f"{srv.url}/api/games/{g['id']}/record")
+    assert "attachment" in resp.headers["Content-Disposition"]
+    status, rep = srv.call("POST", "/api/replay", {"record": resp.read().decode()})
+    assert status == 200 and rep["identical"]
+    session = srv.app.state.server.sessions[g["id"]]
+    assert len(rep["frames"]) == len(session.game.actions) + 1
+    assert rep["frames"][-1]["action"] == session.game.actions[-1].text(session.game.scorer)
+    assert rep["result"]["net"] == g["result"]["net"]
+
+
+def test_impact_runs_report_progress_and_are_capped_and_cancellable(srv):
+    need("websockets")
+    from websockets.sync.client import connect
+
+    c = caps()
+    body = {"text": "ruleset x\nextends nanchang\n", "base": "nanchang", "hands": 10}
+    status, job = srv.call("POST", "/api/impact", body)
+    assert status == 200 and job["state"] == "running" and job["total"] == 20
+    seen = []
+    with connect(srv.url.replace("http", "ws") + f"/ws/impact/{job['id']}") as ws:
+        for msg in ws:
+            seen.append(json.loads(msg))
+            if seen[-1]["state"] != "running":
+                break
+    assert seen[-1]["state"] == "done", seen[-1]
+    assert seen[-1]["done"] == 20 and "| 子 moved per hand |" in seen[-1]["result"]["markdown"]
+    # the cap on concurrent runs, and cancelling
+    long = {**body, "hands": c.IMPACT_MAX_HANDS}
+    ids = []
+    for _ in range(c.MAX_IMPACT_RUNS):
+        status, j = srv.call("POST", "/api/impact", long)
+        assert status == 200
+        ids.append(j["id"])
+    status, j = srv.call("POST", "/api/impact", long)
+    assert status == 429 and j["error"] == f"{c.MAX_IMPACT_RUNS} impact runs are going on: wait for one, or cancel one"
+    for jid in ids:
+        status, j = srv.call("POST", f"/api/impact/{jid}/cancel")
+        assert status == 200 and j["state"] == "cancelled"
+    status, j = srv.call("POST", "/api/impact", body)
+    assert status == 200
+    srv.call("POST", f"/api/impact/{j['id']}/cancel")
+
+
+def test_scenarios_run_against_the_editor_text(srv):
+    case = (Path(__file__).parent / "cases" / "nanchang_fans.yaml").read_text(encoding="utf-8")
+    text = "ruleset mine\nextends nanchang\n"
+    scen = case.replace("ruleset: nanchang", "ruleset: edited.rules", 1)
+    status, body = srv.call("POST", "/api/test", {"text": text, "scenario": scen})
+    assert status == 200 and body["failed"] == 0 and body["errors"] == 0 and body["passed"] > 0
+    status, body = srv.call("POST", "/api/test", {"text": text + "override fan 大七对 = x4 when pattern 大七对\n",
+                                                 "scenario": scen})
+    assert status == 200 and body["failed"] >= 1
+    failed = [c for c in body["cases"] if c["status"] == "fail"]
+    assert all("大七对" in c["name"] or any("大七对" in f for f in c["fired"]) for c in failed)
+    status, body = srv.call("POST", "/api/test", {"text": "ruleset mine\nfan = \n", "scenario": scen})
+    assert status == 400 and body["file"] == "edited.rules" and body["line"] == 2
+
+
+def test_serve_needs_its_extra_and_says_how(monkeypatch):
+    import builtins
+
+    from typer.testing import CliRunner
+
+    from engine.cli import app
+
+    real = builtins.__import__
+
+    def no_uvicorn(name, *a, **k):
+        if name == "uvicorn":
+            raise ImportError(name)
+        return real(name, *a, **k)
+
+    monkeypatch.setattr(builtins, "__import__", no_uvicorn)
+    r = CliRunner().invoke(app, ["serve", "--json"])
+    assert r.exit_code == 2
+    assert json.loads(r.stdout)["hint"] == "pip install 'mjrules[serve]'"
+
+
+def test_a_request_past_its_time_cap_is_stopped(srv):
+    """The child of a check is killed at its cap (here 0 s: any run is past it) and said so."""
+    import asyncio
+
+    from engine.tools.server.app import Refused
+
+    server = srv.app.state.server
+    job = server.job_dir()
+    with pytest.raises(Refused) as e:
+        asyncio.run(server.run("check", "ruleset x\nextends nanchang\n", {}, server.rules, job, seconds=0))
+    assert e.value.status == 504 and e.value.body["error"] == "the request took longer than 0 seconds and was stopped"
+    assert server.runs == 0 and not job.exists()
+
+
+def test_runs_beyond_the_concurrent_cap_are_refused(srv):
+    c = caps()
+    server = srv.app.state.server
+    server.runs += c.MAX_RUNS  # as if that many were going on
+    try:
+        status, body = srv.call("POST", "/api/check", {"text": "ruleset x\nextends nanchang\n"})
+    finally:
+        server.runs -= c.MAX_RUNS
+    assert status == 429 and body["error"] == f"busy: {c.MAX_RUNS} runs are going on; try again in a moment"
+    status, body = srv.call("POST", "/api/check", {"text": "ruleset x\nextends nanchang\n"})
+    assert status == 200 and body["ok"]
+
+
+def test_an_uploaded_rule_file_can_be_played_and_diffed(srv):
+    text = "ruleset mine \"my house\"\nextends nanchang\noverride fan 大七对 = x4 when pattern 大七对\n"
+    status, body = srv.call("POST", "/api/rulesets", {"name": "mine", "text": text})
+    assert status == 200 and (srv.data / "rules" / "mine.rules").read_text(encoding="utf-8") == text
+    names = {r["name"]: r for r in srv.call("GET", "/api/rulesets")[1]["rulesets"]}
+    assert names["mine"]["bundled"] is False and names["mine"]["label"] == "my house"
+    status, g = srv.call("POST", "/api/games", {"ruleset": "mine", "seed": 2})
+    assert status == 200 and g["ruleset"] == "mine"
+    status, d = srv.call("POST", "/api/diff", {"text": "ruleset y\nextends nanchang\n", "base": "mine"})
+    assert status == 200 and [c["path"] for c in d["changes"]] == ["fan.大七对"]
+    status, body = srv.call("POST", "/api/rulesets", {"name": "broken", "text": "ruleset b\nextends nanchang\nfan = \n"})
+    assert status == 400 and body["line"] == 3 and "unexpected" in body["error"]
+    assert not (srv.data / "rules" / "broken.rules").exists()
+    status, body = srv.call("POST", "/api/check", raw=b"[" * 100_000 + b"]" * 100_000)
+    assert status == 400 and body["error"] == "the request body is not JSON"

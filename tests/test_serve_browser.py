@@ -1,0 +1,308 @@
+"""mjrules serve in a real headless browser (Debian's chromium and chromium-driver, selenium).
+
+Plays a whole hand by clicking until the ledger shows, and checks its numbers against
+``mjrules score`` for the same final state; types a mistake into the playground and sees the
+diagnostic at its line; changes 大七对 to x4 and sees the diff and a finished impact report.
+Writes the screenshots docs/img/table.png and docs/img/playground.png.
+
+Skipped when chromium, its driver or selenium is missing here; MJRULES_REQUIRE_BROWSER=1 (set
+by .ci/run) makes that a failure.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from .conftest import ROOT
+from .serve_support import REQUIRED, Running, need
+
+SEED = 5
+SHOTS = ROOT / "docs" / "img"
+WAIT = 60  # seconds a step may take on a busy machine (a ceiling, not a timing)
+
+
+def _binary(*names: str) -> str | None:
+    for n in names:
+        found = shutil.which(n) or (n if os.path.isfile(n) else None)
+        if found:
+            return found
+    return None
+
+
+@pytest.fixture(scope="module")
+def srv(tmp_path_factory):
+    s = Running(tmp_path_factory.mktemp("serve-browser"))
+    yield s
+    s.stop()
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    need("selenium")
+    chromium = _binary("chromium", "chromium-browser", "google-chrome")
+    driver = _binary("chromedriver", "/usr/lib/chromium/chromedriver")
+    if not chromium or not driver:
+        if REQUIRED:
+            pytest.fail("chromium or chromium-driver is missing, and MJRULES_REQUIRE_BROWSER=1")
+        pytest.skip("chromium and chromium-driver are not installed (apt-get install chromium chromium-driver)")
+    from selenium import webdriver
+    from selenium.webdriver.chrome.options import Options
+    from selenium.webdriver.chrome.service import Service
+
+    opts = Options()
+    opts.binary_location = chromium
+    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+              "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
+              f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}", "--window-size=1400,1000",
+              "--lang=en-US"):
+        opts.add_argument(a)
+    d = webdriver.Chrome(options=opts, service=Service(driver))
+    d.set_page_load_timeout(WAIT)
+    yield d
+    d.quit()
+
+
+def wait_for(d, fn, what: str):
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(d, WAIT, poll_frequency=0.1).until(lambda _: fn(), message=f"waiting for {what}")
+
+
+def open_page(d, srv):
+    from selenium.webdriver.common.by import By
+
+    d.get(srv.url + "/")
+    wait_for(d, lambda: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "1", "the page")
+
+
+def select(d, css: str, value: str) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    Select(d.find_element(By.CSS_SELECTOR, css)).select_by_value(value)
+
+
+# ---- the table ----------------------------------------------------------------------------------------
+
+
+def score_args(game) -> list[str]:
+    """``mjrules score`` flags for a finished game's final state."""
+    from engine.core.snapshot import lower_indicator, wild_indicator
+
+    sc = game.scorer
+    code, fmt = sc.tiles.code, sc.tiles.format
+    r = game.result
+    args = ["score", "--rules", game.rs.name, "--dealer", game.dealer, "--floor", str(game.floor), "--json"]
+    for k, v in game.rs.options.items():
+        args += ["--option", f"{k}={v.chosen}"]
+    upper, lower = wild_indicator(sc), lower_indicator(sc)
+    for name, tile in game.indicators.items():
+        if name == upper:
+            args += ["--jing", code(tile)]
+        elif name == lower:
+            args += ["--lower", code(tile)]
+        else:
+            args += ["--indicator", f"{name}={code(tile)}"]
+    for s in game.seats:
+        concealed = list(game.hands[s].concealed)
+        if r.winner == s:
+            concealed.remove(r.win.tile)  # score's notation: the winning tile apart
+        parts = [fmt(sorted(concealed))]
+        for m in game.hands[s].melds:
+            text = f"{m.meld_kind} {fmt(list(m.tiles))}" + (" concealed" if m.concealed else "") + \
+                (" added" if m.added else "") + (f" from {m.from_seat}" if m.from_seat else "") + \
+                (f" claimed {code(m.claimed)}" if m.claimed is not None else "")
+            parts.append(text)
+        args += ["--hand", f"{s}=" + "; ".join(parts)]
+    if r.winner:
+        w = r.win
+        args += ["--win", w.seat, "--tile", code(w.tile), "--by", w.by]
+        if w.from_seat:
+            args += ["--from", w.from_seat]
+        if w.first_turn:
+            args.append("--first-turn")
+    return args
+
+
+def test_play_a_hand_by_clicking_until_the_ledger_shows(srv, browser):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    d = browser
+    open_page(d, srv)
+    select(d, "#ruleset", "nanchang")
+    d.find_element(By.ID, "seed").send_keys(str(SEED))
+    d.find_element(By.ID, "start").click()
+    wait_for(d, lambda: d.find_elements(By.CSS_SELECTOR, "#actions button, #ledger"), "the first decision")
+    clicks = 0
+    while not d.find_elements(By.CSS_SELECTOR, "#ledger"):
+        assert clicks < 400, "the hand did not end"
+        buttons = d.find_elements(By.CSS_SELECTOR, "#actions button")
+        kinds = {b.get_attribute("data-kind"): b for b in buttons}
+        before = d.find_element(By.ID, "board").get_attribute("innerHTML")
+        if "win" in kinds:
+            kinds["win"].click()
+        elif "pass" in kinds:
+            d.find_element(By.TAG_NAME, "body").send_keys("p")  # the key for pass
+        else:
+            tiles = d.find_elements(By.CSS_SELECTOR, "#board .seat[data-seat='S'] .hand .tile.playable")
+            assert tiles, "a discard is due but no tile can be clicked"
+            tiles[-1].click()  # the drawn tile, or the last of the hand
+        clicks += 1
+        if clicks == 3:
+            wait_for(d, lambda: d.find_element(By.ID, "board").get_attribute("innerHTML") != before, "the table")
+            assert d.find_element(By.ID, "wall").text.startswith("wall ")
+            SHOTS.mkdir(parents=True, exist_ok=True)
+            d.save_screenshot(str(SHOTS / "table.png"))
+        wait_for(d, lambda: d.find_element(By.ID, "board").get_attribute("innerHTML") != before
+                 or d.find_elements(By.CSS_SELECTOR, "#ledger"), "the table to change")
+    # the page's ledger is the game's, row by row
+    rows = [(r.get_attribute("data-payer"), r.get_attribute("data-payee"), int(r.get_attribute("data-amount")))
+            for r in d.find_elements(By.CSS_SELECTOR, "#ledger .ledger-row")]
+    sessions = srv.app.state.server.sessions
+    game = next(s.game for s in sessions.values() if s.game.seed == SEED and s.game.over)
+    from engine.tools.play import ledger_rows
+
+    assert rows == [(r["payer"], r["payee"], r["amount"]) for r in ledger_rows(game.result)]
+    shown = {c.get_attribute("data-seat"): int(c.text) for c in d.find_elements(By.CSS_SELECTOR, "#net td")}
+    assert shown == game.result.net(game.seats)
+    # … and its end-of-hand settlements are what `mjrules score` says for the same final state
+    from typer.testing import CliRunner
+
+    from engine.cli import app
+
+    r = CliRunner().invoke(app, score_args(game))
+    assert r.exit_code == 0, r.output
+    score = json.loads(r.stdout)
+    end = Counter()
+    for when, part, lg in game.result.parts:
+        if when == "end":
+            for s, v in lg.net(game.seats).items():
+                end[s] += v
+    assert score["net"]["total"] == {s: end[s] for s in game.seats}
+    page_end = Counter()
+    for row in d.find_elements(By.CSS_SELECTOR, "#ledger .ledger-row"):
+        if row.find_element(By.CSS_SELECTOR, "td").text == "end":
+            a = int(row.get_attribute("data-amount"))
+            page_end[row.get_attribute("data-payee")] += a
+            page_end[row.get_attribute("data-payer")] -= a
+    assert {s: page_end[s] for s in game.seats} == score["net"]["total"]
+    want = sorted((t["part"], t["payer"], t["payee"], t["amount"], t["rule"]) for t in score["transfers"]
+                  if t["part"] in {p for w, p, _ in game.result.parts if w == "end"})
+    got = sorted((p, t.payer, t.payee, t.amount, t.rule) for w, p, lg in game.result.parts if w == "end"
+                 for t in lg.transfers)
+    assert got == want
+    assert d.find_element(By.ID, "download").get_attribute("href").endswith(f"/record")
+    d.find_element(By.TAG_NAME, "body").send_keys(Keys.ESCAPE)
+
+
+# ---- the playground --------------------------------------------------------------------------------------
+
+
+def load_base(d, name: str) -> None:
+    from selenium.webdriver.common.by import By
+
+    d.find_element(By.ID, "tab-playground").click()
+    select(d, "#pg-base", name)
+    d.find_element(By.ID, "pg-load").click()
+    wait_for(d, lambda: d.find_element(By.ID, "pg-status").text.startswith("ok"), "the base to check clean")
+
+
+def test_a_mistake_shows_its_diagnostic_at_its_line(srv, browser):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    d = browser
+    open_page(d, srv)
+    load_base(d, "nanchang")
+    src = d.find_element(By.ID, "source")
+    lines = src.get_attribute("value").split("\n")
+    bad_line = len(lines) + (0 if lines[-1] == "" else 1)
+    src.send_keys(Keys.CONTROL, Keys.END)
+    src.send_keys("fan 坏 = x2 when pattern 没有")  # a pattern nobody declares
+    wait_for(d, lambda: d.find_elements(By.CSS_SELECTOR, "#diagnostics li.diag.error"), "the diagnostic")
+    diag = d.find_element(By.CSS_SELECTOR, "#diagnostics li.diag.error")
+    assert int(diag.get_attribute("data-line")) == bad_line
+    assert diag.text.startswith(f"{bad_line}:") and "没有" in diag.text
+    marked = d.find_elements(By.CSS_SELECTOR, "#highlight .ln.err")
+    assert [int(m.get_attribute("data-line")) for m in marked] == [bad_line]
+    # the highlighting comes from the TextMate grammar
+    assert d.find_elements(By.CSS_SELECTOR, "#highlight .tm-storage") and d.find_elements(By.CSS_SELECTOR, "#highlight .tm-comment")
+    d.execute_script("document.querySelector('#source').scrollTop = 1e6; document.querySelector('#source')"
+                     ".dispatchEvent(new Event('scroll'))")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    d.save_screenshot(str(SHOTS / "playground.png"))
+
+
+def test_big_seven_pairs_x4_shows_the_diff_and_an_impact_report(srv, browser):
+    from selenium.webdriver.common.by import By
+
+    d = browser
+    open_page(d, srv)
+    load_base(d, "nanchang")
+    src = d.find_element(By.ID, "source")
+    text = src.get_attribute("value")
+    at = text.index("fan 大七对 = x2") + len("fan 大七对 = x")
+    d.execute_script("arguments[0].focus(); arguments[0].setSelectionRange(arguments[1], arguments[1] + 1)", src, at)
+    src.send_keys("4")  # typed over the selected 2
+    assert "fan 大七对 = x4" in src.get_attribute("value")
+    wait_for(d, lambda: d.find_element(By.ID, "pg-status").text.startswith("ok"), "the edit to check clean")
+    d.find_element(By.ID, "pg-diff").click()
+    wait_for(d, lambda: d.find_elements(By.CSS_SELECTOR, "#diff .change"), "the diff")
+    changes = d.find_elements(By.CSS_SELECTOR, "#diff .change")
+    assert [c.get_attribute("data-path") for c in changes] == ["fan.大七对"]
+    assert "- x2 when pattern 大七对" in changes[0].text and "+ x4 when pattern 大七对" in changes[0].text
+    assert d.find_element(By.ID, "diff-summary").text.endswith("1 differences: 0 added, 0 removed, 1 changed")
+    d.find_element(By.CSS_SELECTOR, ".subtab[data-pane='impact']").click()
+    hands = d.find_element(By.ID, "impact-hands")
+    hands.clear()
+    hands.send_keys("20")
+    d.find_element(By.ID, "impact-start").click()
+    wait_for(d, lambda: d.find_element(By.ID, "impact-state").text.startswith("done"), "the impact run")
+    report = d.find_element(By.ID, "impact-report")
+    assert report.find_element(By.TAG_NAME, "h1").text == "Impact: nanchang → nanchang"
+    assert "20 hands under each" in report.text
+    cells = [c.text for c in report.find_elements(By.CSS_SELECTOR, "tr:nth-child(2) td")]
+    assert cells[0] == "子 moved per hand"
+    bar = d.find_element(By.ID, "impact-progress")
+    assert bar.get_attribute("value") == bar.get_attribute("max") == "40"
+
+
+def test_a_record_replays_step_by_step(srv, browser, tmp_path):
+    import urllib.request
+
+    from selenium.webdriver.common.by import By
+
+    status, g = srv.call("POST", "/api/games", {"ruleset": "nanchang", "seat": "S", "seed": 8})
+    while not g["table"]["over"]:
+        g = srv.call("POST", f"/api/games/{g['id']}/act", {"action": g["table"]["legal"][-1]["text"]})[1]
+    record = tmp_path / "hand.yaml"
+    record.write_bytes(urllib.request.urlopen(f"{srv.url}/api/games/{g['id']}/record").read())
+    n = len(srv.app.state.server.sessions[g["id"]].game.actions)
+    d = browser
+    open_page(d, srv)
+    d.find_element(By.ID, "tab-replay").click()
+    d.find_element(By.ID, "record-file").send_keys(str(record))
+    step = d.find_element(By.ID, "replay-step")
+    wait_for(d, lambda: step.text.startswith("step 0 of"), "the record")
+    assert step.text == f"step 0 of {n}: deal"
+    d.find_element(By.ID, "replay-next").click()
+    d.find_element(By.ID, "replay-next").click()
+    assert step.text.startswith(f"step 2 of {n}: ")
+    d.find_element(By.ID, "replay-prev").click()
+    assert step.text.startswith(f"step 1 of {n}: ")
+    assert len(d.find_elements(By.CSS_SELECTOR, "#replay-board .seat")) == 4
+    assert not d.find_elements(By.CSS_SELECTOR, "#replay-board .hand .tile.back")  # every hand face up
+    for _ in range(n):
+        d.find_element(By.ID, "replay-next").click()
+    line = d.find_element(By.ID, "result-line").text
+    assert line.startswith(f"{g['result']['winner']} wins" if g["result"]["winner"] else "荒庄")
+    shown = {c.get_attribute("data-seat"): int(c.text) for c in d.find_elements(By.CSS_SELECTOR, "#replay-result #net td")}
+    assert shown == g["result"]["net"]
+    assert d.find_element(By.ID, "replay-error").text == ""
