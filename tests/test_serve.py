@@ -60,7 +60,7 @@ def test_a_10000_hand_impact_run_is_beyond_the_cap(srv):
                                                     "hands": BIG})
     assert status == 400
     assert body["error"] == f"`hands`: from 1 to {c.IMPACT_MAX_HANDS} hands in one impact run (got {BIG})"
-    assert "mjrules diff --impact" in body["hint"]
+    assert "mjrules impact A B -n N" in body["hint"]
     assert not srv.app.state.server.impacts  # nothing started
 
 
@@ -170,7 +170,7 @@ def test_impact_runs_report_progress_and_are_capped_and_cancellable(srv):
     c = caps()
     body = {"text": "ruleset x\nextends nanchang\n", "base": "nanchang", "hands": 10}
     status, job = srv.call("POST", "/api/impact", body)
-    assert status == 200 and job["state"] == "running" and job["total"] == 20
+    assert status == 200 and job["state"] == "running" and job["total"] == 10  # paired hands
     seen = []
     with connect(srv.url.replace("http", "ws") + f"/ws/impact/{job['id']}") as ws:
         for msg in ws:
@@ -178,7 +178,8 @@ def test_impact_runs_report_progress_and_are_capped_and_cancellable(srv):
             if seen[-1]["state"] != "running":
                 break
     assert seen[-1]["state"] == "done", seen[-1]
-    assert seen[-1]["done"] == 20 and "| 子 moved per hand |" in seen[-1]["result"]["markdown"]
+    assert seen[-1]["done"] == 10 and "| 子 moved per hand |" in seen[-1]["result"]["markdown"]
+    assert seen[-1]["result"]["report"]["hands"] == 10  # the review's JSON (mjrules impact --json)
     # the cap on concurrent runs, and cancelling
     long = {**body, "hands": c.IMPACT_MAX_HANDS}
     ids = []

@@ -266,12 +266,14 @@ def test_big_seven_pairs_x4_shows_the_diff_and_an_impact_report(srv, browser):
     d.find_element(By.ID, "impact-start").click()
     wait_for(d, lambda: d.find_element(By.ID, "impact-state").text.startswith("done"), "the impact run")
     report = d.find_element(By.ID, "impact-report")
-    assert report.find_element(By.TAG_NAME, "h1").text == "Impact: nanchang → nanchang"
-    assert "20 hands under each" in report.text
-    cells = [c.text for c in report.find_elements(By.CSS_SELECTOR, "tr:nth-child(2) td")]
-    assert cells[0] == "子 moved per hand"
+    assert report.find_element(By.TAG_NAME, "h2").text == "Impact of nanchang over nanchang: 20 paired hands"
+    titles = [h.text for h in report.find_elements(By.TAG_NAME, "h3")]
+    assert titles[:2] == ["Effects (Δ 子 per hand, B − A)", "Changed rules: coverage and scoring effect"]
+    rules = [r.find_elements(By.TAG_NAME, "td")[0].text for r in report.find_elements(By.TAG_NAME, "tr")
+             if r.find_elements(By.TAG_NAME, "td")]
+    assert "fan.大七对" in rules and "子 moved per hand" in rules
     bar = d.find_element(By.ID, "impact-progress")
-    assert bar.get_attribute("value") == bar.get_attribute("max") == "40"
+    assert bar.get_attribute("value") == bar.get_attribute("max") == "20"
 
 
 def test_a_record_replays_step_by_step(srv, browser, tmp_path):

@@ -426,7 +426,7 @@ def create_app(data_dir: Path) -> Starlette:
         hands, seed = data.get("hands", DEFAULT_IMPACT_HANDS), data.get("seed", 1)
         if type(hands) is not int or not 1 <= hands <= IMPACT_MAX_HANDS:
             raise Refused(http.HTTP_400_BAD_REQUEST, f"`hands`: from 1 to {IMPACT_MAX_HANDS} hands in one impact run (got {str(hands)[:CLIP]})",
-                          hint=f"run more with `mjrules diff --impact N` at the command line")
+                          hint=f"run more with `mjrules impact A B -n N` at the command line")
         if type(seed) is not int or not 0 <= seed < SEED_SPACE:
             raise Refused(http.HTTP_400_BAD_REQUEST, f"`seed`: a whole number from 0 to {SEED_SPACE - 1}")
         base = data.get("base")
@@ -438,7 +438,7 @@ def create_app(data_dir: Path) -> Starlette:
         job_dir = server.job_dir()
         job = Job(server.ctx, "impact", (text, _opts(data), base, _opts(data, "base_options"), hands, seed,
                                           server.rules, job_dir))
-        job.total = hands + hands
+        job.total = hands
         jid = secrets.token_urlsafe(TOKEN_BYTES)
         server.impacts[jid] = job
 

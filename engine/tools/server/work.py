@@ -145,7 +145,7 @@ def scenarios(raw: str, scenario: str, rules_dir: Path, job: Path, max_bytes: in
 def impact(raw: str, options: dict[str, str], base: str, base_options: dict[str, str], hands: int, seed: int,
            rules_dir: Path, job: Path, progress: Callable[[int, int], None] | None = None) -> dict:
     """The impact run: ``hands`` seeded hands under ``base`` and under the editor's text.
-    Returns ``{"hands", "seed", "rows", "markdown"}``; ``progress(done, total)`` after each block."""
+    Returns ``{"hands", "seed", "report", "markdown"}`` (:func:`impact_adapter`); ``progress(done, total)`` after each block."""
     ra = compile_ruleset(ruleset_ref(base, rules_dir), base_options)
     path = _job_file(rule_text(raw), job)
     rb = compile_ruleset(str(path), options)
@@ -153,43 +153,19 @@ def impact(raw: str, options: dict[str, str], base: str, base_options: dict[str,
                           names=(ra.name, rb.name))
 
 
-# ---- the impact adapter: the one place the lead switches to engine/tools/impact.py ------------------
+# ---- the impact review (engine/tools/impact.py) ---------------------------------------------------------
 
 
 def impact_adapter(a: str, b: str, opts_a: dict, opts_b: dict, hands: int, seed: int,
                    progress: Callable[[int, int], None] | None = None, names: tuple[str, str] | None = None) -> dict:
-    """Today's ``mjrules diff --impact`` (engine/cli.py ``_impact``, which tools may not import):
-    the same seeded hands under A and B with greedy bots, their summaries row by row, and a
-    Markdown report. Returns ``{"hands", "seed", "rows": [{what, a, b}], "markdown"}``."""
-    from engine.tools.simulate import simulate as run
+    """The impact review of ``mjrules impact`` (:mod:`engine.tools.impact`, greedy bots): the same
+    seeded hands under A and B, each re-scored by the other side. Returns ``{"hands", "seed",
+    "report": the review's JSON, "markdown"}``; ``progress(done, hands)`` after each block."""
+    from engine.tools.impact import impact as review, markdown
 
-    total = hands + hands
-    sa = run(a, opts_a, hands, seed, ["greedy"], progress=(lambda d: progress(d, total)) if progress else None).to_json()
-    sb = run(b, opts_b, hands, seed, ["greedy"],
-             progress=(lambda d: progress(hands + d, total)) if progress else None).to_json()
-    rows = [("子 moved per hand", sa["avg_zi_moved_per_hand"], sb["avg_zi_moved_per_hand"]),
-            ("荒庄 (drawn hands)", sa["exhaustive_rate"], sb["exhaustive_rate"])]
-    for key in ("win_by", "patterns", "fans", "jing_rules"):
-        for name in dict.fromkeys([*sa[key], *sb[key]]):
-            rows.append((f"{key.replace('_', ' ')}: {name}", sa[key].get(name, 0.0), sb[key].get(name, 0.0)))
-    effect = {"hands": hands, "seed": seed, "rows": [{"what": w, "a": x, "b": y} for w, x, y in rows]}
-    effect["markdown"] = impact_markdown(*(names or (Path(a).stem, Path(b).stem)), effect)
-    return effect
-
-
-def impact_markdown(a: str, b: str, effect: dict) -> str:
-    """The impact rows as a Markdown report (the table ``mjrules diff --impact`` prints)."""
-    out = [f"# Impact: {a} → {b}", "", f"{effect['hands']} hands under each (seed {effect['seed']}, greedy bots).", "",
-           f"| | {a} | {b} | change |", "|---|---:|---:|---:|"]
-    for r in effect["rows"]:
-        if r["a"] == r["b"] == 0:
-            continue
-        share = r["what"] != "子 moved per hand"
-        fmt = (lambda v: f"{v:.1%}") if share else (lambda v: f"{v:.2f}")
-        delta = r["b"] - r["a"]
-        change = "" if r["a"] == r["b"] else f"{delta:+.1%}" if share else f"{delta:+.2f}"
-        out.append(f"| {r['what']} | {fmt(r['a'])} | {fmt(r['b'])} | {change} |")
-    return "\n".join(out) + "\n"
+    rep = review(a, opts_a, b, opts_b, hands, seed, ["greedy"],
+                 progress=(lambda d: progress(d, hands)) if progress else None)
+    return {"hands": hands, "seed": seed, "report": rep.to_json(), "markdown": markdown(rep)}
 
 
 def location_json(loc: Location | None) -> dict | None:
