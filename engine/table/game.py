@@ -299,7 +299,11 @@ class Game:
         return self.seats[(i + k) % len(self.seats)]
 
     def _snapshot(self, win: WinInfo | None = None) -> Snapshot:
-        return Snapshot(self.seats, self.dealer, self.floor, dict(self.indicators), self.hands, win)
+        discards = self.discards
+        if win is not None and win.by == "discard":  # the tile won on is the winner's, not a discard
+            discards = dict(discards)
+            discards[win.from_seat] = discards[win.from_seat][:-1]
+        return Snapshot(self.seats, self.dealer, self.floor, dict(self.indicators), self.hands, win, discards)
 
     def _log(self, kind: str, **data) -> None:
         self.events.append({"n": len(self.events), "event": kind, **data})
@@ -408,7 +412,7 @@ class Game:
             hands[info.seat] = hand
         try:
             self.scorer.check_win_allowed(Snapshot(self.seats, self.dealer, self.floor, dict(self.indicators), hands,
-                                                   info))
+                                                   info, self.discards))
         except IllegalAction as exc:
             return exc
         return None

@@ -34,10 +34,12 @@ Tiles = Union[Text, Annotated[list[Word], Field(max_length=MAX_ITEMS)]]
 
 
 class HandSpec(Strict):
-    """``hands.SEAT`` as a mapping: concealed tiles and melds."""
+    """``hands.SEAT`` as a mapping: concealed tiles, melds and (added after v1) the tiles the seat
+    discarded that nobody claimed."""
 
     concealed: Optional[Text] = None
     melds: Optional[Annotated[list[Text], Field(max_length=MAX_WORD)]] = None
+    discards: Optional[Text] = None
 
 
 class WinSpec(Strict):
