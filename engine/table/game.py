@@ -281,7 +281,12 @@ class Game:
     @property
     def live_remaining(self) -> int:
         """Tiles that can still be drawn from the head before the hand is drawn (荒庄)."""
-        return max(self.wall.remaining - self.dead_tiles, 0)
+        dead = self.dead_tiles
+        grow = self.policies["dead_wall"]
+        if grow is not None and grow["per_kong"][0]:
+            kongs = sum(1 for h in self.hands.values() for m in h.melds if m.meld_kind == "kong")
+            dead += grow["per_kong"][0] * kongs * self.height
+        return max(self.wall.remaining - dead, 0)
 
     def to_act(self) -> list[str]:
         """Seats that have an action to take now (several during a claim)."""
