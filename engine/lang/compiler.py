@@ -498,6 +498,9 @@ class _Build(Transformer):
             else:
                 self._check_expr(x, F.WIN)
                 fields["when"] = x
+        if fields.get("no_win") and (mults or fields["adders"] or fields["fixed"]):
+            raise RuleError(f"fan {name}: `no win` refuses the win, so it takes no other effect", self.loc(meta),
+                            hint=f"write `fan {name} = no win when …` alone, and the scoring in another fan")
         decl = Fan(name=str(name), origin=self.origin(meta), **fields)
         return self._stmt(meta, "fan", name, decl)
 
