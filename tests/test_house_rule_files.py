@@ -67,6 +67,35 @@ def test_rule_file_compiles_with_every_choice_and_is_formatted(path: Path):
     assert re.search(r'^source "issue 10', text, re.M), "each house rule names its source"
 
 
+@pytest.mark.parametrize("path", RULES, ids=lambda p: p.stem)
+def test_sheet_diff_and_export_describe_every_house_rule(path: Path):
+    """The new constructs have a text in `diff`, `sheet` and `export` (no internal error)."""
+    from typer.testing import CliRunner
+
+    from engine.cli import app
+    runner = CliRunner()
+    assert runner.invoke(app, ["sheet", str(path)]).exit_code == 0
+    assert runner.invoke(app, ["export", str(path)]).exit_code == 0
+    d = runner.invoke(app, ["diff", "nanchang" if "chongguan" not in path.read_text() else "chongguan", str(path)])
+    assert d.exit_code == 1 and "+" in d.output
+
+
+def test_diff_shows_the_new_constructs():
+    from typer.testing import CliRunner
+
+    from engine.cli import app
+    out = CliRunner().invoke(app, ["diff", "nanchang", str(HOUSE / "overlord-bonus.rules")]).output
+    assert "+ +10 when sole_holder" in out
+    out = CliRunner().invoke(app, ["diff", "nanchang", str(HOUSE / "cap.rules")]).output
+    assert "factor.封顶 = at most 300 on win, jing, exhaustive" in out
+    out = CliRunner().invoke(app, ["diff", "nanchang", str(HOUSE / "discard-pays.rules")]).output
+    assert "discarder x2, others x1 paid by discarder when discard" in out
+    out = CliRunner().invoke(app, ["diff", "nanchang", str(HOUSE / "no-plain-win.rules")]).output
+    assert "fan.无平胡 = no win when pattern 平胡" in out
+    out = CliRunner().invoke(app, ["diff", "nanchang", str(HOUSE / "discarded-jing.rules")]).output
+    assert "jing.打出 = count discarded" in out
+
+
 def _cases():
     for y in YAMLS:
         for r in run_file(y):
