@@ -41,9 +41,9 @@ FACTS: dict[str, tuple[frozenset[str], str]] = {
     "wilds_held": (frozenset({WIN, TRANSFER}),
                    "how many wild 精 the winner holds concealed (a self-drawn winning tile too; not a discard won on)"),
     "discarded_main": (frozenset({WIN, TRANSFER}),
-                       "how many 正精 of the wild indicators the winner discarded (not claimed by anyone; 飘精)"),
+                       "how many 正精 of the wild indicators the winner discarded (not claimed by anyone)"),
     "discarded_next": (frozenset({WIN, TRANSFER}),
-                       "how many 副精 of the wild indicators the winner discarded (not claimed by anyone; 飘精)"),
+                       "how many 副精 of the wild indicators the winner discarded (not claimed by anyone)"),
     # per transfer
     "payer_is_dealer": (frozenset({TRANSFER, SETTLE}), "the paying seat is the dealer"),
     "collector_is_dealer": (frozenset({TRANSFER, SETTLE}), "the collecting seat is the dealer"),

@@ -92,7 +92,7 @@ POLICIES: dict[str, Policy] = {
     "floor": Policy(
         "爬楼: when the dealer's floor climbs, and how it falls when the deal passes",
         {"climbs": Param("dealer_win", ("dealer_win",), default=("dealer_win",)),
-         "falls": Param("reset: back to 1 (快下); step: one floor down, to 1 at least (慢下)", ("reset", "step"),
+         "falls": Param("reset: back to 1; step: one floor down, to 1 at least", ("reset", "step"),
                         default=("reset",))},
     ),
     "dead_wall": Policy(
