@@ -112,3 +112,13 @@ def test_the_game_keeps_discards_for_the_scorer(tmp_path):
                 g.apply(f"{x} pass")
     snap = g._snapshot()
     assert sum(len(v) for v in snap.discards.values()) == sum(len(v) for v in g.discards.values()) > 0
+
+
+def test_scenario_discards_count_as_copies(tmp_path):
+    """A hand's `discards` are tiles of the set: a fifth copy is refused, with its place."""
+    f = tmp_path / "five.yaml"
+    f.write_text("ruleset: nanchang\ncases:\n  - name: x\n    jing: 9s\n    hands:\n"
+                 "      E: {concealed: 1m1m, discards: 1m1m1m}\n    expect: {upper: {E: 0}}\n", encoding="utf-8")
+    from engine.tools.scenario import run_file
+    [r] = run_file(f, keep_going=True)
+    assert r.error is not None and "1m is used 5 times" in r.error.message
