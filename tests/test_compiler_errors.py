@@ -120,7 +120,7 @@ def test_expected_tokens_are_listed_readably(tmp_path, text):
 def test_multiplier_written_with_a_space(tmp_path):
     """Syntax: a multiplier written `x 2` instead of `x2`."""
     err = compile_bad(tmp_path, PARENT + "fan 新 = x 2 when discard\n")
-    assert err.message == "unexpected `x`; expected `+`, `fixed`, a multiplier like x2"
+    assert err.message == "unexpected `x`; expected `+`, `fixed`, `no`, a multiplier like x2"
     at(err, tmp_path, 2, 9)
     assert err.hint == "a multiplier is written x2 (no space)"
 

@@ -67,7 +67,7 @@ def test_unknown_nested_key_in_a_hand(tmp_path):
     exc = refused(tmp_path, HEAD + "  - name: x\n    hands: {W: {concealed: 1m, mled: []}}\n    expect: {hand: {S: 1}}\n")
     assert exc.message == "cases[0].hands.W: unknown key 'mled'"
     assert where(exc) == (4, 32)
-    assert exc.hint.endswith("keys here: concealed, melds")
+    assert exc.hint.endswith("keys here: concealed, melds, discards")
 
 
 def test_missing_key_points_at_its_mapping(tmp_path):

@@ -51,7 +51,8 @@ class WinInfo:
 @dataclass
 class Snapshot:
     """The table at one moment: seats in play order, dealer, 爬楼 floor, the indicator tiles
-    (indicator name → kind) and every seat's hand; ``win`` None for a 荒庄."""
+    (indicator name → kind) and every seat's hand; ``win`` None for a 荒庄. ``discards``: seat →
+    the tiles it discarded that nobody claimed (not the tile a discard win takes)."""
 
     seats: list[str]
     dealer: str
@@ -59,6 +60,7 @@ class Snapshot:
     indicators: dict[str, int]
     hands: dict[str, SeatHand]
     win: WinInfo | None = None
+    discards: dict[str, list[int]] = field(default_factory=dict)
 
 
 MAX_AMOUNT = 10**12  # 子 in one transfer: a bound on evaluation (no table's stakes come near it), not a rule
@@ -164,6 +166,11 @@ class Scorer:
                 out |= {k for k in self.jing_kinds(snap.indicators[name]) if k is not None}
         return frozenset(out)
 
+    @staticmethod
+    def discarded(snap: Snapshot, seat: str) -> list[int]:
+        """The tiles ``seat`` discarded that nobody claimed (not the tile a discard win took)."""
+        return list(snap.discards.get(seat, ()))
+
     def _all_tiles(self, snap: Snapshot, seat: str, with_kongs: bool = True) -> list[int]:
         h = snap.hands.get(seat, SeatHand())
         tiles = list(h.concealed)
@@ -215,7 +222,7 @@ class Scorer:
         """(name, value) of the factors of ``scope`` whose condition holds, in declaration order."""
         out = []
         for f in self.rs.factors.values():
-            if scope not in f.scopes or f.after_adders != after:
+            if scope not in f.scopes or f.after_adders != after or f.cap is not None:
                 continue
             if only is not None and f.name not in only:
                 continue
@@ -223,6 +230,19 @@ class Scorer:
                 continue
             out.append((f.name, int(self.eval(f.value, env, reading))))
         return out
+
+    def _cap(self, scope: str, env: dict, amount: int, parts: list[str], reading: Reading | None = None) -> int:
+        """``amount`` lowered to the least ``at most N`` factor of ``scope`` whose condition holds
+        (each transfer of the scope is at most N 子); the trail notes a cap that bites."""
+        for f in self.rs.factors.values():
+            if f.cap is None or scope not in f.scopes:
+                continue
+            if f.when is not None and not self.eval(f.when, env, reading):
+                continue
+            if amount > f.cap:
+                amount = f.cap
+                parts.append(f"factor.{f.name} at most {f.cap}")
+        return amount
 
     # ---- win score --------------------------------------------------------------------------------------
     def win_facts(self, snap: Snapshot, reading: Reading) -> dict:
@@ -232,6 +252,10 @@ class Scorer:
         wild = self.wild_kinds(snap)
         holds = any(k in wild for s in snap.seats for k in self._all_tiles(snap, s, with_kongs=False))
         hand = snap.hands.get(w.seat, SeatHand())
+        mains = {snap.indicators[n] for n, i in self.rs.indicators.items() if i.wild and n in snap.indicators}
+        nexts = wild - mains
+        thrown = self.discarded(snap, w.seat) if snap.discards else []
+        held = list(hand.concealed) + ([w.tile] if w.by in ("self_draw", "kong_draw") else [])
         return {
             "self_drawn": w.by in ("self_draw", "kong_draw"),
             "discard": w.by == "discard",
@@ -246,6 +270,9 @@ class Scorer:
             "jing_wait": reading.jing_wait,
             "concealed_hand": all(m.meld_kind == "kong" and m.concealed for m in hand.melds),
             "floor": snap.floor,
+            "wilds_held": sum(1 for t in held if t in wild),
+            "discarded_main": sum(1 for t in thrown if t in mains),
+            "discarded_next": sum(1 for t in thrown if t in nexts),
         }
 
     def fired_fans(self, env: dict, reading: Reading) -> list[Fan]:
@@ -362,8 +389,13 @@ class Scorer:
                 if v != 1:
                     amount *= v
                     parts.append(f"factor.{name} x{v}")
+            amount = self._cap("win", tenv, amount, parts, reading)
+            source = payer
+            if payment.paid_by == "discarder" and discarder is not None and payer != discarder:
+                source = discarder
+                parts.append(f"payment.{payment.name} paid by discarder {discarder} for {payer}")
             if amount:
-                ledger.transfers.append(Transfer(payer, w.seat, amount, "hand", "win", tuple(parts)))
+                ledger.transfers.append(Transfer(source, w.seat, amount, "hand", "win", tuple(parts)))
         return ledger, [f.name for f in fans]
 
     # ---- what the game could produce, and what it allows ------------------------------------------
@@ -517,6 +549,26 @@ class Scorer:
                                         hint="it may win on its own draw")
         if w.by == "rob_kong" and FLOW.policy(self.rs, "rob_kong") is None:
             raise IllegalAction(f"this ruleset lets no one rob a kong ({self._flow_text('rob_kong')})")
+        if any(f.no_win for f in self.rs.fans.values()):
+            if readings is None:
+                h = snap.hands.get(w.seat, SeatHand())
+                readings = self.hands.readings(h.concealed + [w.tile], h.melds, self.wild_kinds(snap), w.tile,
+                                               win_tile_natural=w.by in ("discard", "rob_kong"))
+            if readings and not self.allowed_readings(snap, readings):
+                names = sorted({f.name for r in readings for f in self._no_win_fans(snap, r)})
+                raise IllegalAction(f"seat {w.seat}'s hand may not win this way: every reading of it is refused by "
+                                    + ", ".join(f"fan.{n} (no win)" for n in names),
+                                    hint="a reading none of these `no win` fans fires on may win")
+
+    def _no_win_fans(self, snap: Snapshot, reading: Reading) -> list[Fan]:
+        env = self.win_facts(snap, reading)
+        return [f for f in self.rs.fans.values() if f.no_win and self.eval(f.when, env, reading)]
+
+    def allowed_readings(self, snap: Snapshot, readings: list[Reading]) -> list[Reading]:
+        """The readings on which no ``no win`` fan fires (all of them when the ruleset has none)."""
+        if not any(f.no_win for f in self.rs.fans.values()):
+            return readings
+        return [r for r in readings if not self._no_win_fans(snap, r)]
 
     def check_win_hand(self, snap: Snapshot) -> list[Reading]:
         """Readings of the winner's hand; raises :class:`IllegalAction` when it is not a win: a
@@ -537,7 +589,7 @@ class Scorer:
         if not readings:
             raise IllegalAction(f"seat {w.seat} has no winning hand: " + self.hands.why_not(concealed, hand.melds))
         self.check_win_allowed(snap, readings)
-        return readings
+        return self.allowed_readings(snap, readings)
 
     def score_win(self, snap: Snapshot) -> WinScore:
         """Score the win on the reading best for the winner (RULES.md §2 Win score).
@@ -577,6 +629,7 @@ class Scorer:
                             if v != 1:
                                 amount *= v
                                 parts.append(f"factor.{name} x{v}")
+                    amount = self._cap("exhaustive", env, amount, parts)
                     ledger.transfers.append(Transfer(payer, payee, amount, "hand", f"exhaustive.{ex.name}",
                                                      tuple(parts)))
         return ledger
@@ -607,6 +660,11 @@ class Scorer:
             if self.eval(r.when, env):
                 score *= r.factor
                 parts.append(f"jing.{r.name} x{r.factor}")
+                names.append(r.name)
+        for r in self.rs.jing_rules("adder"):
+            if self.eval(r.when, env):
+                score += r.amount
+                parts.append(f"jing.{r.name} +{r.amount}")
                 names.append(r.name)
         return score, parts, names
 
@@ -652,6 +710,13 @@ class Scorer:
 
         tiles = {s: self._all_tiles(snap, s) for s in seats}
         outside = {s: self._all_tiles(snap, s, with_kongs=False) for s in seats}
+        if self.rs.jing_rules("discarded"):  # discarded 精 still count (and make a holder)
+            for s in seats:
+                thrown = [t for t in self.discarded(snap, s) if t in jing]
+                tiles[s] += thrown
+                outside[s] += thrown
+                if thrown:
+                    ledger.fired += [r.name for r in self.rs.jing_rules("discarded")]
         actual, counts = scores(tiles, outside)
         liable: dict[str, tuple[str, MeldTiles]] = {}  # beneficiary → (discarder, the claim)
         for lia in self.rs.jing_rules("liability"):
@@ -703,6 +768,7 @@ class Scorer:
                 if v != 1:
                     amount *= v
                     parts.append(f"factor.{fname} x{v}")
+        amount = self._cap("jing", env, amount, parts)
         ledger.transfers.append(Transfer(payer, payee, amount, part, rule, tuple(parts)))
 
     def _kong_points(self, snap: Snapshot, ledger: Ledger, jing: set, part: str) -> None:

@@ -64,15 +64,17 @@ def notation_key(scorer: Scorer, kind: int) -> tuple:
 
 
 def parse_hand(scorer: Scorer, value, seats: list[str]) -> SeatHand:
-    """A seat's hand from a tile string or a ``{concealed, melds}`` mapping."""
+    """A seat's hand from a tile string or a ``{concealed, melds, discards}`` mapping (``discards``
+    is read by :func:`build_snapshot`)."""
     if value is None:
         return SeatHand()
     if isinstance(value, str):
         return SeatHand(scorer.tiles.parse(value), [])
     if isinstance(value, dict):
-        unknown = set(value) - {"concealed", "melds"}
+        unknown = set(value) - {"concealed", "melds", "discards"}
         if unknown:
-            raise ScenarioError(f"unknown hand key {sorted(unknown)[0]!r}", hint="a hand has `concealed` and `melds`")
+            raise ScenarioError(f"unknown hand key {sorted(unknown)[0]!r}",
+                                hint="a hand has `concealed`, `melds` and `discards`")
         melds = value.get("melds") or []
         if not isinstance(melds, list):
             raise ScenarioError("`melds` is a list, e.g. [pung 777p from W]")
@@ -151,6 +153,8 @@ def build_snapshot(scorer: Scorer, *, hands: dict, jing: str | None = None, lowe
         parsed[seat] = parse_hand(scorer, value, seats)
     for s in seats:
         parsed.setdefault(s, SeatHand())
+    discards = {seat: scorer.tiles.parse(str(value.get("discards") or "")) for seat, value in hands.items()
+                if isinstance(value, dict) and value.get("discards")}
     indicators_dict: dict[str, int] = {}
     if jing is not None:
         name = wild_indicator(scorer)
@@ -173,7 +177,7 @@ def build_snapshot(scorer: Scorer, *, hands: dict, jing: str | None = None, lowe
                 raise ScenarioError(f"indicator {name!r} is given twice (by `jing`/`lower` and by `indicators`)")
             indicators_dict[name] = scorer.tiles.parse_one(str(tile))
     w = parse_win(scorer, win, seats) if win is not None else None
-    snap = Snapshot(seats, dealer, floor, indicators_dict, parsed, w)
+    snap = Snapshot(seats, dealer, floor, indicators_dict, parsed, w, discards)
     check_copies(scorer, snap)
     if w is not None:
         h = parsed[w.seat]
@@ -190,6 +194,8 @@ def check_copies(scorer: Scorer, snap: Snapshot) -> None:
     carried over from the previous hand, ``previous upper``, which is no tile of this wall)."""
     count: Counter[int] = Counter(t for n, t in snap.indicators.items()
                                   if n not in scorer.rs.indicators or scorer.rs.indicators[n].position.type != "previous")
+    for d in snap.discards.values():
+        count.update(d)
     for h in snap.hands.values():
         count.update(h.concealed)
         for m in h.melds:

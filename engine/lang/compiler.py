@@ -39,6 +39,8 @@ from engine.lang.ruleset import (
     JingKong,
     JingKongBonus,
     JingLiability,
+    JingAdder,
+    JingDiscarded,
     JingMultiplier,
     JingValue,
     Meld,
@@ -465,6 +467,13 @@ class _Build(Transformer):
         self._ref(REF_JING_FORMULA, c[0])
         return JingLiability, {"rule": str(c[0])}
 
+    def jing_add(self, meta, c):
+        self._check_expr(c[1], F.JING)
+        return JingAdder, {"amount": self._int("amount", c[0], 0, L.MAX_AMOUNT), "when": c[1]}
+
+    def jing_discarded(self, meta, c):
+        return JingDiscarded, {}
+
     # -- win score
     def fan(self, meta, c):
         name = c[0]
@@ -480,6 +489,8 @@ class _Build(Transformer):
                 fields["adders"].append(x)
             elif isinstance(x, Fixed):
                 fields["fixed"] = x
+            elif isinstance(x, tuple) and x[0] == "no_win":
+                fields["no_win"] = True
             elif isinstance(x, tuple) and x[0] == "instead":
                 fields["instead_of_all"] = x[1] == "all"
                 fields["instead_of"] = [] if x[1] == "all" else x[1]
@@ -487,8 +498,14 @@ class _Build(Transformer):
             else:
                 self._check_expr(x, F.WIN)
                 fields["when"] = x
+        if fields.get("no_win") and (mults or fields["adders"] or fields["fixed"]):
+            raise RuleError(f"fan {name}: `no win` refuses the win, so it takes no other effect", self.loc(meta),
+                            hint=f"write `fan {name} = no win when …` alone, and the scoring in another fan")
         decl = Fan(name=str(name), origin=self.origin(meta), **fields)
         return self._stmt(meta, "fan", name, decl)
+
+    def no_win(self, meta, c):
+        return ("no_win", self.loc(meta))
 
     def mult(self, meta, c):
         return ("mult", self._int("multiplier", c[0], 0, L.MAX_MULTIPLIER), self.loc(c[0]))
@@ -512,13 +529,24 @@ class _Build(Transformer):
     def payment(self, meta, c):
         name = c[0]
         weights = {}
+        paid_by = None
         for w in c[1:-1]:
+            if w[0] == "paid_by":
+                if w[1] != "discarder":
+                    raise RuleError(f"payment {name} is paid by {w[1]}: only `paid by discarder` is a payment "
+                                    "scheme (the discarder pays every payer's amount)", w[2],
+                                    hint="write `paid by discarder`")
+                paid_by = w[1]
+                continue
             if w[0] in weights:
                 raise RuleError(f"payment {name} names {w[0]} twice", w[2])
             weights[w[0]] = w[1]
         self._check_expr(c[-1], F.WIN)
-        decl = Payment(name=str(name), weights=weights, when=c[-1], origin=self.origin(meta))
+        decl = Payment(name=str(name), weights=weights, when=c[-1], paid_by=paid_by, origin=self.origin(meta))
         return self._stmt(meta, "payment", name, decl)
+
+    def paid_by(self, meta, c):
+        return ("paid_by", str(c[0]), self.loc(c[0]))
 
     def weight(self, meta, c):
         return (str(c[0]), self._int("multiplier", c[1], 0, L.MAX_MULTIPLIER), self.loc(c[0]))
@@ -533,16 +561,22 @@ class _Build(Transformer):
 
     def factor(self, meta, c):
         name, value = c[0], c[1]
+        cap = None
+        if isinstance(value, tuple) and value[0] == "cap":
+            cap, value = value[1], Num(value=1)
         scopes = [str(t) for t in c[2:] if isinstance(t, Token) and t.type == "SCOPE"]
         after = any(isinstance(t, Token) and t.type == "AFTER_ADDERS" for t in c[2:])
-        when = c[-1] if not isinstance(c[-1], Token) else None
+        when = c[-1] if len(c) > 2 and not isinstance(c[-1], Token) else None
         context = F.TRANSFER if set(scopes) == {"win"} else F.SETTLE
         self._check_expr(value, context)
         if when is not None:
             self._check_expr(when, context)
-        decl = Factor(name=str(name), value=value, scopes=scopes, after_adders=after, when=when,
+        decl = Factor(name=str(name), value=value, scopes=scopes, after_adders=after, when=when, cap=cap,
                       origin=self.origin(meta))
         return self._stmt(meta, "factor", name, decl)
+
+    def cap(self, meta, c):
+        return ("cap", self._int("cap", c[0], 0, L.MAX_AMOUNT))
 
     def exhaustive(self, meta, c):
         decl = Exhaustive(name=str(c[0]), payer=str(c[1]), amount=self._int("amount", c[2], 0, L.MAX_AMOUNT), origin=self.origin(meta))

@@ -38,6 +38,12 @@ FACTS: dict[str, tuple[frozenset[str], str]] = {
     ),
     "concealed_hand": (frozenset({WIN, TRANSFER}), "the winner has no claimed melds"),
     "floor": (frozenset({WIN, TRANSFER, JING, SETTLE}), "the dealer's 爬楼 floor (1, 2, 3 …)"),
+    "wilds_held": (frozenset({WIN, TRANSFER}),
+                   "how many wild 精 the winner holds concealed (a self-drawn winning tile too; not a discard won on)"),
+    "discarded_main": (frozenset({WIN, TRANSFER}),
+                       "how many 正精 of the wild indicators the winner discarded (not claimed by anyone)"),
+    "discarded_next": (frozenset({WIN, TRANSFER}),
+                       "how many 副精 of the wild indicators the winner discarded (not claimed by anyone)"),
     # per transfer
     "payer_is_dealer": (frozenset({TRANSFER, SETTLE}), "the paying seat is the dealer"),
     "collector_is_dealer": (frozenset({TRANSFER, SETTLE}), "the collecting seat is the dealer"),
@@ -77,4 +83,4 @@ KINDS: dict[str, dict[str, frozenset[str]]] = {
 REQUIRES: dict[str, str] = {"discarder_is_dealer": "discard"}
 
 # Facts that are counts rather than yes/no, with their least value (the others are 0 or 1).
-COUNTS: dict[str, int] = {"wilds": 0, "floor": 1, "n": 0}
+COUNTS: dict[str, int] = {"wilds": 0, "floor": 1, "n": 0, "wilds_held": 0, "discarded_main": 0, "discarded_next": 0}

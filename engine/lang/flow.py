@@ -90,8 +90,14 @@ POLICIES: dict[str, Policy] = {
                         default=("dealer_win", "exhaustive"))},
     ),
     "floor": Policy(
-        "爬楼: when the dealer's floor climbs; it falls back to 1 when the deal passes",
-        {"climbs": Param("dealer_win", ("dealer_win",), default=("dealer_win",))},
+        "爬楼: when the dealer's floor climbs, and how it falls when the deal passes",
+        {"climbs": Param("dealer_win", ("dealer_win",), default=("dealer_win",)),
+         "falls": Param("reset: back to 1; step: one floor down, to 1 at least", ("reset", "step"),
+                        default=("reset",))},
+    ),
+    "dead_wall": Policy(
+        "the dead wall grows with the kongs declared: table dead_wall + per_kong stacks for each kong",
+        {"per_kong": Param("stacks added to the dead wall for each kong on the table", is_int=True, default=(0,))},
     ),
 }
 

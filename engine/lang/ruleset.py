@@ -275,8 +275,24 @@ class JingLiability(JingDecl):
     rule: str
 
 
+class JingAdder(JingDecl):
+    """``jing 霸王 = +10 when sole_holder``: adds N 子 to a player's 精 score (after the
+    formula and the multipliers) when the condition holds — a bonus in place of a multiplier."""
+
+    type: Literal["adder"] = "adder"
+    amount: int
+    when: Expr
+
+
+class JingDiscarded(JingDecl):
+    """``jing NAME = count discarded``: the 精 tiles a seat discarded (and nobody claimed) still
+    count in its n, and make it a holder for ``sole_holder``."""
+
+    type: Literal["discarded"] = "discarded"
+
+
 JingRule = Annotated[
-    Union[JingValue, JingKong, JingMultiplier, JingFormula, JingKongBonus, JingLiability],
+    Union[JingValue, JingKong, JingMultiplier, JingFormula, JingKongBonus, JingLiability, JingAdder, JingDiscarded],
     Field(discriminator="type"),
 ]
 
@@ -315,6 +331,7 @@ class Fan(Decl):
     instead_of: list[str] = []
     instead_of_all: bool = False
     instead_except: list[str] = []  # with instead_of_all: the fans that still apply
+    no_win: bool = False  # ``no win``: a reading where this fan's condition holds is not a win
 
 
 class Payment(Decl):
@@ -323,6 +340,7 @@ class Payment(Decl):
     kind: Literal["payment"] = "payment"
     weights: dict[Literal["discarder", "others", "each", "dealer"], int]
     when: Expr
+    paid_by: Literal["discarder"] | None = None  # ``paid by discarder``: the discarder pays every payer's amount
 
 
 class Base(Decl):
@@ -343,6 +361,7 @@ class Factor(Decl):
     scopes: list[Literal["win", "jing", "exhaustive"]]
     after_adders: bool = False
     when: Expr | None = None
+    cap: int | None = None  # ``at most N``: each transfer of the scopes is at most N 子 (value unused)
 
 
 class Exhaustive(Decl):

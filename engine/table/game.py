@@ -282,7 +282,12 @@ class Game:
     @property
     def live_remaining(self) -> int:
         """Tiles that can still be drawn from the head before the hand is drawn (荒庄)."""
-        return max(self.wall.remaining - self.dead_tiles, 0)
+        dead = self.dead_tiles
+        grow = self.policies["dead_wall"]
+        if grow is not None and grow["per_kong"][0]:
+            kongs = sum(1 for h in self.hands.values() for m in h.melds if m.meld_kind == "kong")
+            dead += grow["per_kong"][0] * kongs * self.height
+        return max(self.wall.remaining - dead, 0)
 
     def to_act(self) -> list[str]:
         """Seats that have an action to take now (several during a claim)."""
@@ -300,7 +305,11 @@ class Game:
         return self.seats[(i + k) % len(self.seats)]
 
     def _snapshot(self, win: WinInfo | None = None) -> Snapshot:
-        return Snapshot(self.seats, self.dealer, self.floor, dict(self.indicators), self.hands, win)
+        discards = self.discards
+        if win is not None and win.by == "discard":  # the tile won on is the winner's, not a discard
+            discards = dict(discards)
+            discards[win.from_seat] = discards[win.from_seat][:-1]
+        return Snapshot(self.seats, self.dealer, self.floor, dict(self.indicators), self.hands, win, discards)
 
     def _log(self, kind: str, **data) -> None:
         self.events.append({"n": len(self.events), "event": kind, **data})
@@ -409,7 +418,7 @@ class Game:
             hands[info.seat] = hand
         try:
             self.scorer.check_win_allowed(Snapshot(self.seats, self.dealer, self.floor, dict(self.indicators), hands,
-                                                   info))
+                                                   info, self.discards))
         except IllegalAction as exc:
             return exc
         return None

@@ -37,7 +37,8 @@ def next_deal(rs: Ruleset, seats: list[str], result: HandResult, dealer: str, fl
     if result.follow_first and follow and follow["passes_deal"][0] == "yes":
         keep = False
     if not keep:
-        return seats[(seats.index(dealer) + 1) % len(seats)], 1
+        falls = (FLOW.policy(rs, "floor") or {"falls": ("reset",)})["falls"][0]
+        return seats[(seats.index(dealer) + 1) % len(seats)], max(floor - 1, 1) if falls == "step" else 1
     return dealer, floor + 1 if dealer_won and "dealer_win" in climbs else floor
 
 

@@ -13,8 +13,8 @@ from pathlib import Path
 
 from engine.lang.ruleset import (
     Base, BinOp, BoolOp, Cmp, Exhaustive, Factor, Fan, Flow, Honours, Indicator, JingFormula, JingKong,
-    JingKongBonus, JingLiability, JingMultiplier, JingValue, Meld, Neg, Not, Num, Origin, Pattern, PatternIs,
-    Payment, Ruleset, Suit, TableParam, Var,
+    JingAdder, JingDiscarded, JingKongBonus, JingLiability, JingMultiplier, JingValue, Meld, Neg, Not, Num, Origin,
+    Pattern, PatternIs, Payment, Ruleset, Suit, TableParam, Var,
 )
 
 # binding strength, loosest first: or, and, not, comparison, + -, * /, unary
@@ -99,6 +99,10 @@ def decl_text(d) -> str:
         return f"{d.amount} each per jing kong" + (" instead of kong points" if d.replaces_kong_points else "")
     if isinstance(d, JingLiability):
         return f"liability {d.rule} on claimed discard"
+    if isinstance(d, JingAdder):
+        return f"+{d.amount} when {expr_text(d.when)}"
+    if isinstance(d, JingDiscarded):
+        return "count discarded"
     if isinstance(d, Fan):
         effects = []
         if d.fixed:
@@ -107,6 +111,8 @@ def decl_text(d) -> str:
         if d.multiplier != 1:
             effects.append(f"x{d.multiplier}")
         effects += [f"+{a.amount} from {a.payer}" + (f" else {a.fallback}" if a.fallback else "") for a in d.adders]
+        if d.no_win:
+            effects.append("no win")
         text = ", ".join(effects) + f" when {expr_text(d.when)}"
         if d.instead_of_all:
             text += " instead of all" + (f" except {', '.join(d.instead_except)}" if d.instead_except else "")
@@ -114,11 +120,13 @@ def decl_text(d) -> str:
             text += f" instead of {', '.join(d.instead_of)}"
         return text
     if isinstance(d, Payment):
-        return ", ".join(f"{k} x{v}" for k, v in d.weights.items()) + f" when {expr_text(d.when)}"
+        return ", ".join(f"{k} x{v}" for k, v in d.weights.items()) + (
+            f" paid by {d.paid_by}" if d.paid_by else "") + f" when {expr_text(d.when)}"
     if isinstance(d, Base):
         return str(d.amount)
     if isinstance(d, Factor):
-        text = f"{expr_text(d.value)} on {', '.join(d.scopes)}" + (" after adders" if d.after_adders else "")
+        value = f"at most {d.cap}" if d.cap is not None else expr_text(d.value)
+        text = f"{value} on {', '.join(d.scopes)}" + (" after adders" if d.after_adders else "")
         return text + (f" when {expr_text(d.when)}" if d.when is not None else "")
     if isinstance(d, Exhaustive):
         return f"{d.payer} pays {d.amount} each"

@@ -56,6 +56,10 @@ KEYWORD_SECTIONS: dict[str, str] = {
                             "dealer")},
     **{w: "`factor`" for w in ("on", "win", "adders")},
     "pays": "`exhaustive`",
+    **{w: "`payment`" for w in ("paid", "by")},
+    "most": "`factor`",
+    "no": "`fan`",
+    **{w: "Discarded 精" for w in ("count", "discarded")},
     **{w: "Expressions" for w in ("and", "or", "not")},
 }
 # kinds searched for a bare name, in this order

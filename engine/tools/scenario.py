@@ -34,10 +34,12 @@ Tiles = Union[Text, Annotated[list[Word], Field(max_length=MAX_ITEMS)]]
 
 
 class HandSpec(Strict):
-    """``hands.SEAT`` as a mapping: concealed tiles and melds."""
+    """``hands.SEAT`` as a mapping: concealed tiles, melds and (added after v1) the tiles the seat
+    discarded that nobody claimed."""
 
     concealed: Optional[Text] = None
     melds: Optional[Annotated[list[Text], Field(max_length=MAX_WORD)]] = None
+    discards: Optional[Text] = None
 
 
 class WinSpec(Strict):
@@ -65,6 +67,8 @@ class ExpectSpec(Strict):
     phase: Optional[Word] = None
     settlements: Optional[Annotated[dict[Word, Nets], Field(max_length=MAX_WORD)]] = None
     wall: Optional[Annotated[int, Field(ge=0, le=MAX_ITEMS)]] = None
+    next_dealer: Optional[Word] = None
+    next_floor: Optional[Floor] = None
 
 
 def _one_action(value):
@@ -445,7 +449,8 @@ def _run_game_case(scorer, file: str, name: str, game, actions: list, expect: di
             if got.get(seat) != v:
                 res.passed = False
                 res.differences.append(f"settlements.{ind}.{seat}: expected {v}, got {got.get(seat)}")
-    if any(k in expect for k in ("hand", "upper", "lower", "total", "winner", "by", "fans", "follow_first")) and r is None:
+    if any(k in expect for k in ("hand", "upper", "lower", "total", "winner", "by", "fans", "follow_first",
+                                 "next_dealer", "next_floor")) and r is None:
         res.passed = False
         res.differences.append(f"the hand is not over (phase {game.phase}); expectations need its end")
         return res
@@ -458,6 +463,15 @@ def _run_game_case(scorer, file: str, name: str, game, actions: list, expect: di
     if "by" in expect and expect["by"] != (r.win.by if r.win else "exhaustive"):
         res.passed = False
         res.differences.append(f"by: expected {expect['by']}, got {r.win.by if r.win else 'exhaustive'}")
+    if "next_dealer" in expect or "next_floor" in expect:
+        from engine.table.match import next_deal
+        nd, nf = next_deal(scorer.rs, seats, r, game.dealer, game.floor)
+        if "next_dealer" in expect and str(expect["next_dealer"]) != nd:
+            res.passed = False
+            res.differences.append(f"next_dealer: expected {expect['next_dealer']}, got {nd}")
+        if "next_floor" in expect and expect["next_floor"] != nf:
+            res.passed = False
+            res.differences.append(f"next_floor: expected {expect['next_floor']}, got {nf}")
     if "follow_first" in expect and bool(expect["follow_first"]) != r.follow_first:
         res.passed = False
         res.differences.append(f"follow_first: expected {expect['follow_first']}, got {r.follow_first}")
