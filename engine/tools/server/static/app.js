@@ -448,7 +448,11 @@ function markdown(text) {
       });
       out.push(html + "</table>");
     } else if (/^[-*]\s+/.test(l)) out.push(`<li>${inline(l.replace(/^[-*]\s+/, ""))}</li>`);
-    else if (l.trim()) out.push(`<p>${inline(l)}</p>`);
+    else if (l.trim()) {
+      const para = [l];  // consecutive text lines are one paragraph, as in Markdown
+      while (k + 1 < lines.length && lines[k + 1].trim() && !/^(#{1,6}\s|\||[-*]\s)/.test(lines[k + 1])) para.push(lines[++k]);
+      out.push(`<p>${inline(para.join(" "))}</p>`);
+    }
   }
   return out.join("\n");
 }
