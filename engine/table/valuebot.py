@@ -47,10 +47,15 @@ RACE = 0.3  # share of the seat's remaining draws it can count on before another
 SHARE_DISCARD = 0.7  # share of wins taken on a discard (the rest self-drawn), for a win's value
 SOLE_HOLDER_CHANCE = 0.5  # chance the seat is the only holder of a 精 at the end
 FEED_CHANCE = 0.1  # chance a discarded 精 is claimed into another seat's liability formula
+THREAT_MELD = 0.2  # chance per exposed meld that a seat is one tile from a win
+THREAT_TURN = 0.03  # … per discard it has made
+HIT = 0.08  # chance a given tile is what a seat one tile from a win waits on
+OWN_DISCARD = 0.3  # … scaled by this when the seat itself discarded that kind
 TIE = 1e-3  # weight of the connectivity tie-break against 子
 NEIGHBOURS = 2  # ranks either side that make a tile connected; a held copy is worth as much
 STEP = 4.0  # 子 a step of distance to the nearest pattern costs (keeps the bot about as fast as greedy)
-MAX_JING_COUNT = 64  # largest 精 count searched for a formula's threshold (an evaluation bound)
+MAX_JING_COUNT = 64
+DEFEND = 1  # largest 精 count searched for a formula's threshold (an evaluation bound)
 
 
 @dataclass(frozen=True)
@@ -88,6 +93,7 @@ class ValueModel:
         self.shanten = {p: Shanten(_OnePattern(ev, p)) for p in self.patterns}
         self.value = {p: (self._win_value(p, True), self._win_value(p, False)) for p in self.patterns}
         self.natural_pays = any(nat > wild for wild, nat in self.value.values())
+        self.deal_in = self._deal_in()
         self.chance = {}
         for p, plan in ev.plans.items():
             self.chance[p] = (DRAW_CHANCE_PAIRS if plan.pairs else DRAW_CHANCE_ROTTEN if plan.rotten_gap
@@ -122,7 +128,19 @@ class ValueModel:
             total += share * self._gain(env, reading, discard)
         return total
 
-    def _gain(self, env: dict, reading, discard: bool) -> float:
+    def _deal_in(self) -> float:
+        """子 the discarder pays for a win on its discard: the mean over patterns of a win with 精
+        used and one without (a bound of what a dangerous discard risks)."""
+        from engine.core.hands import Reading
+
+        out = []
+        for p in self.patterns:
+            for used in (True, False):
+                env = {"discard": True, "wilds_used": used, "wilds": int(used), "anyone_holds_wild": True, "floor": 1}
+                out.append(self._gain(env, Reading(p, int(used), False), True, discarder_only=True))
+        return sum(out) / len(out) if out else 0.0
+
+    def _gain(self, env: dict, reading, discard: bool, discarder_only: bool = False) -> float:
         s = self.scorer
         rs = s.rs
         fans = s.fired_fans(env, reading)
@@ -131,6 +149,8 @@ class ValueModel:
         mult = math.prod(f.multiplier for f in fans)
         fixed = [f for f in fans if f.fixed]
         payers = ["discarder"] + ["other"] * (len(self.seats) - 2) if discard else ["other"] * (len(self.seats) - 1)
+        if discarder_only:
+            payers = payers[:1]
         gain = 0.0
         for who in payers:
             if fixed:
@@ -361,12 +381,33 @@ class ValueBot:
         counts = Counter(concealed)
         unseen = ctx["unseen"]
         best = None
-        for w, a in zip(worth, options):
+        danger = self._danger(game, ctx, tiles) if DEFEND else [0.0] * len(tiles)
+        for w, dg, a in zip(worth, danger, options):
+            w -= dg
             tie = _connectivity(game, counts, a.tile, unseen)
             key = (w - TIE * tie, self.rng.random())
             if best is None or key > best[0]:
                 best = (key, a, w)
         return best[1], best[2]
+
+    def _danger(self, game: Game, ctx: dict, tiles: list[int]) -> list[float]:
+        """Expected 子 lost by dealing each tile into another seat's win (a seat with exposed melds
+        and many discards is more likely one tile away; a kind it threw itself is less likely its wait)."""
+        m: ValueModel = ctx["m"]
+        seat = game.current
+        out = [0.0] * len(tiles)
+        unseen = ctx["unseen"]
+        for s in game.seats:
+            if s == seat:
+                continue
+            threat = min(THREAT_MELD * len(game.hands[s].melds) + THREAT_TURN * len(game.discards[s]), 1.0)
+            if not threat:
+                continue
+            own = set(game.discards[s])
+            for i, t in enumerate(tiles):
+                hit = HIT * (OWN_DISCARD if t in own else 1.0) * (1.0 if unseen[t] else OWN_DISCARD)
+                out[i] += threat * hit * m.deal_in
+        return out
 
     def _kong_points(self, ctx: dict, game: Game, tile: int, how: str) -> float:
         m: ValueModel = ctx["m"]
