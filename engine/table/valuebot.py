@@ -16,9 +16,12 @@ Everything it values is read from the compiled ruleset (never a pattern's or a f
   by claims, pairs and rotten hands only by draws);
 - **精 held at the end**: each 正/副精 of a revealed indicator settled at the end is worth the
   ruleset's ``jing value`` through its formulas and multipliers, collected from each other seat;
-- **feeding 冲关**: discarding a 精 that another seat could claim costs the ruleset's liability
-  (``jing … = liability RULE``): the score of RULE at its threshold from each payer, times a
-  small chance of the claim.
+- **feeding a liability rule**: discarding a 精 that another seat could claim costs the
+  ruleset's liability (``jing … = liability RULE``): the score of RULE at its threshold from each
+  payer, times a small chance of the claim;
+- **danger**: a discard may complete another seat's hand; a seat with exposed melds and many
+  discards is taken to be nearer a win, a kind it discarded itself less likely its wait, and the
+  cost is what the ruleset makes a discarder pay.
 
 A discard's worth is ``Σ_patterns [P(d_natural)·V_natural + (P(d_wild) − P(d_natural))⁺·V_wild]``
 plus the 精 terms; ties fall to the least connected, least live tile, then the bot's own random
@@ -31,10 +34,9 @@ import math
 import random
 import weakref
 from collections import Counter
-from dataclasses import dataclass
 from functools import lru_cache
 
-from engine.core.hands import HandEvaluator, MeldTiles
+from engine.core.hands import HandEvaluator, MeldTiles, Reading
 from engine.core.scoring import Scorer
 from engine.core.shanten import Shanten
 from engine.table.game import Action, Game
@@ -55,15 +57,8 @@ TIE = 1e-3  # weight of the connectivity tie-break against 子
 NEIGHBOURS = 2  # ranks either side that make a tile connected; a held copy is worth as much
 STEP = 4.0  # 子 a step of distance to the nearest pattern costs (keeps the bot about as fast as greedy)
 MAX_JING_COUNT = 64
+CACHE = 4096  # entries kept by each memo (bounds memory)
 DEFEND = 1  # largest 精 count searched for a formula's threshold (an evaluation bound)
-
-
-@dataclass(frozen=True)
-class _View:
-    """A reading of the shanten of one seat's tiles."""
-
-    wild: tuple[int, ...]
-    natural: tuple[int, ...] | None
 
 
 class _OnePattern:
@@ -92,13 +87,13 @@ class ValueModel:
         self.patterns = list(ev.plans)
         self.shanten = {p: Shanten(_OnePattern(ev, p)) for p in self.patterns}
         self.value = {p: (self._win_value(p, True), self._win_value(p, False)) for p in self.patterns}
-        self.natural_pays = any(nat > wild for wild, nat in self.value.values())
         self.deal_in = self._deal_in()
         self.chance = {}
         for p, plan in ev.plans.items():
             self.chance[p] = (DRAW_CHANCE_PAIRS if plan.pairs else DRAW_CHANCE_ROTTEN if plan.rotten_gap
                               else DRAW_CHANCE_SETS)
         self.fit_memo: dict[tuple, tuple[str, ...]] = {}
+        self.worth_memo: dict[int, float] = {}
         self.honours = frozenset(ev.honour_kinds)
         # 精: the value rule, the indicators settled at the end, kong points, liability
         self.jing_value = scorer.jing_value
@@ -115,8 +110,6 @@ class ValueModel:
     # ---- a win's value ----------------------------------------------------------------------------
     def _win_value(self, pattern: str, wilds_used: bool) -> float:
         """Expected 子 a win with ``pattern`` brings its seat (not the dealer, floor 1)."""
-        from engine.core.hands import Reading
-
         reading = Reading(pattern, 1 if wilds_used else 0, False)
         total = 0.0
         for discard, share in ((True, SHARE_DISCARD), (False, 1 - SHARE_DISCARD)):
@@ -131,8 +124,6 @@ class ValueModel:
     def _deal_in(self) -> float:
         """子 the discarder pays for a win on its discard: the mean over patterns of a win with 精
         used and one without (a bound of what a dangerous discard risks)."""
-        from engine.core.hands import Reading
-
         out = []
         for p in self.patterns:
             for used in (True, False):
@@ -148,7 +139,8 @@ class ValueModel:
         base = rs.base.amount if rs.base else 0
         mult = math.prod(f.multiplier for f in fans)
         fixed = [f for f in fans if f.fixed]
-        payers = ["discarder"] + ["other"] * (len(self.seats) - 2) if discard else ["other"] * (len(self.seats) - 1)
+        others = len(self.seats) - 1
+        payers = ["discarder"] + ["other"] * (others - 1) if discard else ["other"] * others
         if discarder_only:
             payers = payers[:1]
         gain = 0.0
@@ -202,11 +194,15 @@ class ValueModel:
                 return n
         return None
 
-    @lru_cache(maxsize=4096)
     def jing_worth(self, n: int) -> float:
-        """Expected 子 of holding a 精 count ``n`` at the end (from every other seat)."""
-        return (len(self.seats) - 1) * (SOLE_HOLDER_CHANCE * self.jing_score(n, True)
-                                        + (1 - SOLE_HOLDER_CHANCE) * self.jing_score(n, False))
+        """Expected 子 of holding a 精 count ``n`` at the end (from every other seat), memoised."""
+        v = self.worth_memo.get(n)
+        if v is None:
+            if len(self.worth_memo) >= CACHE:
+                self.worth_memo.clear()
+            v = self.worth_memo[n] = (len(self.seats) - 1) * (SOLE_HOLDER_CHANCE * self.jing_score(n, True)
+                                                               + (1 - SOLE_HOLDER_CHANCE) * self.jing_score(n, False))
+        return v
 
     # ---- distances -----------------------------------------------------------------------------------
     def fitting(self, melds: list[MeldTiles]) -> tuple[str, ...]:
@@ -214,7 +210,7 @@ class ValueModel:
         key = tuple(melds)
         out = self.fit_memo.get(key)
         if out is None:
-            if len(self.fit_memo) > MAX_JING_COUNT * MAX_JING_COUNT:
+            if len(self.fit_memo) >= CACHE:
                 self.fit_memo.clear()
             out = self.fit_memo[key] = tuple(p for p in self.patterns if self.ev._melds_fit(self.ev.plans[p], melds))
         return out
@@ -241,7 +237,7 @@ def _connectivity(game: Game, counts: Counter, tile: int, unseen: list[int]) -> 
     return score
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=CACHE)
 def reach(d: int, draws: int, chance: float) -> float:
     """P(at least ``d + 1`` successes in ``draws`` tries of ``chance`` each); 1 for a complete hand."""
     need = d + 1
@@ -296,7 +292,8 @@ class ValueBot:
                     if nxt is not None:
                         jing_of[nxt] = jing_of.get(nxt, 0) + v.next
         draws = max(round(game.live_remaining / len(game.seats) * RACE), 1)
-        return {"m": m, "unseen": unseen, "jing_of": jing_of, "draws": draws}
+        claim_need = (game.meld_size.get("pung") or len(game.seats)) - 1  # copies another seat needs to claim
+        return {"m": m, "unseen": unseen, "jing_of": jing_of, "draws": draws, "claim_need": claim_need}
 
     def _worth_each(self, ctx: dict, game: Game, concealed: list[int], melds: list[MeldTiles],
                     candidates: list[int | None]) -> list[float]:
@@ -348,7 +345,7 @@ class ValueBot:
                 out[i] += base
                 if c is not None and c in jing_of:
                     out[i] += m.jing_worth(n - jing_of[c]) - base
-                    if m.liability and ctx["unseen"][c] >= 2:
+                    if m.liability and ctx["unseen"][c] >= ctx["claim_need"]:
                         out[i] -= FEED_CHANCE * m.liability
         return out
 
@@ -388,7 +385,8 @@ class ValueBot:
             key = (w - TIE * tie, self.rng.random())
             if best is None or key > best[0]:
                 best = (key, a, w)
-        return best[1], best[2]
+        _, action, worth_of = best
+        return action, worth_of
 
     def _danger(self, game: Game, ctx: dict, tiles: list[int]) -> list[float]:
         """Expected 子 lost by dealing each tile into another seat's win (a seat with exposed melds
