@@ -56,9 +56,9 @@ OWN_DISCARD = 0.3  # … scaled by this when the seat itself discarded that kind
 TIE = 1e-3  # weight of the connectivity tie-break against 子
 NEIGHBOURS = 2  # ranks either side that make a tile connected; a held copy is worth as much
 STEP = 4.0  # 子 a step of distance to the nearest pattern costs (keeps the bot about as fast as greedy)
-MAX_JING_COUNT = 64
+MAX_JING_COUNT = 64  # largest 精 count searched for a formula's threshold (an evaluation bound)
 CACHE = 4096  # entries kept by each memo (bounds memory)
-DEFEND = 1  # largest 精 count searched for a formula's threshold (an evaluation bound)
+DEFEND = 1  # 1: weigh each discard's danger (0: ignore it; for experiments)
 
 
 class _OnePattern:
