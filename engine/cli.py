@@ -831,7 +831,7 @@ def simulate(
     rules: Annotated[str, typer.Argument(metavar="RULES", help="Bundled ruleset name or path to a .rules file.")],
     n: Annotated[int, typer.Option("-n", "--hands", min=1, help="How many hands.")] = 100,
     seed: SeedOpt = 1,
-    bots: Annotated[str, typer.Option(metavar="KIND[,KIND…]", help="Bot per seat: greedy or random; one kind for all, or one per seat.")] = "greedy",
+    bots: Annotated[str, typer.Option(metavar="KIND[,KIND…]", help="Bot per seat: greedy, random or value; one kind for all, or one per seat.")] = "greedy",
     workers: Annotated[int, typer.Option(min=1, help="Processes to play in (at most twice the CPUs); the output does not depend on it.")] = 1,
     records: Annotated[Optional[Path], typer.Option(metavar="DIR", help="Save every hand's record (YAML) in DIR; `mjrules replay` plays one again.")] = None,
     option: OptionOpt = None,
@@ -964,7 +964,7 @@ def _event_text(e: dict) -> str:
 def play(
     rules: Annotated[str, typer.Argument(metavar="RULES", help="Bundled ruleset name or path to a .rules file.")],
     seat: Annotated[str, typer.Option(metavar="SEAT", help="Your seat.")] = "S",
-    bots: Annotated[str, typer.Option(metavar="KIND", help="The other players: greedy or random.")] = "greedy",
+    bots: Annotated[str, typer.Option(metavar="KIND", help="The other players: greedy, random or value.")] = "greedy",
     auto: Annotated[bool, typer.Option("--auto", help="Watch four bots play instead of playing.")] = False,
     hands: Annotated[int, typer.Option(min=1, help="Hands to play.")] = 1,
     seed: Annotated[Optional[int], typer.Option(min=0, max=MAX_SEED, help="Seed for the wall and dice (random if left out).")] = None,

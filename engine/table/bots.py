@@ -13,6 +13,7 @@ from collections import Counter
 
 from engine.table.game import Action, Game
 from engine.core.shanten import Shanten
+from engine.table.valuebot import ValueBot
 
 
 class RandomBot:
@@ -119,4 +120,4 @@ def _connectivity(game: Game, counts: Counter, tile: int) -> int:
 
 _SHANTEN: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # Scorer -> Shanten
 
-BOTS = {"random": RandomBot, "greedy": GreedyBot}
+BOTS = {"random": RandomBot, "greedy": GreedyBot, "value": ValueBot}

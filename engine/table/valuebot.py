@@ -1,0 +1,466 @@
+"""The ``value`` bot: plays the ruleset it is given, by the expected 子 of the hands it can reach.
+
+Everything it values is read from the compiled ruleset (never a pattern's or a fan's name):
+
+- **patterns**: for each declared ``pattern`` a distance (shanten restricted to that pattern:
+  :class:`~engine.core.shanten.Shanten` over a view of the hand evaluator holding that pattern
+  alone; a pattern the seat's declared melds no longer fit is out of reach);
+- **what a win with it pays**: the win score the ruleset's ``payment``/``fan`` declarations give
+  that pattern (base × payment weights × the multipliers of the fans that fire × … + adders),
+  averaged over a win on a discard and a self-draw, once with 精 used as wilds and once without
+  (the fans conditioned on ``not wilds_used``, 德国 in the bundled files). A rule file that makes a
+  pattern's fan ×4 makes the bot chase it more;
+- **how likely it is reached**: ``P(d, T)``, the chance of ``d + 1`` useful tiles in ``T`` own
+  draws (a binomial tail), ``T`` being the seat's share of the live wall, shortened because
+  another seat usually wins first; per pattern kind a different chance per draw (sets are helped
+  by claims, pairs and rotten hands only by draws);
+- **精 held at the end**: each 正/副精 of a revealed indicator settled at the end is worth the
+  ruleset's ``jing value`` through its formulas and multipliers, collected from each other seat;
+- **feeding a liability rule**: discarding a 精 that another seat could claim costs the
+  ruleset's liability (``jing … = liability RULE``): the score of RULE at its threshold from each
+  payer, times a small chance of the claim;
+- **danger**: a discard may complete another seat's hand; a seat with exposed melds and many
+  discards is taken to be nearer a win, a kind it discarded itself less likely its wait, and the
+  cost is what the ruleset makes a discarder pay.
+
+A discard's worth is ``Σ_patterns [P(d_natural)·V_natural + (P(d_wild) − P(d_natural))⁺·V_wild]``
+plus the 精 terms; ties fall to the least connected, least live tile, then the bot's own random
+generator (so a seed makes it deterministic). Claims and kongs compare the same worth before and
+after (kongs add the ruleset's kong points). It always takes a win.
+"""
+from __future__ import annotations
+
+import math
+import random
+import weakref
+from collections import Counter
+from functools import lru_cache
+
+from engine.core.hands import HandEvaluator, MeldTiles, Reading
+from engine.core.scoring import Scorer
+from engine.core.shanten import Shanten
+from engine.table.game import Action, Game
+
+# ---- play heuristics (not rules: how the bot estimates, tuned against the greedy bot) ----------
+DRAW_CHANCE_SETS = 0.3  # chance a draw (or a claim) brings a sets-and-pair hand one step closer
+DRAW_CHANCE_PAIRS = 0.2  # … a pairs hand (only the held singles' kinds help)
+DRAW_CHANCE_ROTTEN = 0.3  # … a rotten hand
+RACE = 0.3  # share of the seat's remaining draws it can count on before another seat wins
+SHARE_DISCARD = 0.7  # share of wins taken on a discard (the rest self-drawn), for a win's value
+SOLE_HOLDER_CHANCE = 0.5  # chance the seat is the only holder of a 精 at the end
+FEED_CHANCE = 0.1  # chance a discarded 精 is claimed into another seat's liability formula
+THREAT_MELD = 0.2  # chance per exposed meld that a seat is one tile from a win
+THREAT_TURN = 0.03  # … per discard it has made
+HIT = 0.08  # chance a given tile is what a seat one tile from a win waits on
+OWN_DISCARD = 0.3  # … scaled by this when the seat itself discarded that kind
+TIE = 1e-3  # weight of the connectivity tie-break against 子
+NEIGHBOURS = 2  # ranks either side that make a tile connected; a held copy is worth as much
+STEP = 4.0  # 子 a step of distance to the nearest pattern costs (keeps the bot about as fast as greedy)
+MAX_JING_COUNT = 64  # largest 精 count searched for a formula's threshold (an evaluation bound)
+CACHE = 4096  # entries kept by each memo (bounds memory)
+DEFEND = 1  # 1: weigh each discard's danger (0: ignore it; for experiments)
+
+
+class _OnePattern:
+    """A :class:`HandEvaluator` seen with a single pattern (everything else delegated)."""
+
+    def __init__(self, ev: HandEvaluator, name: str):
+        self._ev = ev
+        self.plans = {name: ev.plans[name]}
+
+    def __getattr__(self, attr):
+        return getattr(self._ev, attr)
+
+
+class ValueModel:
+    """What the value bot knows of one ruleset, built once per :class:`Scorer` and shared.
+
+    ``patterns``: the declared patterns in order; ``value[p]``: (子 of a win with 精 used as
+    wilds, 子 without) for pattern ``p``; ``chance[p]``: the per-draw chance of its kind."""
+
+    def __init__(self, scorer: Scorer):
+        self.scorer = scorer
+        rs = scorer.rs
+        ev = scorer.hands
+        self.ev = ev
+        self.seats = [str(v) for v in rs.table["seats"].values]
+        self.patterns = list(ev.plans)
+        self.shanten = {p: Shanten(_OnePattern(ev, p)) for p in self.patterns}
+        self.value = {p: (self._win_value(p, True), self._win_value(p, False)) for p in self.patterns}
+        self.deal_in = self._deal_in()
+        self.chance = {}
+        for p, plan in ev.plans.items():
+            self.chance[p] = (DRAW_CHANCE_PAIRS if plan.pairs else DRAW_CHANCE_ROTTEN if plan.rotten_gap
+                              else DRAW_CHANCE_SETS)
+        self.fit_memo: dict[tuple, tuple[str, ...]] = {}
+        self.worth_memo: dict[int, float] = {}
+        self.honours = frozenset(ev.honour_kinds)
+        # 精: the value rule, the indicators settled at the end, kong points, liability
+        self.jing_value = scorer.jing_value
+        self.end_indicators = [n for n, ind in rs.indicators.items() if ind.settle == "at_end" and not ind.hidden]
+        self.kong_indicators = [n for n, ind in rs.indicators.items() if ind.settle == "at_end" and ind.with_kongs]
+        self.kong_rules = rs.jing_rules("kong")
+        self.kong_bonus = rs.jing_rules("kong_bonus")
+        self.liability = 0.0
+        for lia in rs.jing_rules("liability"):
+            n = self._threshold(lia.rule)
+            if n is not None:
+                self.liability = max(self.liability, self.jing_score(n, False) * (len(self.seats) - 1))
+
+    # ---- a win's value ----------------------------------------------------------------------------
+    def _win_value(self, pattern: str, wilds_used: bool) -> float:
+        """Expected 子 a win with ``pattern`` brings its seat (not the dealer, floor 1)."""
+        reading = Reading(pattern, 1 if wilds_used else 0, False)
+        total = 0.0
+        for discard, share in ((True, SHARE_DISCARD), (False, 1 - SHARE_DISCARD)):
+            env = {"self_drawn": not discard, "discard": discard, "robbed_kong": False, "after_kong": False,
+                   "first_turn": False, "dealer_wins": False, "discarder_is_dealer": False,
+                   "wilds_used": wilds_used, "wilds": reading.wilds, "anyone_holds_wild": True,
+                   "jing_wait": False, "concealed_hand": False, "floor": 1,
+                   "payer_is_dealer": False, "collector_is_dealer": False}
+            total += share * self._gain(env, reading, discard)
+        return total
+
+    def _deal_in(self) -> float:
+        """子 the discarder pays for a win on its discard: the mean over patterns of a win with 精
+        used and one without (a bound of what a dangerous discard risks)."""
+        out = []
+        for p in self.patterns:
+            for used in (True, False):
+                env = {"discard": True, "wilds_used": used, "wilds": int(used), "anyone_holds_wild": True, "floor": 1}
+                out.append(self._gain(env, Reading(p, int(used), False), True, discarder_only=True))
+        return sum(out) / len(out) if out else 0.0
+
+    def _gain(self, env: dict, reading, discard: bool, discarder_only: bool = False) -> float:
+        s = self.scorer
+        rs = s.rs
+        fans = s.fired_fans(env, reading)
+        payment = next((p for p in rs.payments.values() if s.eval(p.when, env, reading)), None)
+        base = rs.base.amount if rs.base else 0
+        mult = math.prod(f.multiplier for f in fans)
+        fixed = [f for f in fans if f.fixed]
+        others = len(self.seats) - 1
+        payers = ["discarder"] + ["other"] * (others - 1) if discard else ["other"] * others
+        if discarder_only:
+            payers = payers[:1]
+        gain = 0.0
+        for who in payers:
+            if fixed:
+                amount = max(f.fixed.amount for f in fixed)
+            else:
+                if payment is None:
+                    return 0.0
+                w = payment.weights
+                weight = (w.get("discarder") if who == "discarder" else None)
+                if weight is None:
+                    weight = w.get("others") if (discard and who != "discarder") or not discard else None
+                if weight is None:
+                    weight = w.get("each", 0)
+                amount = base * weight
+            amount *= mult
+            for f in fans:
+                for a in f.adders:
+                    spec = a.payer if (a.payer != "discarder" or discard) else a.fallback
+                    if spec == "each" or (spec == "discarder" and who == "discarder") or (
+                            spec == "others" and who != "discarder"):
+                        amount += a.amount
+            gain += amount
+        return gain
+
+    # ---- 精 ------------------------------------------------------------------------------------------
+    def jing_score(self, n: int, sole: bool) -> float:
+        """A holder's 精 score from each payer for a count ``n`` (formulas, then multipliers)."""
+        if n <= 0:
+            return 0.0
+        s = self.scorer
+        env = {"n": n, "sole_holder": sole, "floor": 1}
+        score = n
+        for r in s.rs.jing_rules("formula"):
+            if s.eval(r.when, env):
+                score = int(s.eval(r.score, env))
+                break
+        for r in s.rs.jing_rules("multiplier"):
+            if s.eval(r.when, env):
+                score *= r.factor
+        return score
+
+    def _threshold(self, rule: str) -> int | None:
+        """The smallest count at which the 精 rule ``rule`` applies (None: never, up to a bound)."""
+        r = self.scorer.rs.jing.get(rule)
+        if r is None or not hasattr(r, "when"):
+            return None
+        for n in range(1, MAX_JING_COUNT):
+            if self.scorer.eval(r.when, {"n": n, "sole_holder": False, "floor": 1}):
+                return n
+        return None
+
+    def jing_worth(self, n: int) -> float:
+        """Expected 子 of holding a 精 count ``n`` at the end (from every other seat), memoised."""
+        v = self.worth_memo.get(n)
+        if v is None:
+            if len(self.worth_memo) >= CACHE:
+                self.worth_memo.clear()
+            v = self.worth_memo[n] = (len(self.seats) - 1) * (SOLE_HOLDER_CHANCE * self.jing_score(n, True)
+                                                               + (1 - SOLE_HOLDER_CHANCE) * self.jing_score(n, False))
+        return v
+
+    # ---- distances -----------------------------------------------------------------------------------
+    def fitting(self, melds: list[MeldTiles]) -> tuple[str, ...]:
+        """The patterns the declared ``melds`` still fit."""
+        key = tuple(melds)
+        out = self.fit_memo.get(key)
+        if out is None:
+            if len(self.fit_memo) >= CACHE:
+                self.fit_memo.clear()
+            out = self.fit_memo[key] = tuple(p for p in self.patterns if self.ev._melds_fit(self.ev.plans[p], melds))
+        return out
+
+
+def _minus(tiles: list[int], remove: list[int]) -> list[int]:
+    out = list(tiles)
+    for t in remove:
+        out.remove(t)
+    return out
+
+
+def _connectivity(game: Game, counts: Counter, tile: int, unseen: list[int]) -> int:
+    """How much a tile is worth keeping: copies held, neighbours in its suit, and whether
+    copies of it are still live (not all seen)."""
+    k = game.tiles.kinds[tile]
+    score = (counts[tile] - 1) * NEIGHBOURS + (unseen[tile] > 0)
+    if k.is_suit:
+        g = game.tiles.groups[k.group].kinds
+        for d in range(-NEIGHBOURS, NEIGHBOURS + 1):
+            j = k.position + d
+            if d and 0 <= j < len(g) and counts[g[j]]:
+                score += 1
+    return score
+
+
+@lru_cache(maxsize=CACHE)
+def reach(d: int, draws: int, chance: float) -> float:
+    """P(at least ``d + 1`` successes in ``draws`` tries of ``chance`` each); 1 for a complete hand."""
+    need = d + 1
+    if need <= 0:
+        return 1.0
+    if need > draws:
+        return 0.0
+    miss = 1 - chance
+    return 1.0 - sum(math.comb(draws, i) * chance ** i * miss ** (draws - i) for i in range(need))
+
+
+_MODELS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # Scorer -> ValueModel
+
+
+def model_of(scorer: Scorer) -> ValueModel:
+    """The :class:`ValueModel` of a scorer, built on first use and shared by every value bot."""
+    m = _MODELS.get(scorer)
+    if m is None:
+        m = _MODELS[scorer] = ValueModel(scorer)
+    return m
+
+
+class ValueBot:
+    """Plays for the expected 子 of the hands it can still reach under the game's ruleset (the
+    module docstring says how); wins whenever it can. ``seed`` seeds its tie-breaks."""
+
+    name = "value"
+
+    def __init__(self, seed: int | None = None):
+        self.rng = random.Random(seed)
+
+    # ---- the evaluation ----------------------------------------------------------------------------
+    def _context(self, game: Game, seat: str) -> dict:
+        m = model_of(game.scorer)
+        unseen = [k.copies for k in game.tiles.kinds]
+        for t in game.hands[seat].concealed:
+            unseen[t] -= 1
+        for s in game.seats:
+            for t in game.discards[s]:
+                unseen[t] -= 1
+            for meld in game.hands[s].melds:
+                if s == seat or not meld.concealed:
+                    for t in meld.tiles:
+                        unseen[t] -= 1
+        jing_of: dict[int, int] = {}  # tile kind -> its value for the end settlement
+        v = m.jing_value
+        if v is not None:
+            for name in m.end_indicators:
+                if name in game.indicators:
+                    main, nxt = game.scorer.jing_kinds(game.indicators[name])
+                    jing_of[main] = jing_of.get(main, 0) + v.main
+                    if nxt is not None:
+                        jing_of[nxt] = jing_of.get(nxt, 0) + v.next
+        draws = max(round(game.live_remaining / len(game.seats) * RACE), 1)
+        claim_need = (game.meld_size.get("pung") or len(game.seats)) - 1  # copies another seat needs to claim
+        return {"m": m, "unseen": unseen, "jing_of": jing_of, "draws": draws, "claim_need": claim_need}
+
+    def _worth_each(self, ctx: dict, game: Game, concealed: list[int], melds: list[MeldTiles],
+                    candidates: list[int | None]) -> list[float]:
+        """The worth of the hand after discarding each candidate (``None``: discarding nothing)."""
+        m: ValueModel = ctx["m"]
+        wild = game.wild
+        nm = len(melds)
+        real = [c for c in candidates if c is not None]
+        fits = m.fitting(melds)
+        holds_wild = any(t in wild for t in concealed)
+        out = [0.0] * len(candidates)
+        nearest = [len(concealed)] * len(candidates)
+        draws = ctx["draws"]
+        for p in fits:
+            sh = m.shanten[p]
+            vw, vn = m.value[p]
+            ch = m.chance[p]
+            dw = sh.of_each_discard(concealed, nm, wild, real) if real else []
+            d0 = sh.of(concealed, nm, wild) if len(real) < len(candidates) else None
+            if holds_wild and vn > vw:
+                dn = sh.of_each_discard(concealed, nm, frozenset(), real) if real else []
+                n0 = sh.of(concealed, nm, frozenset()) if d0 is not None else None
+            else:
+                dn, n0 = dw, d0
+            plan = m.ev.plans[p].pattern
+            j = 0
+            for i, c in enumerate(candidates):
+                if c is None:
+                    a, b = d0, n0
+                else:
+                    a, b = dw[j], dn[j]
+                    j += 1
+                if plan.min_honours:
+                    held = len({t for t in concealed if t in m.honours and t != c})
+                    a = max(a, plan.min_honours - held - 1)
+                    b = max(b, plan.min_honours - held - 1)
+                if a < nearest[i]:
+                    nearest[i] = a
+                pw, pn = reach(a, draws, ch), reach(b, draws, ch)
+                out[i] += pn * vn + max(pw - pn, 0.0) * vw if vn > vw else pw * vw
+        if STEP:
+            for i in range(len(candidates)):
+                out[i] -= STEP * nearest[i]
+        jing_of = ctx["jing_of"]
+        if jing_of:
+            n = sum(jing_of.get(t, 0) for t in concealed) + sum(jing_of.get(t, 0) for mt in melds for t in mt.tiles)
+            base = m.jing_worth(n)
+            for i, c in enumerate(candidates):
+                out[i] += base
+                if c is not None and c in jing_of:
+                    out[i] += m.jing_worth(n - jing_of[c]) - base
+                    if m.liability and ctx["unseen"][c] >= ctx["claim_need"]:
+                        out[i] -= FEED_CHANCE * m.liability
+        return out
+
+    # ---- choosing ----------------------------------------------------------------------------------------
+    def __call__(self, game: Game, seat: str) -> Action:
+        acts = game.legal_actions(seat)
+        by_kind: dict[str, list[Action]] = {}
+        for a in acts:
+            by_kind.setdefault(a.kind, []).append(a)
+        if "win" in by_kind:
+            return by_kind["win"][0]
+        if "draw" in by_kind:
+            return by_kind["draw"][0]
+        ctx = self._context(game, seat)
+        hand = game.hands[seat]
+        if "discard" in by_kind:
+            best, best_worth = self._best_discard(ctx, game, hand.concealed, hand.melds, by_kind["discard"])
+            for kind in ("concealed_kong", "added_kong"):
+                for a in by_kind.get(kind, []):
+                    worth = self._kong_worth(ctx, game, seat, a)
+                    if worth > best_worth:
+                        best, best_worth = a, worth
+            return best
+        return self._claim(ctx, game, seat, by_kind)
+
+    def _best_discard(self, ctx: dict, game: Game, concealed: list[int], melds: list[MeldTiles],
+                      options: list[Action]) -> tuple[Action, float]:
+        tiles = [a.tile for a in options]
+        worth = self._worth_each(ctx, game, concealed, melds, tiles)
+        counts = Counter(concealed)
+        unseen = ctx["unseen"]
+        best = None
+        danger = self._danger(game, ctx, tiles) if DEFEND else [0.0] * len(tiles)
+        for w, dg, a in zip(worth, danger, options):
+            w -= dg
+            tie = _connectivity(game, counts, a.tile, unseen)
+            key = (w - TIE * tie, self.rng.random())
+            if best is None or key > best[0]:
+                best = (key, a, w)
+        _, action, worth_of = best
+        return action, worth_of
+
+    def _danger(self, game: Game, ctx: dict, tiles: list[int]) -> list[float]:
+        """Expected 子 lost by dealing each tile into another seat's win (a seat with exposed melds
+        and many discards is more likely one tile away; a kind it threw itself is less likely its wait)."""
+        m: ValueModel = ctx["m"]
+        seat = game.current
+        out = [0.0] * len(tiles)
+        unseen = ctx["unseen"]
+        for s in game.seats:
+            if s == seat:
+                continue
+            threat = min(THREAT_MELD * len(game.hands[s].melds) + THREAT_TURN * len(game.discards[s]), 1.0)
+            if not threat:
+                continue
+            own = set(game.discards[s])
+            for i, t in enumerate(tiles):
+                hit = HIT * (OWN_DISCARD if t in own else 1.0) * (1.0 if unseen[t] else OWN_DISCARD)
+                out[i] += threat * hit * m.deal_in
+        return out
+
+    def _kong_points(self, ctx: dict, game: Game, tile: int, how: str) -> float:
+        m: ValueModel = ctx["m"]
+        if not m.kong_indicators:
+            return 0.0
+        payers = len(game.seats) - 1
+        jing = set()
+        for name in m.kong_indicators:
+            if name in game.indicators:
+                jing |= set(game.scorer.jing_kinds(game.indicators[name])) - {None}
+        pts = 0.0
+        if tile in jing and m.kong_bonus:
+            pts += sum(b.amount for b in m.kong_bonus)
+            if any(b.replaces_kong_points for b in m.kong_bonus):
+                return pts * payers
+        for k in m.kong_rules:
+            pts += getattr(k, how)
+        return pts * payers
+
+    def _kong_worth(self, ctx: dict, game: Game, seat: str, a: Action) -> float:
+        hand = game.hands[seat]
+        if a.kind == "concealed_kong":
+            size = game.meld_size["kong"]
+            rest = _minus(hand.concealed, [a.tile] * size)
+            melds = hand.melds + [MeldTiles("kong", (a.tile,) * size, concealed=True)]
+            how = "concealed"
+        else:
+            rest = _minus(hand.concealed, [a.tile])
+            melds = [MeldTiles("kong", mt.tiles + (a.tile,), added=True, from_seat=mt.from_seat, claimed=mt.claimed)
+                     if mt.meld_kind == "pung" and mt.tiles[0] == a.tile else mt for mt in hand.melds]
+            how = "added"
+        return self._worth_each(ctx, game, rest, melds, [None])[0] + self._kong_points(ctx, game, a.tile, how)
+
+    def _claim(self, ctx: dict, game: Game, seat: str, by_kind: dict[str, list[Action]]) -> Action:
+        hand = game.hands[seat]
+        discarder, tile = game.last_discard
+        best = by_kind["pass"][0]
+        best_worth = self._worth_each(ctx, game, hand.concealed, hand.melds, [None])[0]
+        for kind in ("kong", "pung", "chow"):
+            for a in by_kind.get(kind, []):
+                if kind == "chow":
+                    used = list(a.tiles)
+                    meld = MeldTiles("chow", tuple(sorted(a.tiles + (tile,))), from_seat=discarder, claimed=tile)
+                else:
+                    size = game.meld_size[kind]
+                    used = [tile] * (size - 1)
+                    meld = MeldTiles(kind, (tile,) * size, from_seat=discarder, claimed=tile)
+                rest = _minus(hand.concealed, used)
+                melds = hand.melds + [meld]
+                if kind == "kong":
+                    worth = self._worth_each(ctx, game, rest, melds, [None])[0] + \
+                        self._kong_points(ctx, game, tile, "exposed")
+                else:
+                    kinds = sorted(set(rest))
+                    worth = max(self._worth_each(ctx, game, rest, melds, kinds), default=0.0)
+                if worth > best_worth:
+                    best, best_worth = a, worth
+        return best

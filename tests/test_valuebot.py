@@ -1,0 +1,141 @@
+"""The value bot (engine/table/valuebot.py): deterministic, legal, reads its values from the IR."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from engine import compile_ruleset
+from engine.core.scoring import Scorer
+from engine.table.bots import BOTS, GreedyBot, RandomBot
+from engine.table.game import Game
+from engine.table.match import Match, play_hand
+from engine.table.valuebot import ValueBot, ValueModel
+
+ROOT = Path(__file__).resolve().parent.parent
+BUNDLED = sorted(p.stem for p in (ROOT / "rulesets").glob("*.rules"))
+RS = compile_ruleset("nanchang")
+
+
+def _rules(tmp_path: Path, body: str) -> Path:
+    p = tmp_path / "variant.rules"
+    p.write_text('ruleset variant "a variant"\nextends nanchang\n' + body, encoding="utf-8")
+    return p
+
+
+def _position(rs, hand: str, indicator: str) -> tuple[Game, str]:
+    """A game whose dealer holds ``hand`` (14 tiles) before its first discard, with the wild
+    indicator ``indicator``."""
+    g = Game(rs, seed=5)
+    seat = g.dealer
+    tiles = g.tiles.parse(hand)
+    g.hands[seat].concealed = list(tiles)
+    counts = [0] * len(g.tiles)
+    for t in tiles:
+        counts[t] += 1
+    g._counts[seat] = counts
+    g.indicators = {name: g.tiles.parse_one(indicator) for name in g.indicators}
+    g.wild = g.scorer.wild_kinds(g._snapshot())
+    g.last_drawn = None
+    g._version += 1  # the actions offered before the change are stale
+    return g, seat
+
+
+def _actions(rs, seed: int, kinds: list[str], hands: int) -> list[str]:
+    m = Match(rs, seed)
+    played: list[str] = []
+    bots = {s: BOTS[k](seed + i) for i, (s, k) in enumerate(zip(m.seats, kinds))}
+    m.play(bots, hands, on_action=lambda g: played.append(g.actions[-1].text(g.scorer)) if g.actions else None)
+    return played
+
+
+def test_value_is_registered_for_simulate():
+    assert BOTS["value"] is ValueBot
+
+
+def test_value_bot_is_deterministic_for_a_seed():
+    a = _actions(RS, 11, ["value"] * 4, 3)
+    assert a == _actions(RS, 11, ["value"] * 4, 3)
+    assert len(a) > 40
+
+
+@pytest.mark.parametrize("rules", BUNDLED)
+def test_value_bot_plays_only_legal_actions(rules):
+    rs = compile_ruleset(rules)
+    scorer = Scorer(rs)
+    ended = 0
+    for seed in range(6):
+        g = Game(rs, seed, scorer=scorer)
+        kinds = [ValueBot(seed), GreedyBot(seed), ValueBot(seed + 1), RandomBot(seed)]
+
+        def checked(bot):
+            def choose(game, seat):
+                a = bot(game, seat)
+                assert a in game.legal_actions(seat), (rules, seed, a)
+                return a
+            return choose
+
+        play_hand(g, {s: checked(b) for s, b in zip(g.seats, kinds)})
+        ended += g.over
+    assert ended == 6
+
+
+def test_pattern_values_come_from_the_rule_file(tmp_path: Path):
+    """A pattern's value is what its fans pay in *this* ruleset: ×4 on 大七对 doubles the ×2 value."""
+    base = ValueModel(Scorer(RS))
+    raised = ValueModel(Scorer(compile_ruleset(_rules(tmp_path, "override fan 大七对 = x4 when pattern 大七对\n"))))
+    assert raised.value["大七对"][0] == 2 * base.value["大七对"][0]  # with 精 used: fans multiply only
+    assert raised.value["大七对"][1] > base.value["大七对"][1]  # without: 德国's +5 adds after the multipliers
+    assert raised.value["平胡"] == base.value["平胡"]
+    # the fan on not wilds_used (德国): a win without 精 used pays more than one with them
+    wild, natural = base.value["平胡"]
+    assert natural > wild > 0
+
+
+def test_raising_a_patterns_multiplier_makes_the_bot_chase_it(tmp_path: Path):
+    """Three pairs and a pung-less hand: at ×2 the bot breaks a pair for the sets-and-pair hand,
+    at ×8 it keeps the pairs for the all-pungs pattern and lets a single go."""
+    hand, indicator = "23m1479p199s东南南中中", "7s"  # 7s/8s wild: none held
+    g, seat = _position(RS, hand, indicator)
+    plain = ValueBot(0)(g, seat)
+    big = compile_ruleset(_rules(tmp_path, "override fan 大七对 = x8 when pattern 大七对\n"))
+    g2, seat2 = _position(big, hand, indicator)
+    chase = ValueBot(0)(g2, seat2)
+    held = g.hands[seat].concealed
+    assert plain.kind == chase.kind == "discard"
+    assert held.count(plain.tile) == 2  # breaks a pair
+    assert held.count(chase.tile) == 1  # keeps every pair
+    sh = ValueModel(Scorer(big)).shanten["大七对"]
+    after = lambda t: sh.of([x for x in held if x != t] + [t] * (held.count(t) - 1), 0, g.wild)
+    assert after(chase.tile) < after(plain.tile)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_value_bot_keeps_its_jing(seed):
+    """With a 精 in hand and other tiles to let go, the discard is never a 精."""
+    g = Game(RS, seed)
+    seat = g.dealer
+    wild = sorted(g.wild)
+    hand = g.hands[seat].concealed
+    if not any(t in g.wild for t in hand):  # give the dealer a 精 in place of its first tile
+        g._counts[seat][hand[0]] -= 1
+        hand[0] = wild[0]
+        g._counts[seat][wild[0]] += 1
+        g._version += 1
+    a = ValueBot(seed)(g, seat)
+    assert a.kind != "discard" or a.tile not in g.wild
+
+
+def test_value_bot_discards_a_jing_only_when_it_holds_nothing_else():
+    g, seat = _position(RS, "1111222233334m", "1m")  # 1m/2m wild; 3m 4m are not
+    a = ValueBot(0)(g, seat)
+    assert a.kind == "discard" and a.tile not in g.wild
+
+
+def test_feeding_the_liability_rule_is_read_from_the_ruleset(tmp_path: Path):
+    """The cost of feeding a 精 into another seat's liability rule is that rule's score at its
+    threshold from each payer (nanchang: n·(n−3) from n ≥ 5, so 10 × 3 payers), and nothing
+    when the rule file has no liability."""
+    assert ValueModel(Scorer(RS)).liability == 30
+    none = compile_ruleset(_rules(tmp_path, "remove jing 包冲关\n"))
+    assert ValueModel(Scorer(none)).liability == 0
