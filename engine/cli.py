@@ -192,7 +192,8 @@ def check(files: Annotated[list[str], typer.Argument(metavar="FILE...", help="Ru
 
     A file with no error also gets its summary (what it declares, its options). Warnings alone
     exit 0 (1 with --strict). `# noqa` or `# noqa: W201` on a line drops its warnings."""
-    from engine.lang.lint import Selection, lint_file
+    from engine.lang.compiler import check_text, read_rule_file
+    from engine.lang.lint import Selection, diagnose, from_error
     from engine.lang.resources import resolve_ruleset_path
 
     def codes(flag: str, values: list[str] | None) -> list[str] | None:
@@ -223,22 +224,22 @@ def check(files: Annotated[list[str], typer.Argument(metavar="FILE...", help="Ru
                 err.print(exc.render(), markup=False)
             bad += 1
             continue
-        rs = first = None
+        rs = None
         try:
-            rs = compile_ruleset(ref, options)
-        except OptionError as exc:
-            _fail(_option_error(exc), as_json)
-        except MjError as exc:
-            first = exc
-        found = lint_file(path, options, selection)
-        errors = [d for d in found if d.severity == "error"]
-        if first is not None and not errors:  # the linter missed what the compiler found: report that
-            from engine.lang.lint import from_error
-
-            found.insert(0, from_error(first, str(path)))
+            text = read_rule_file(path)
+        except MjError as exc:  # not readable as a rule file: one error at its place
+            found = [from_error(exc, str(path))]
+        else:
+            try:  # one compile, every error and warning (engine/lang/lint.py)
+                checked = check_text(text, str(path), options, path.parent)
+            except OptionError as exc:
+                _fail(_option_error(exc), as_json)
+            found = diagnose(checked, str(path), selection)
+            if not checked.errors:
+                rs = checked.ruleset
         diagnostics += found
-        report = {"file": str(path), "ok": rs is not None and first is None}
-        if rs is not None and first is None:
+        report = {"file": str(path), "ok": rs is not None}
+        if rs is not None:
             report.update(_check_summary(rs))
         reports.append(report)
         if not as_json:

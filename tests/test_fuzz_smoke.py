@@ -110,13 +110,13 @@ def test_planted_crash_is_an_internal_error_at_its_engine_line(seeds, tmp_path, 
     def boom(*a, **k):
         return {}["no such key"]
 
-    _plant(monkeypatch, boom)
-    r = fuzz.run_case(_case({"R.rules": seeds.rules["nanchang.rules"]}, "check", "{dir}/R.rules"), tmp_path)
+    _plant(monkeypatch, boom)  # (export compiles through engine.cli.compile_ruleset; check lints)
+    r = fuzz.run_case(_case({"R.rules": seeds.rules["nanchang.rules"]}, "export", "{dir}/R.rules"), tmp_path)
     assert (r["outcome"], r["code"], r["exception"]) == ("internal", 3, "KeyError")
     assert r["where"].startswith("engine/cli.py:")  # the innermost frame in engine/
     assert r["traceback"][-1] == "KeyError: 'no such key'"
     # two inputs failing the same way are one class
-    r2 = fuzz.run_case(_case({"R.rules": b"anything"}, "check", "{dir}/R.rules", index=1), tmp_path)
+    r2 = fuzz.run_case(_case({"R.rules": b"anything"}, "export", "{dir}/R.rules", index=1), tmp_path)
     classes = fuzz.classes([r, r2])
     assert len(classes) == 1 and classes[0]["count"] == 2 and classes[0]["indices"] == [0, 1]
 
@@ -146,7 +146,7 @@ def test_planted_memory_error_and_big_peak_are_memory_failures(seeds, tmp_path, 
         raise MjError("refused after using 64 MiB")
 
     _plant(monkeypatch, big)
-    r = fuzz.run_case(_case({"R.rules": b""}, "check", "{dir}/R.rules"), tmp_path, mem_flag_mb=1.0)
+    r = fuzz.run_case(_case({"R.rules": b""}, "export", "{dir}/R.rules"), tmp_path, mem_flag_mb=1.0)
     assert (r["outcome"], r["exception"]) == ("memory", "PeakRSS")
     assert r["peak_mb"] > 64
 
