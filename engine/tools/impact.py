@@ -42,7 +42,7 @@ from engine.table.game import Game
 from engine.table.match import Match, hand_seed
 from engine.tools.diff import Change, diff
 from engine.tools.runner import run_blocks
-from engine.tools.simulate import BLOCK, Summary, _compiled
+from engine.tools.simulate import BLOCK, Summary, _compiled, seat_bots
 from engine.tools.stats import Dist
 
 SIDES = ("a", "b")
@@ -462,12 +462,7 @@ def impact(ref_a: str, opts_a: dict[str, str], ref_b: str, opts_b: dict[str, str
     seats = [str(v) for v in rs_a.table["seats"].values]
     if len(rs_b.table["seats"].values) != len(seats):
         raise MjError(f"A seats {len(seats)} players and B {len(rs_b.table['seats'].values)}: hands cannot be paired")
-    if len(bots) == 1:
-        bots = bots * len(seats)
-    unknown = [b for b in bots if b not in BOTS]
-    if unknown or len(bots) != len(seats):
-        raise MjError(f"bots: give one kind or one per seat ({len(seats)}), from: {', '.join(BOTS)}",
-                      hint="e.g. --bots greedy or --bots greedy,greedy,random,random")
+    bots = seat_bots(bots, seats)
     changes = diff(rs_a, rs_b)
     comparable = _comparable(rs_a, rs_b)
     flow_settles = {c.path for c in changes if c.path.startswith("flow.") and any(

@@ -146,6 +146,18 @@ def _block(args) -> tuple[Summary, list[dict]]:
     return summary, records
 
 
+def seat_bots(bots: list[str], seats: list[str]) -> list[str]:
+    """One bot kind per seat: ``bots`` as given (one per seat) or one kind for every seat.
+    Raises :class:`MjError` for an unknown kind or the wrong number of kinds."""
+    if len(bots) == 1:
+        bots = bots * len(seats)
+    unknown = [b for b in bots if b not in BOTS]
+    if unknown or len(bots) != len(seats):
+        raise MjError(f"bots: give one kind or one per seat ({len(seats)}), from: {', '.join(BOTS)}",
+                      hint="e.g. --bots greedy or --bots greedy,greedy,random,random")
+    return bots
+
+
 def simulate(ref: str, options: dict[str, str], hands: int, seed: int, bots: list[str], workers: int = 1,
              records_dir: Path | None = None, progress: Callable[[int], None] | None = None,
              backend: str = "local", address: str | None = None) -> Summary:
@@ -157,12 +169,7 @@ def simulate(ref: str, options: dict[str, str], hands: int, seed: int, bots: lis
     """
     rs, _ = _compiled(ref, options)
     seats = [str(v) for v in rs.table["seats"].values]
-    if len(bots) == 1:
-        bots = bots * len(seats)
-    unknown = [b for b in bots if b not in BOTS]
-    if unknown or len(bots) != len(seats):
-        raise MjError(f"bots: give one kind or one per seat ({len(seats)}), from: {', '.join(BOTS)}",
-                      hint="e.g. --bots greedy or --bots greedy,greedy,random,random")
+    bots = seat_bots(bots, seats)
     blocks = [(ref, options, seed, b, min(BLOCK, hands - b * BLOCK), bots, records_dir is not None)
               for b in range((hands + BLOCK - 1) // BLOCK)]
     total = Summary(seats)
