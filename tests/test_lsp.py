@@ -133,9 +133,11 @@ def test_lsp_over_stdio(tmp_path):
 
 
 def test_lsp_formatting_over_stdio(tmp_path):
-    fmt = pytest.importorskip("engine.lang.fmt", reason="engine/lang/fmt.py is written on another branch")
+    from engine.lang import fmt
+
     messy = "extends   nanchang\nfan  新 =  x2   when discard\n"
     want = fmt.format_text(messy)
+    assert want != messy
     path = tmp_path / "messy.rules"
     path.write_text(messy, encoding="utf-8")
     uri = path.as_uri()
@@ -146,35 +148,9 @@ def test_lsp_formatting_over_stdio(tmp_path):
         await asyncio.wait_for(diagnostics.get(), WAIT)
         edits = await client.text_document_formatting_async(T.DocumentFormattingParams(
             text_document=T.TextDocumentIdentifier(uri=uri), options=T.FormattingOptions(tab_size=4, insert_spaces=True)))
-        if want == messy:
-            assert not edits
-        else:
-            [edit] = edits
-            assert edit.new_text == want
-            assert (edit.range.start.line, edit.range.start.character) == (0, 0)
-
-    run(tmp_path, steps)
-
-
-def test_lsp_formatting_without_a_formatter_answers_no_edits(tmp_path):
-    """Until engine/lang/fmt.py exists the server answers formatting with no edits (no error)."""
-    try:
-        import engine.lang.fmt  # noqa: F401
-        pytest.skip("engine/lang/fmt.py exists: test_lsp_formatting_over_stdio covers formatting")
-    except ImportError:
-        pass
-    path = tmp_path / "a.rules"
-    path.write_text("extends nanchang\n", encoding="utf-8")
-    uri = path.as_uri()
-
-    async def steps(client, diagnostics, result):
-        client.text_document_did_open(T.DidOpenTextDocumentParams(text_document=T.TextDocumentItem(
-            uri=uri, language_id="mjrules", version=1, text="extends nanchang\n")))
-        got = await asyncio.wait_for(diagnostics.get(), WAIT)
-        assert not got.diagnostics
-        edits = await client.text_document_formatting_async(T.DocumentFormattingParams(
-            text_document=T.TextDocumentIdentifier(uri=uri), options=T.FormattingOptions(tab_size=4, insert_spaces=True)))
-        assert not edits  # [] (or None)
+        [edit] = edits
+        assert edit.new_text == want
+        assert (edit.range.start.line, edit.range.start.character) == (0, 0)
 
     run(tmp_path, steps)
 

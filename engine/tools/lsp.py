@@ -8,7 +8,7 @@ What it offers (docs/cli.md, "The language server"):
 - completion: keywords, facts, meld/pattern/fan/… names, flow policies and their words,
   option choices;
 - go to definition, across ``extends`` (``override fan 大七对`` jumps to the parent's line);
-- the document outline; formatting through ``engine.lang.fmt.format_text`` when it exists.
+- the document outline; formatting through ``engine.lang.fmt.format_text`` (as ``mjrules fmt``).
 
 The analysis (:class:`Analysis`) is plain Python over the compiler, so it is also what the
 tests check through a real stdio pipe. Every document is untrusted text: the compiler bounds
@@ -382,12 +382,9 @@ def outline(a: Analysis) -> list[dict]:
 
 
 def formatted(text: str) -> str | None:
-    """The text formatted by ``engine.lang.fmt.format_text`` (None: no formatter, or the text
-    does not parse)."""
-    try:
-        from engine.lang.fmt import format_text  # written on another branch; absent until merged
-    except ImportError:
-        return None
+    """The text formatted by ``engine.lang.fmt.format_text`` (None: the text does not parse)."""
+    from engine.lang.fmt import format_text
+
     try:
         return format_text(text)
     except MjError:
