@@ -1163,7 +1163,8 @@ def main() -> None:
             pass
     try:
         try:
-            app()
+            rv = _run_app()  # an int: a typer.Exit's code (non-standalone click returns it)
+            raise SystemExit(rv if isinstance(rv, int) else 0)
         finally:
             if type(sys.stdout).__name__ == "PacifyFlushWrapper":  # typer (click) saw EPIPE on stdout
                 _quiet_exit_on_broken_pipe()
@@ -1185,6 +1186,30 @@ def main() -> None:
         err.print(f"internal error: {type(exc).__name__}: {said}\n"
                   "this is a bug in mjrules; rerun with MJRULES_DEBUG=1 for details and report it", markup=False)
         raise SystemExit(EXIT_BUG)
+
+
+def _run_app():
+    """Run the typer app; a usage error that click finds before a command runs (a bad flag value,
+    a missing argument) exits 2 as the command's own errors do — as JSON on stdout with --json."""
+    from typer._click.exceptions import ClickException
+    from typer.exceptions import Abort
+
+    try:
+        return app(standalone_mode=False)
+    except ClickException as exc:
+        if "--json" in sys.argv[1:]:
+            command = next((a for a in sys.argv[1:] if not a.startswith("-")), None)
+            print(json.dumps({"error": exc.format_message(), "file": None, "line": None, "column": None,
+                              "hint": f"mjrules {command or ''} --help".replace("  ", " "), "notes": []},
+                             ensure_ascii=False, indent=2))
+        else:
+            from typer import rich_utils
+
+            rich_utils.rich_format_error(exc)
+        return exc.exit_code
+    except Abort:
+        err.print("aborted", markup=False)
+        return 1
 
 
 def _flush_or_quiet() -> None:

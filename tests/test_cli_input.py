@@ -350,3 +350,22 @@ def test_payments_past_the_bound_are_a_clear_error_not_an_overflow(tmp_path):
     assert r.exit_code == 2, r.output
     assert "子 a transfer" in r.output and "fan.big1 x1000" in r.output
     assert "lower them" in r.output
+
+
+def test_a_usage_error_is_json_with_json(tmp_path):
+    """A flag value click refuses before the command runs (here -n 0) exits 2 like the command's
+    own errors, and with --json says so as JSON on stdout."""
+    import json as _json
+    import subprocess
+    import sys
+
+    run = [sys.executable, "-c", "import sys; from engine.cli import main; sys.argv[0] = 'mjrules'; main()"]
+    done = subprocess.run([*run, "simulate", "nanchang", "-n", "0", "--json"], capture_output=True, text=True,
+                          cwd=tmp_path, timeout=120)
+    assert done.returncode == 2
+    got = _json.loads(done.stdout)
+    assert got["error"] == "Invalid value for '-n' / '--hands': Input should be greater than or equal to 1"
+    assert got["hint"] == "mjrules simulate --help"
+    plain = subprocess.run([*run, "simulate", "nanchang", "-n", "0"], capture_output=True, text=True,
+                           cwd=tmp_path, timeout=120)
+    assert plain.returncode == 2 and plain.stdout == "" and "Invalid value for '-n'" in plain.stderr
