@@ -315,7 +315,7 @@ def serve(
     except ImportError:
         _fail(MjError("`mjrules serve` needs starlette and uvicorn, which are not installed",
                       hint="pip install 'mjrules[serve]'"), as_json)
-    from engine.tools.server import default_data_dir, serve as run
+    from engine.tools.server import default_data_dir, listen, serve as run
 
     folder = data or default_data_dir()
     try:
@@ -324,15 +324,17 @@ def serve(
         _fail(MjError(f"--data {folder}: cannot make the data folder: {exc.strerror or exc}"), as_json)
     if host not in ("127.0.0.1", "localhost", "::1"):
         err.print(f"note: listening on {host}: anyone who can reach it can play and run rule files here", markup=False)
+    try:  # bound before anything is said: a taken port is bad input, not a server that started
+        sock = listen(host, port)
+    except OSError as exc:
+        _fail(MjError(f"--port {port}: cannot listen on {host}:{port}: {exc.strerror or exc}",
+                      hint="another program uses that port: try another --port"), as_json)
     url = f"http://{host}:{port}/"
     if as_json:
         print(json.dumps({"url": url, "data": str(folder)}), flush=True)
     else:
         out.print(f"mjrules serve: {url}  (data folder {folder}; Ctrl-C stops it)", markup=False)
-    try:
-        run(host, port, folder)
-    except OSError as exc:
-        _fail(MjError(f"cannot listen on {host}:{port}: {exc.strerror or exc}", hint="try another --port"), as_json)
+    run(host, port, folder, sock=sock)
 
 
 # ---- export -----------------------------------------------------------------------------------

@@ -274,3 +274,20 @@ def test_an_uploaded_rule_file_can_be_played_and_diffed(srv):
     assert not (srv.data / "rules" / "broken.rules").exists()
     status, body = srv.call("POST", "/api/check", raw=b"[" * 100_000 + b"]" * 100_000)
     assert status == 400 and body["error"] == "the request body is not JSON"
+
+
+def test_a_port_in_use_is_bad_input_and_nothing_is_said_to_listen(tmp_path):
+    import socket
+    import subprocess
+    import sys
+
+    need("uvicorn")
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        done = subprocess.run([sys.executable, "-c", "import sys; from engine.cli import main; sys.argv[0] = 'mjrules'; main()",
+                               "serve", "--port", str(port), "--data", str(tmp_path / "data"), "--json"],
+                              capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    got = json.loads(done.stdout)  # one JSON document: the error, no "url" line before it
+    assert got["error"].startswith(f"--port {port}: cannot listen on 127.0.0.1:{port}: ")
+    assert got["hint"] == "another program uses that port: try another --port"

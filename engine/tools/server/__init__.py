@@ -17,11 +17,24 @@ def default_data_dir() -> Path:
     return Path(base) / "mjrules" / "serve"
 
 
-def serve(host: str = LOCALHOST, port: int = DEFAULT_PORT, data_dir: Path | None = None) -> None:
-    """Run the server until Ctrl-C (uvicorn). Raises :class:`OSError` when it cannot bind."""
+def listen(host: str = LOCALHOST, port: int = DEFAULT_PORT):
+    """A listening socket on ``host:port`` (IPv4 or IPv6 as the host resolves), made before
+    anything is printed. Raises :class:`OSError` when the port is taken or the host is not
+    this machine's."""
+    import socket
+
+    family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+    return socket.create_server((host, port), family=family)
+
+
+def serve(host: str = LOCALHOST, port: int = DEFAULT_PORT, data_dir: Path | None = None, sock=None) -> None:
+    """Run the server until Ctrl-C (uvicorn), on ``sock`` (from :func:`listen`) or on a socket
+    it opens. Raises :class:`OSError` when it cannot bind."""
     import uvicorn
 
     from engine.tools.server.app import create_app
 
     app = create_app(data_dir or default_data_dir())
-    uvicorn.run(app, host=host, port=port, log_level="warning", ws="auto")
+    sock = sock or listen(host, port)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", ws="auto"))
+    server.run(sockets=[sock])
