@@ -94,6 +94,8 @@ out = _LazyConsole(highlight=False, soft_wrap=True, markup=False, emoji=False)
 err = _LazyConsole(stderr=True, highlight=False, soft_wrap=True, markup=False, emoji=False)
 
 # Bounds on the work one command line may ask for (not rules): checked before any work starts.
+IMPACT_NAME_WIDTH = 12     # impact tables: the rule/effect column never narrower (it folds)
+IMPACT_PIPE_WIDTH = 200    # impact tables are measured at this width and printed as wide as they need
 MAX_HANDS = 1_000_000      # simulate -n and diff --impact (about 2 hours of one core with greedy bots)
 MAX_PLAY_HANDS = 1_000     # play --hands: a match keeps every hand it has played (~150 KB each)
 MAX_SEED = 2**31 - 1       # hand seeds are taken modulo 2**31 (engine.table.match.hand_seed)
@@ -806,11 +808,19 @@ def _print_impact(report) -> None:
     for s in sections(report):
         if s.columns:
             t = Table(title=s.title, title_justify="left")
-            for i, c in enumerate(s.columns):
-                t.add_column(c, justify="left" if i == 0 else "right", no_wrap=i == 0)
+            for i, c in enumerate(s.columns):  # numbers are never cut; the first column folds
+                t.add_column(c, justify="left" if i == 0 else "right", no_wrap=i > 0, overflow="fold",
+                             min_width=IMPACT_NAME_WIDTH if i == 0 else None)
             for row in s.rows:
                 t.add_row(*row)
-            out.print(t)
+            console = out.real()  # as wide as the table needs: a cut number is worse than a long line
+            width = console.width
+            console.width = IMPACT_PIPE_WIDTH
+            console.width = max(width, console.measure(t).maximum)
+            try:
+                console.print(t)
+            finally:
+                console.width = width
             for line in s.lines:
                 out.print(line, markup=False, style="dim")
         else:

@@ -17,7 +17,8 @@ VARIANTS = re.compile(r"nanchang|chongguan|ganzhou|南昌|冲关|赣州", re.IGN
 NOT_RULES = {
     "cli.py": {2: "exit status 2 and JSON indent; seed space 2**31", 3: "exit status 3: an internal error",
                100: "default hands to simulate", 130: "exit status after Ctrl-C", 31: "seed space 2**31", 1e-9: "no division by zero",
-               141: "exit status when stdout is closed early (128 + SIGPIPE)",
+               141: "exit status when stdout is closed early (128 + SIGPIPE)", 12: "IMPACT_NAME_WIDTH, a table layout",
+               200: "IMPACT_PIPE_WIDTH, a table layout",
                1_000_000: "MAX_HANDS, a bound on the work of one run", 1_000: "MAX_PLAY_HANDS, a bound on memory", 300: "characters of an internal error shown", 10_000: "MAX_FLOOR, a bound on input",
                8000: "serve --port default", 65535: "serve --port: the highest TCP port"},
     "lang/compiler.py": {2: "parse-tree child positions / label+default token count", 8: "expected tokens listed in a syntax error", 0.75: "similarity cutoff for a misspelt keyword",
