@@ -721,7 +721,7 @@ def impact(
     b: Annotated[str, typer.Argument(metavar="B", help="The ruleset after.")],
     n: Annotated[int, typer.Option("-n", "--hands", min=1, help="Paired hands: each is played under A and under B.")] = 1000,
     seed: SeedOpt = 1,
-    bots: Annotated[str, typer.Option(metavar="KIND[,KIND…]", help="Bot per seat (engine/table/bots.py BOTS); one kind for all, or one per seat.")] = "greedy",
+    bots: Annotated[str, typer.Option(metavar="KIND[,KIND…]", help="Bot per seat: greedy, random or value (value chases what this rule file pays); one kind for all, or one per seat.")] = "greedy",
     workers: Annotated[int, typer.Option(min=1, help="Processes to play in (at most twice the CPUs); the output does not depend on it.")] = 1,
     option: Annotated[Optional[list[str]], typer.Option("--option", "-o", metavar="NAME=VALUE", help="An option for each side that declares it (repeatable).")] = None,
     option_b: Annotated[Optional[list[str]], typer.Option("--option-b", metavar="NAME=VALUE", help="An option for B only: measure one of a ruleset's options.")] = None,
