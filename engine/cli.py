@@ -1104,7 +1104,8 @@ def fmt_(
         print(json.dumps({"files": [{"file": f.file, "changed": f.changed, **({"diff": f.diff()} if diff else {}),
                                      **({"text": f.after} if stdin and not (check or diff) else {})} for f in done],
                           "reformatted": len(changed), "unchanged": len(done) - len(changed),
-                          "written": not (check or diff or stdin)}, ensure_ascii=False, indent=2))
+                          "written": len(changed) if not (check or diff or stdin) else 0},  # files rewritten
+                         ensure_ascii=False, indent=2))
     elif stdin and not (check or diff):
         sys.stdout.write(done[0].after)
     else:

@@ -372,7 +372,11 @@ def test_fmt_json(tmp_path):
     r = runner.invoke(app, ["fmt", "--check", "--json", str(a)])
     assert r.exit_code == 1
     assert json.loads(r.stdout) == {"files": [{"file": str(a), "changed": True}], "reformatted": 1, "unchanged": 0,
-                                    "written": False}
+                                    "written": 0}
+    r = runner.invoke(app, ["fmt", "--json", str(a)])  # written: the files rewritten
+    assert json.loads(r.stdout)["written"] == 1
+    r = runner.invoke(app, ["fmt", "--json", str(a)])  # already formatted: nothing written
+    assert json.loads(r.stdout)["written"] == 0
     r = runner.invoke(app, ["fmt", "--json", "-"], input="extends nanchang\n")
     assert json.loads(r.stdout)["files"] == [{"file": "-", "changed": False, "text": "extends nanchang\n"}]
     bad = _write(tmp_path / "b.rules", "fan =\n")
