@@ -93,9 +93,10 @@ def test_pattern_values_come_from_the_rule_file(tmp_path: Path):
 
 
 def test_raising_a_patterns_multiplier_makes_the_bot_chase_it(tmp_path: Path):
-    """Three pairs and a pung-less hand: at ×2 the bot breaks a pair for the sets-and-pair hand,
-    at ×8 it keeps the pairs for the all-pungs pattern and lets a single go."""
-    hand, indicator = "23m1479p199s东南南中中", "7s"  # 7s/8s wild: none held
+    """Three pairs and a pung-less hand: at ×2 the bot breaks a pair for the sets-and-pair hand
+    (the faster one: more live tiles), at ×8 it keeps the pairs for the all-pungs pattern and
+    lets a single go."""
+    hand, indicator = "57m2257p599s东东南西中", "7s"  # 7s/8s wild: none held
     g, seat = _position(RS, hand, indicator)
     plain = ValueBot(0)(g, seat)
     big = compile_ruleset(_rules(tmp_path, "override fan 大七对 = x8 when pattern 大七对\n"))

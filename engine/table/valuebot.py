@@ -38,7 +38,7 @@ from functools import lru_cache
 
 from engine.core.hands import HandEvaluator, MeldTiles, Reading
 from engine.core.scoring import Scorer
-from engine.core.shanten import Shanten
+from engine.core.shanten import MEMO_LIMIT, Shanten
 from engine.table.game import Action, Game
 
 # ---- play heuristics (not rules: how the bot estimates, tuned against the greedy bot) ----------
@@ -59,6 +59,8 @@ STEP = 4.0  # 子 a step of distance to the nearest pattern costs (keeps the bot
 MAX_JING_COUNT = 64  # largest 精 count searched for a formula's threshold (an evaluation bound)
 CACHE = 4096  # entries kept by each memo (bounds memory)
 DEFEND = 1  # 1: weigh each discard's danger (0: ignore it; for experiments)
+CLAIM_STEP = 1  # 1: claim a pung/chow only when it brings the hand a step nearer (as greedy does)
+LIVE_ZI = 0.3  # 子 per live useful tile (ukeire) of a discard at the nearest distance
 
 
 class _OnePattern:
@@ -86,6 +88,7 @@ class ValueModel:
         self.seats = [str(v) for v in rs.table["seats"].values]
         self.patterns = list(ev.plans)
         self.shanten = {p: Shanten(_OnePattern(ev, p)) for p in self.patterns}
+        self.any_shanten = _DrawShanten(ev)  # the distance to the nearest pattern
         self.value = {p: (self._win_value(p, True), self._win_value(p, False)) for p in self.patterns}
         self.deal_in = self._deal_in()
         self.chance = {}
@@ -216,6 +219,73 @@ class ValueModel:
         return out
 
 
+class _DrawShanten(Shanten):
+    """:class:`Shanten` that also gives the distance after each possible draw, folding the
+    groups a draw leaves alone once (as :meth:`Shanten.of_each_discard` does for discards)."""
+
+    def useful_draws(self, nat: tuple[int, ...], w: int, n_melds: int, kinds: list[int]) -> list[bool]:
+        """For each natural kind in ``kinds``: whether drawing one more of it lowers the shanten
+        of ``nat`` (natural counts) with ``w`` wilds. A draw lowers a plan's distance by at most
+        one, so only the plans at the hand's distance are searched."""
+        now = self._of(nat, w, n_melds)
+        plans = [plan for plan in self.ev.plans.values() if (self._plan(plan, nat, w, n_melds) or 0) <= now
+                 and self._plan(plan, nat, w, n_melds) is not None]
+        n = len(kinds)
+        out = [False] * n
+        afters = []
+        for d in kinds:
+            c = list(nat)
+            c[d] += 1
+            afters.append(tuple(c))
+        for plan in plans:
+            todo = [j for j in range(n) if not out[j]]
+            if plan.rotten_gap:  # a draw changes one group's usable singles
+                gs = self.ev.group_spans
+                usable = [self._rotten_group(plan.rotten_gap, gi, nat[lo:hi]) for gi, (_, lo, hi) in enumerate(gs)]
+                total = sum(usable)
+                for j in todo:
+                    gi = self._group_of[kinds[j]]
+                    _, lo, hi = gs[gi]
+                    u = total - usable[gi] + self._rotten_group(plan.rotten_gap, gi, afters[j][lo:hi])
+                    out[j] = max(self.ev.hand_size - 1 - u - w, -1) < now
+                continue
+            if plan.pairs:  # a draw changes one kind's pairs and singles
+                ps = self.ev.pair_size
+                quads = plan.pattern.quads_as_pairs
+
+                def pairs_of(c: int) -> int:
+                    return c // ps if quads else min(c, ps) // ps
+
+                pairs = sum(pairs_of(c) for c in nat if c)
+                singles = sum(1 for c in nat if c % ps)
+                for j in todo:
+                    c = nat[kinds[j]]
+                    pr = pairs - pairs_of(c) + pairs_of(c + 1)
+                    sg = singles - (1 if c % ps else 0) + (1 if (c + 1) % ps else 0)
+                    from_wilds = min(w, sg) + max(w - sg, 0) // ps
+                    out[j] = max(plan.pairs - pr - 1 - from_wilds, -1) < now
+                continue
+            k = plan.sets - n_melds
+            spans = self.ev._spans(plan)
+            tables = [self._table(k, tid, nat[lo:hi]) if any(nat[lo:hi]) else None for lo, hi, tid, _ in spans]
+            prefix = [None]
+            for t in tables:
+                prefix.append(self._step(k, prefix[-1], t))
+            suffix = [None]
+            for t in reversed(tables):
+                suffix.append(self._step(k, t, suffix[-1]))
+            suffix.reverse()
+            rest_of: dict = {}
+            for j in todo:
+                gi = self._group_of[kinds[j]]
+                if gi not in rest_of:
+                    rest_of[gi] = self._step(k, prefix[gi], suffix[gi + 1])
+                lo, hi, tid, _ = spans[gi]
+                acc = self._step(k, rest_of[gi], self._table(k, tid, afters[j][lo:hi]))
+                out[j] = max(self._best_of(k, plan.pair_needed, acc) - w, -1) < now
+        return out
+
+
 def _minus(tiles: list[int], remove: list[int]) -> list[int]:
     out = list(tiles)
     for t in remove:
@@ -334,6 +404,7 @@ class ValueBot:
                     nearest[i] = a
                 pw, pn = reach(a, draws, ch), reach(b, draws, ch)
                 out[i] += pn * vn + max(pw - pn, 0.0) * vw if vn > vw else pw * vw
+        ctx["nearest"] = nearest
         if STEP:
             for i in range(len(candidates)):
                 out[i] -= STEP * nearest[i]
@@ -374,19 +445,51 @@ class ValueBot:
     def _best_discard(self, ctx: dict, game: Game, concealed: list[int], melds: list[MeldTiles],
                       options: list[Action]) -> tuple[Action, float]:
         tiles = [a.tile for a in options]
+        bonus = [0.0] * len(tiles)  # LIVE_ZI per live useful tile, for the discards at the nearest distance
+        if LIVE_ZI:
+            near = ctx["m"].any_shanten.of_each_discard(concealed, len(melds), game.wild, tiles)
+            low = min(near)
+            at = [i for i, d in enumerate(near) if d == low]
+            for i, n in zip(at, self._ukeire(ctx, game, concealed, len(melds), [tiles[i] for i in at])):
+                bonus[i] = LIVE_ZI * n
         worth = self._worth_each(ctx, game, concealed, melds, tiles)
         counts = Counter(concealed)
         unseen = ctx["unseen"]
         best = None
         danger = self._danger(game, ctx, tiles) if DEFEND else [0.0] * len(tiles)
-        for w, dg, a in zip(worth, danger, options):
-            w -= dg
+        for w, dg, bn, a in zip(worth, danger, bonus, options):
+            w += bn - dg
             tie = _connectivity(game, counts, a.tile, unseen)
             key = (w - TIE * tie, self.rng.random())
             if best is None or key > best[0]:
                 best = (key, a, w)
         _, action, worth_of = best
         return action, worth_of
+
+    def _ukeire(self, ctx: dict, game: Game, concealed: list[int], n_melds: int, tiles: list[int]) -> list[int]:
+        """For each candidate discard, the unseen copies of the kinds whose draw would bring the
+        rest one step nearer its nearest pattern (ukeire: live useful tiles; a 精 always helps)."""
+        sh: _DrawShanten = ctx["m"].any_shanten
+        wild = game.wild
+        counts = game.tiles.counts(concealed)
+        w = 0
+        for k in wild:
+            w += counts[k]
+            counts[k] = 0
+        unseen = ctx["unseen"]
+        kinds = [k for k, left in enumerate(unseen) if left > 0 and k not in wild]
+        wild_left = sum(unseen[k] for k in wild if unseen[k] > 0)
+        out = []
+        for c in tiles:
+            if c in wild:
+                nat, ww = tuple(counts), w - 1
+            else:
+                counts[c] -= 1
+                nat, ww = tuple(counts), w
+                counts[c] += 1
+            useful = sh.useful_draws(nat, ww, n_melds, kinds)
+            out.append(wild_left + sum(unseen[k] for k, u in zip(kinds, useful) if u))
+        return out
 
     def _danger(self, game: Game, ctx: dict, tiles: list[int]) -> list[float]:
         """Expected 子 lost by dealing each tile into another seat's win (a seat with exposed melds
@@ -444,6 +547,7 @@ class ValueBot:
         discarder, tile = game.last_discard
         best = by_kind["pass"][0]
         best_worth = self._worth_each(ctx, game, hand.concealed, hand.melds, [None])[0]
+        now = None  # the nearest distance before the claim, when needed
         for kind in ("kong", "pung", "chow"):
             for a in by_kind.get(kind, []):
                 if kind == "chow":
@@ -460,6 +564,12 @@ class ValueBot:
                         self._kong_points(ctx, game, tile, "exposed")
                 else:
                     kinds = sorted(set(rest))
+                    if CLAIM_STEP:  # only a claim that brings the hand nearer its nearest pattern
+                        sh = ctx["m"].any_shanten
+                        if now is None:
+                            now = sh.of(hand.concealed, len(hand.melds), game.wild)
+                        if min(sh.of_each_discard(rest, len(melds), game.wild, kinds), default=now) >= now:
+                            continue
                     worth = max(self._worth_each(ctx, game, rest, melds, kinds), default=0.0)
                 if worth > best_worth:
                     best, best_worth = a, worth
