@@ -59,6 +59,7 @@ STEP = 4.0  # 子 a step of distance to the nearest pattern costs (keeps the bot
 MAX_JING_COUNT = 64  # largest 精 count searched for a formula's threshold (an evaluation bound)
 CACHE = 4096  # entries kept by each memo (bounds memory)
 DEFEND = 1  # 1: weigh each discard's danger (0: ignore it; for experiments)
+FOLD_REACH = 0.01  # fold (discard the safest tile) when the chance of reaching a win is below this
 CLAIM_STEP = 1  # 1: claim a pung/chow only when it brings the hand a step nearer (as greedy does)
 LIVE_ZI = 0.3  # 子 per live useful tile (ukeire) of a discard at the nearest distance
 
@@ -457,14 +458,23 @@ class ValueBot:
         unseen = ctx["unseen"]
         best = None
         danger = self._danger(game, ctx, tiles) if DEFEND else [0.0] * len(tiles)
+        fold = self._folding(ctx, game, concealed, melds)
         for w, dg, bn, a in zip(worth, danger, bonus, options):
             w += bn - dg
             tie = _connectivity(game, counts, a.tile, unseen)
-            key = (w - TIE * tie, self.rng.random())
+            key = (-dg if fold else 0.0, w - TIE * tie, self.rng.random())
             if best is None or key > best[0]:
                 best = (key, a, w)
         _, action, worth_of = best
         return action, worth_of
+
+    def _folding(self, ctx: dict, game: Game, concealed: list[int], melds: list[MeldTiles]) -> bool:
+        """Whether the seat gives up its hand and discards its safest tiles: when the chance of
+        reaching its nearest pattern with its remaining draws is below FOLD_REACH."""
+        if not FOLD_REACH:
+            return False
+        d = ctx["m"].any_shanten.of(concealed, len(melds), game.wild)
+        return reach(d, ctx["draws"], DRAW_CHANCE_SETS) < FOLD_REACH
 
     def _ukeire(self, ctx: dict, game: Game, concealed: list[int], n_melds: int, tiles: list[int]) -> list[int]:
         """For each candidate discard, the unseen copies of the kinds whose draw would bring the
@@ -542,12 +552,28 @@ class ValueBot:
             how = "added"
         return self._worth_each(ctx, game, rest, melds, [None])[0] + self._kong_points(ctx, game, a.tile, how)
 
+    def _claim_steps(self, ctx: dict, game: Game, hand, rest: list[int], melds: list[MeldTiles],
+                     kinds: list[int]) -> bool:
+        """Whether a claim (leaving ``rest`` and ``melds``, then a discard among ``kinds``) brings
+        some pattern a step nearer and at least as near as the hand's nearest pattern now."""
+        m: ValueModel = ctx["m"]
+        wild = game.wild
+        key = ("now", id(hand))
+        now = ctx.get(key)
+        if now is None:
+            now = ctx[key] = {p: m.shanten[p].of(hand.concealed, len(hand.melds), wild) for p in m.fitting(hand.melds)}
+        nearest = min(now.values(), default=len(hand.concealed))
+        for p in m.fitting(melds):
+            after = min(m.shanten[p].of_each_discard(rest, len(melds), wild, kinds), default=nearest)
+            if after < now.get(p, after + 1) and after <= nearest:
+                return True
+        return False
+
     def _claim(self, ctx: dict, game: Game, seat: str, by_kind: dict[str, list[Action]]) -> Action:
         hand = game.hands[seat]
         discarder, tile = game.last_discard
         best = by_kind["pass"][0]
         best_worth = self._worth_each(ctx, game, hand.concealed, hand.melds, [None])[0]
-        now = None  # the nearest distance before the claim, when needed
         for kind in ("kong", "pung", "chow"):
             for a in by_kind.get(kind, []):
                 if kind == "chow":
@@ -564,12 +590,8 @@ class ValueBot:
                         self._kong_points(ctx, game, tile, "exposed")
                 else:
                     kinds = sorted(set(rest))
-                    if CLAIM_STEP:  # only a claim that brings the hand nearer its nearest pattern
-                        sh = ctx["m"].any_shanten
-                        if now is None:
-                            now = sh.of(hand.concealed, len(hand.melds), game.wild)
-                        if min(sh.of_each_discard(rest, len(melds), game.wild, kinds), default=now) >= now:
-                            continue
+                    if CLAIM_STEP and not self._claim_steps(ctx, game, hand, rest, melds, kinds):
+                        continue
                     worth = max(self._worth_each(ctx, game, rest, melds, kinds), default=0.0)
                 if worth > best_worth:
                     best, best_worth = a, worth
