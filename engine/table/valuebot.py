@@ -24,9 +24,24 @@ Everything it values is read from the compiled ruleset (never a pattern's or a f
   cost is what the ruleset makes a discarder pay.
 
 A discard's worth is ``Σ_patterns [P(d_natural)·V_natural + (P(d_wild) − P(d_natural))⁺·V_wild]``
-plus the 精 terms; ties fall to the least connected, least live tile, then the bot's own random
-generator (so a seed makes it deterministic). Claims and kongs compare the same worth before and
-after (kongs add the ruleset's kong points). It always takes a win.
+plus the 精 terms, minus ``STEP`` per step of distance to the nearest pattern, plus, for the
+discards that leave the hand at its nearest distance, ``LIVE_ZI`` per **live useful tile**
+(ukeire: the unseen copies — not in its hand, any discard or an exposed meld — of each kind
+whose draw brings the rest a step nearer; a 精 always does; :meth:`_DrawShanten.useful_draws`
+folds the per-group tables once per candidate). Ties fall to the least connected, least live
+tile, then the bot's own random generator (so a seed makes it deterministic). A pung or chow is
+claimed only when it brings some pattern a step nearer and at least as near as the nearest one
+(``CLAIM_STEP``), and then only when its worth is higher; kongs compare the same worth before and
+after (adding the ruleset's kong points). When the chance of reaching a win with its remaining
+draws falls below ``FOLD_REACH`` it folds: it discards the tile least likely to complete another
+seat's hand. It always takes a win.
+
+Measured with ``python benchmarks/value_vs_greedy.py -n 20000 --workers 2`` (its default rule
+file and seed; figures in its docstring and docs/game.md): one value bot against three greedy
+gains +0.34 子 per hand, 95 % interval [+0.21, +0.46] (paired by hand; it wins about 26 % of
+the hands where greedy in its seat wins 25 %), at 38–43 hands per CPU second with four value
+bots. Nearly all the gain is the live-tile count and the claim rule (without them it was
+−0.04, [−0.17, +0.09]).
 """
 from __future__ import annotations
 
