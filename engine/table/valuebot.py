@@ -475,9 +475,9 @@ class ValueBot:
         danger = self._danger(game, ctx, tiles) if DEFEND else [0.0] * len(tiles)
         fold = self._folding(ctx, game, concealed, melds)
         for w, dg, bn, a in zip(worth, danger, bonus, options):
-            w += bn - dg
+            w -= dg  # the worth a kong is compared with (the live-tile bonus only ranks discards)
             tie = _connectivity(game, counts, a.tile, unseen)
-            key = (-dg if fold else 0.0, w - TIE * tie, self.rng.random())
+            key = (-dg if fold else 0.0, w + bn - TIE * tie, self.rng.random())
             if best is None or key > best[0]:
                 best = (key, a, w)
         _, action, worth_of = best
