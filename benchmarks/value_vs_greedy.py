@@ -21,10 +21,10 @@ four value bots on one ruleset, measured separately (``--speed N``).
     python benchmarks/value_vs_greedy.py [--rules nanchang] [-n 20000] [--seed 1] [--workers 2]
                                          [--speed 200] [--json]
 
-Measured (nanchang, seed 1, ``-n 20000 --workers 2``): paired Δ +0.336 子 per hand, 95 % interval
-[+0.211, +0.462] (in-game +0.528, [+0.253, +0.802]); four value bots 38–43 hands per CPU second
-(38 with the two workers busy on the same 2 cores), four greedy bots about 200. Before the
-live-tile count and the claim rule the value bot was at −0.036, [−0.166, +0.093].
+Measured (nanchang, seed 1, ``-n 20000 --workers 1``): paired Δ +0.387 子 per hand, 95 % interval
+[+0.262, +0.513] (in-game +0.596, [+0.321, +0.870]); four value bots 41.7 hands per CPU second,
+four greedy bots 188 (both measured while other jobs shared the 2 cores). Before the live-tile
+count and the claim rule the value bot was at −0.036, [−0.166, +0.093].
 """
 from __future__ import annotations
 

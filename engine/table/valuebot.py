@@ -38,8 +38,8 @@ seat's hand. It always takes a win.
 
 Measured with ``python benchmarks/value_vs_greedy.py -n 20000 --workers 2`` (its default rule
 file and seed; figures in its docstring and docs/game.md): one value bot against three greedy
-gains +0.34 子 per hand, 95 % interval [+0.21, +0.46] (paired by hand; it wins about 26 % of
-the hands where greedy in its seat wins 25 %), at 38–43 hands per CPU second with four value
+gains +0.39 子 per hand, 95 % interval [+0.26, +0.51] (paired by hand; it wins about 26 % of
+the hands where greedy in its seat wins 25 %), at about 42 hands per CPU second with four value
 bots. Nearly all the gain is the live-tile count and the claim rule (without them it was
 −0.04, [−0.17, +0.09]).
 """
