@@ -7,6 +7,15 @@ fan that never fired. The hands are ``simulate``'s: matches of 25 hands seeded f
 alone, so the figures do not depend on ``--workers``.
 
     python benchmarks/coverage.py [-n 10000] [--seed 1] [--bots value] [--workers 2] [--json] [RULES …]
+
+Measured (10,000 hands, seed 1, four value bots): every declared pattern and fan fires in
+ganzhou and nanchang-table (大七对 0.26 % in both, 抢杠 0.07 %), and in nanchang
+(大七对 0.14 %: ×2 there against ×4 in nanchang-table) and chongguan (抢杠 0.06 %, 包冲关 1.26 %).
+荒庄 occurs only in chongguan (its 17-stack dead wall): under the dealer-wall files the hand
+ends with a median of 70 of the 83 live tiles still in the wall (the fewest seen: 44 in 400
+hands), since with 精 wilds and 十三烂 some seat is always ready within a few turns; folding
+(the value bot's FOLD_REACH) does not change that, so 荒庄 there stays out of reach of bots
+that always take a win.
 """
 from __future__ import annotations
 

@@ -20,6 +20,11 @@ four value bots on one ruleset, measured separately (``--speed N``).
 
     python benchmarks/value_vs_greedy.py [--rules nanchang] [-n 20000] [--seed 1] [--workers 2]
                                          [--speed 200] [--json]
+
+Measured (nanchang, seed 1, ``-n 20000 --workers 1``): paired Δ +0.387 子 per hand, 95 % interval
+[+0.262, +0.513] (in-game +0.596, [+0.321, +0.870]); four value bots 41.7 hands per CPU second,
+four greedy bots 188 (both measured while other jobs shared the 2 cores). Before the live-tile
+count and the claim rule the value bot was at −0.036, [−0.166, +0.093].
 """
 from __future__ import annotations
 

@@ -41,7 +41,7 @@ NOT_RULES = {
                 12: "legal actions listed in an error's hint"},
     "table/wall.py": {2: "two_rolls: the second throw"},
     "table/bots.py": {2: "bot heuristic: neighbours within two ranks, a copy worth two", 3: "sort-key tuple position"},
-    "table/valuebot.py": {0.3: "value bot heuristics: chances per draw, RACE", 0.2: "value bot heuristics: chance per draw, threat per meld",
+    "table/valuebot.py": {0.3: "value bot heuristics: chances per draw, RACE, 子 per live tile", 0.01: "value bot heuristic: fold below this chance of a win", 0.2: "value bot heuristics: chance per draw, threat per meld",
                           0.7: "value bot heuristic: share of wins on a discard", 0.5: "value bot heuristic: sole-holder chance",
                           0.1: "value bot heuristic: chance a discarded 精 is claimed", 0.03: "value bot heuristic: threat per discard",
                           0.08: "value bot heuristic: chance a tile is a wait", 0.001: "value bot tie-break weight",

@@ -93,9 +93,10 @@ def test_pattern_values_come_from_the_rule_file(tmp_path: Path):
 
 
 def test_raising_a_patterns_multiplier_makes_the_bot_chase_it(tmp_path: Path):
-    """Three pairs and a pung-less hand: at ×2 the bot breaks a pair for the sets-and-pair hand,
-    at ×8 it keeps the pairs for the all-pungs pattern and lets a single go."""
-    hand, indicator = "23m1479p199s东南南中中", "7s"  # 7s/8s wild: none held
+    """Three pairs and a pung-less hand: at ×2 the bot breaks a pair for the sets-and-pair hand
+    (the faster one: more live tiles), at ×8 it keeps the pairs for the all-pungs pattern and
+    lets a single go."""
+    hand, indicator = "57m2257p599s东东南西中", "7s"  # 7s/8s wild: none held
     g, seat = _position(RS, hand, indicator)
     plain = ValueBot(0)(g, seat)
     big = compile_ruleset(_rules(tmp_path, "override fan 大七对 = x8 when pattern 大七对\n"))
@@ -139,3 +140,33 @@ def test_feeding_the_liability_rule_is_read_from_the_ruleset(tmp_path: Path):
     assert ValueModel(Scorer(RS)).liability == 30
     none = compile_ruleset(_rules(tmp_path, "remove jing 包冲关\n"))
     assert ValueModel(Scorer(none)).liability == 0
+
+
+@pytest.mark.parametrize("rules", BUNDLED)
+def test_useful_draws_match_the_reference_shanten(rules):
+    """``useful_draws`` (the live-tile count's kinds) agrees with :class:`ShantenOracle`: a kind
+    is useful exactly when one more of it lowers the hand's shanten."""
+    import random
+
+    from engine.core.shanten import ShantenOracle
+    from engine.table.valuebot import _DrawShanten
+
+    ev = Scorer(compile_ruleset(rules)).hands
+    fast, ref = _DrawShanten(ev), ShantenOracle(ev)
+    rng = random.Random(7)
+    n = len(ev.tiles)
+    pool = [k for k in range(n) for _ in range(4)]
+    for _ in range(40):
+        melds = rng.randint(0, 2)
+        held = rng.sample(pool, 13 - 3 * melds - rng.randint(0, 1))
+        wilds = rng.randint(0, 2)
+        nat = [0] * n
+        for t in held:
+            nat[t] += 1
+        kinds = [k for k in range(n) if nat[k] < 4]
+        now = ref._of(tuple(nat), wilds, melds)
+        got = fast.useful_draws(tuple(nat), wilds, melds, kinds)
+        for k, useful in zip(kinds, got):
+            after = list(nat)
+            after[k] += 1
+            assert useful == (ref._of(tuple(after), wilds, melds) < now), (held, wilds, melds, k)
