@@ -364,6 +364,13 @@ class Game:
         self._offered = (self._version, seat, out, win)
         return list(out)
 
+    def actions_by_kind(self, seat: str) -> dict[str, list[Action]]:
+        """:meth:`legal_actions` grouped by kind, in their order (what a bot chooses from)."""
+        out: dict[str, list[Action]] = {}
+        for a in self.legal_actions(seat):
+            out.setdefault(a.kind, []).append(a)
+        return out
+
     def _concealed_kong_allowed(self, seat: str) -> bool:
         p = self.policies["no_concealed_kong"]
         if p is None or self.discards[seat]:

@@ -438,10 +438,7 @@ class ValueBot:
 
     # ---- choosing ----------------------------------------------------------------------------------------
     def __call__(self, game: Game, seat: str) -> Action:
-        acts = game.legal_actions(seat)
-        by_kind: dict[str, list[Action]] = {}
-        for a in acts:
-            by_kind.setdefault(a.kind, []).append(a)
+        by_kind = game.actions_by_kind(seat)
         if "win" in by_kind:
             return by_kind["win"][0]
         if "draw" in by_kind:
