@@ -48,6 +48,72 @@ class ShantenOracle:
             counts[k] = 0
         return self._of(tuple(counts), w, n_melds)
 
+    def plan_after_each(self, plan: _PatternPlan, nat: tuple[int, ...], w: int, n_melds: int, kinds: list[int],
+                        step: int) -> list[int] | None:
+        """The plan's distance (as :meth:`_plan`) for the natural counts ``nat`` with one more
+        (``step`` 1, a draw) or one fewer (``step`` -1, a discard) of each kind in ``kinds``;
+        None when the plan has no value with ``n_melds`` melds. Each candidate changes one group,
+        so the other groups are folded once (prefix and suffix max-plus steps)."""
+        if (plan.rotten_gap or plan.pairs) and n_melds:
+            return None  # as in ShantenOracle._plan
+        spans = self.ev.group_spans
+
+        def sub_after(d: int, lo: int, hi: int) -> tuple[int, ...]:
+            c = list(nat[lo:hi])
+            c[d - lo] += step
+            return tuple(c)
+
+        if plan.rotten_gap:  # each candidate changes one group's usable singles
+            usable = [self._rotten_group(plan.rotten_gap, gi, nat[lo:hi]) for gi, (_, lo, hi) in enumerate(spans)]
+            total = sum(usable)
+            out = []
+            for d in kinds:
+                gi = self._group_of[d]
+                _, lo, hi = spans[gi]
+                u = total - usable[gi] + self._rotten_group(plan.rotten_gap, gi, sub_after(d, lo, hi))
+                out.append(max(self.ev.hand_size - 1 - u - w, -1))
+            return out
+        if plan.pairs:  # each candidate changes one kind's pairs and singles
+            ps = self.ev.pair_size
+            quads = plan.pattern.quads_as_pairs
+
+            def pairs_of(c: int) -> int:
+                return c // ps if quads else min(c, ps) // ps
+
+            pairs = sum(pairs_of(c) for c in nat if c)
+            singles = sum(1 for c in nat if c % ps)
+            out = []
+            for d in kinds:
+                c = nat[d]
+                pr = pairs - pairs_of(c) + pairs_of(c + step)
+                sg = singles - (1 if c % ps else 0) + (1 if (c + step) % ps else 0)
+                from_wilds = min(w, sg) + max(w - sg, 0) // ps
+                out.append(max(plan.pairs - pr - 1 - from_wilds, -1))
+            return out
+        k = plan.sets - n_melds
+        if k < 0:
+            return None
+        pspans = self.ev._spans(plan)
+        tables = [self._table(k, tid, nat[lo:hi]) if any(nat[lo:hi]) else None for lo, hi, tid, _ in pspans]
+        prefix = [None]  # prefix[i]: groups before i folded; suffix[i]: groups from i on
+        for t in tables:
+            prefix.append(self._step(k, prefix[-1], t))
+        suffix = [None]
+        for t in reversed(tables):
+            suffix.append(self._step(k, t, suffix[-1]))
+        suffix.reverse()
+        rest_of: dict[int, tuple[int, ...] | None] = {}
+        out = []
+        for d in kinds:
+            gi = self._group_of[d]
+            if gi not in rest_of:
+                rest_of[gi] = self._step(k, prefix[gi], suffix[gi + 1])
+            lo, hi, tid, _ = pspans[gi]
+            sub = sub_after(d, lo, hi)
+            acc = self._step(k, rest_of[gi], self._table(k, tid, sub) if any(sub) else None)
+            out.append(max(self._best_of(k, plan.pair_needed, acc) - w, -1))
+        return out
+
     def of_each_discard(self, concealed: list[int], n_melds: int, wild_kinds: frozenset[int],
                         discards: list[int]) -> list[int]:
         """``[self.of(concealed minus d, n_melds, wild_kinds) for d in discards]``, counting the
@@ -280,64 +346,12 @@ class Shanten(ShantenOracle):
                     out[j] = v
         if not todo:
             return out  # type: ignore[return-value]
-        ps = self.ev.pair_size
+        kinds = list(todo)
         for plan in self.ev.plans.values():
-            if (plan.rotten_gap or plan.pairs) and n_melds:
-                continue  # no value for this plan (as in ShantenOracle._plan)
-            if plan.rotten_gap:
-                # each candidate changes one group's usable singles
-                spans = self.ev.group_spans
-                usable = [self._rotten_group(plan.rotten_gap, gi, nat[lo:hi]) for gi, (_, lo, hi) in enumerate(spans)]
-                total = sum(usable)
-                for d in todo:
-                    gi = self._group_of[d]
-                    _, lo, hi = spans[gi]
-                    u = total - usable[gi] + self._rotten_group(plan.rotten_gap, gi, after[d][lo:hi])
-                    v = max(self.ev.hand_size - 1 - u - w, -1)
-                    if best.get(d) is None or v < best[d]:
-                        best[d] = v
+            vals = self.plan_after_each(plan, nat, w, n_melds, kinds, -1)
+            if vals is None:
                 continue
-            if plan.pairs:
-                # each candidate changes one kind's pairs and singles
-                quads = plan.pattern.quads_as_pairs
-
-                def pairs_of(c: int) -> int:
-                    return c // ps if quads else min(c, ps) // ps
-
-                pairs = sum(pairs_of(c) for c in nat if c)
-                singles = sum(1 for c in nat if c % ps)
-                for d in todo:
-                    c = nat[d]
-                    pr = pairs - pairs_of(c) + pairs_of(c - 1)
-                    sg = singles - (1 if c % ps else 0) + (1 if (c - 1) % ps else 0)
-                    from_wilds = min(w, sg) + max(w - sg, 0) // ps
-                    v = max(plan.pairs - pr - 1 - from_wilds, -1)
-                    if best.get(d) is None or v < best[d]:
-                        best[d] = v
-                continue
-            if plan.sets - n_melds < 0:
-                continue
-            k = plan.sets - n_melds
-            spans = self.ev._spans(plan)
-            tables = [self._table(k, tid, nat[lo:hi]) if any(nat[lo:hi]) else None
-                      for lo, hi, tid, _ in spans]
-            # prefix[i]: groups before i folded; suffix[i]: groups from i on
-            prefix = [None]
-            for t in tables:
-                prefix.append(self._step(k, prefix[-1], t))
-            suffix = [None]
-            for t in reversed(tables):
-                suffix.append(self._step(k, t, suffix[-1]))
-            suffix.reverse()
-            rest_of: dict[int, tuple[int, ...] | None] = {}
-            for d in todo:
-                gi = self._group_of[d]
-                if gi not in rest_of:
-                    rest_of[gi] = self._step(k, prefix[gi], suffix[gi + 1])
-                lo, hi, tid, _ = spans[gi]
-                sub = after[d][lo:hi]
-                acc = self._step(k, rest_of[gi], self._table(k, tid, sub) if any(sub) else None)
-                v = max(self._best_of(k, plan.pair_needed, acc) - w, -1)
+            for d, v in zip(kinds, vals):
                 if best.get(d) is None or v < best[d]:
                     best[d] = v
         for d, js in todo.items():

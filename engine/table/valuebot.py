@@ -53,7 +53,7 @@ from functools import lru_cache
 
 from engine.core.hands import HandEvaluator, MeldTiles, Reading
 from engine.core.scoring import Scorer
-from engine.core.shanten import MEMO_LIMIT, Shanten
+from engine.core.shanten import Shanten
 from engine.table.game import Action, Game
 
 # ---- play heuristics (not rules: how the bot estimates, tuned against the greedy bot) ----------
@@ -246,59 +246,12 @@ class _DrawShanten(Shanten):
         now = self._of(nat, w, n_melds)
         plans = [plan for plan in self.ev.plans.values() if (self._plan(plan, nat, w, n_melds) or 0) <= now
                  and self._plan(plan, nat, w, n_melds) is not None]
-        n = len(kinds)
-        out = [False] * n
-        afters = []
-        for d in kinds:
-            c = list(nat)
-            c[d] += 1
-            afters.append(tuple(c))
+        out = [False] * len(kinds)
         for plan in plans:
-            todo = [j for j in range(n) if not out[j]]
-            if plan.rotten_gap:  # a draw changes one group's usable singles
-                gs = self.ev.group_spans
-                usable = [self._rotten_group(plan.rotten_gap, gi, nat[lo:hi]) for gi, (_, lo, hi) in enumerate(gs)]
-                total = sum(usable)
-                for j in todo:
-                    gi = self._group_of[kinds[j]]
-                    _, lo, hi = gs[gi]
-                    u = total - usable[gi] + self._rotten_group(plan.rotten_gap, gi, afters[j][lo:hi])
-                    out[j] = max(self.ev.hand_size - 1 - u - w, -1) < now
-                continue
-            if plan.pairs:  # a draw changes one kind's pairs and singles
-                ps = self.ev.pair_size
-                quads = plan.pattern.quads_as_pairs
-
-                def pairs_of(c: int) -> int:
-                    return c // ps if quads else min(c, ps) // ps
-
-                pairs = sum(pairs_of(c) for c in nat if c)
-                singles = sum(1 for c in nat if c % ps)
-                for j in todo:
-                    c = nat[kinds[j]]
-                    pr = pairs - pairs_of(c) + pairs_of(c + 1)
-                    sg = singles - (1 if c % ps else 0) + (1 if (c + 1) % ps else 0)
-                    from_wilds = min(w, sg) + max(w - sg, 0) // ps
-                    out[j] = max(plan.pairs - pr - 1 - from_wilds, -1) < now
-                continue
-            k = plan.sets - n_melds
-            spans = self.ev._spans(plan)
-            tables = [self._table(k, tid, nat[lo:hi]) if any(nat[lo:hi]) else None for lo, hi, tid, _ in spans]
-            prefix = [None]
-            for t in tables:
-                prefix.append(self._step(k, prefix[-1], t))
-            suffix = [None]
-            for t in reversed(tables):
-                suffix.append(self._step(k, t, suffix[-1]))
-            suffix.reverse()
-            rest_of: dict = {}
-            for j in todo:
-                gi = self._group_of[kinds[j]]
-                if gi not in rest_of:
-                    rest_of[gi] = self._step(k, prefix[gi], suffix[gi + 1])
-                lo, hi, tid, _ = spans[gi]
-                acc = self._step(k, rest_of[gi], self._table(k, tid, afters[j][lo:hi]))
-                out[j] = max(self._best_of(k, plan.pair_needed, acc) - w, -1) < now
+            todo = [j for j in range(len(kinds)) if not out[j]]
+            vals = self.plan_after_each(plan, nat, w, n_melds, [kinds[j] for j in todo], 1)
+            for j, v in zip(todo, vals or ()):
+                out[j] = v < now
         return out
 
 
