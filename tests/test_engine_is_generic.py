@@ -93,7 +93,9 @@ NOT_RULES = {
                        32: "hex digits of the cache file name", 2: "a table value holds two fields (a, b)",
                        3: "bit positions of a packed count (bit tricks)",
                        64: "lru_cache size; MAX_CACHE_FILES, a bound on the disk cache",
-                       4096: "MAX_FIT_MEMO: a bound on a memo"},
+                       4096: "MAX_FIT_MEMO: a bound on a memo",
+                       21: "DENSE_MAX: 2**21 entries, a bound on a dense table's size",
+                       4: "DENSE_BITS: bits per field of a dense table's byte"},
 }
 
 # Generated files whose numbers are not written by hand. Each is checked elsewhere to be exactly

@@ -212,16 +212,30 @@ def _every_key(n: int, most: int):
     return keys
 
 
-def test_a_lazy_table_answers_as_the_built_table(tmp_path, monkeypatch):
+@pytest.mark.parametrize("form", ["dense", "sparse"])
+def test_a_lazy_table_answers_as_the_built_table(tmp_path, monkeypatch, form):
+    """Read from a dense file (every count vector) or, for a table too big for one, from the
+    sparse file's sorted arrays: the same answers as the built table, and from a fresh process's
+    cache too."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.delenv("MJRULES_NO_CACHE", raising=False)
     monkeypatch.setattr(tables, "_LAZY", {})
     monkeypatch.setattr(tables, "_LOADED", {})
+    if form == "sparse":
+        monkeypatch.setattr(tables, "DENSE_MAX", 0)
     built = tables.build_table(*SPEC)
     tables.load_table(SPEC)  # writes the cache file
     monkeypatch.setattr(tables, "_LOADED", {})
     lazy = tables.load_table_lazy(SPEC)
-    assert len(lazy) == 0 and len(lazy._keys) == len(built)  # read from the file, nothing moved yet
+    if form == "dense":
+        assert lazy._dense is not None and len(lazy._dense) == 5 ** SPEC[0]
+        monkeypatch.setattr(tables, "_LAZY", {})
+        monkeypatch.setattr(tables, "_LOADED", {})
+        lazy = tables.load_table_lazy(SPEC)  # now from the dense file
+        assert lazy._dense is not None
+    else:
+        assert lazy._dense is None and len(lazy._keys) == len(built)
+    assert len(lazy) == 0  # nothing moved into the dict yet
     missing = tables.NONE | tables.NONE << tables.VALUE_BITS
     for key in _every_key(SPEC[0], 4):
         assert lazy[key] == built.get(key, missing)
@@ -240,6 +254,7 @@ def test_a_well_hashed_but_malformed_cache_file_gives_no_error(tmp_path, monkeyp
     monkeypatch.delenv("MJRULES_NO_CACHE", raising=False)
     monkeypatch.setattr(tables, "_LAZY", {})
     monkeypatch.setattr(tables, "_LOADED", {})
+    monkeypatch.setattr(tables, "DENSE_MAX", 0)  # the sorted-array form
     built = tables.build_table(*SPEC)
     tables.load_table(SPEC)
     [path] = (tmp_path / "mjrules").iterdir()
@@ -262,3 +277,41 @@ def test_a_well_hashed_but_malformed_cache_file_gives_no_error(tmp_path, monkeyp
     assert all(lazy[key] in (built.get(key), missing) for key in _every_key(SPEC[0], 4))
     if damage == "big value":
         assert lazy[keys[0]] == missing
+
+
+@pytest.mark.parametrize("damage", ["big value", "short", "bad hash"])
+def test_a_damaged_dense_file_gives_no_error(tmp_path, monkeypatch, damage):
+    """A dense cache file of the wrong size or hash is rebuilt; a well-hashed one with a value
+    out of range answers "cannot complete" there, never raises."""
+    import hashlib
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.delenv("MJRULES_NO_CACHE", raising=False)
+    monkeypatch.setattr(tables, "_LAZY", {})
+    monkeypatch.setattr(tables, "_LOADED", {})
+    built = tables.build_table(*SPEC)
+    tables.load_table_lazy(SPEC)  # writes the sparse and the dense file
+    path = tmp_path / "mjrules" / f"table-{tables.spec_hash(('dense', SPEC))}.bin"
+    data = bytearray(path.read_bytes())
+    body = data[tables._HEADER.size:]
+    first = tables.dense_index(next(iter(built)), SPEC[0], 5)
+    if damage == "big value":
+        body[first] = 0xFF  # both halves "cannot"
+        data = tables._HEADER.pack(tables.MAGIC, tables.CACHE_VERSION, 5 ** SPEC[0],
+                                   hashlib.sha256(body).digest()) + body
+    elif damage == "short":
+        data = data[:-2]
+    else:
+        data[-1] ^= 1
+    path.write_bytes(bytes(data))
+    monkeypatch.setattr(tables, "_LAZY", {})
+    monkeypatch.setattr(tables, "_LOADED", {})
+    lazy = tables.load_table_lazy(SPEC)
+    missing = tables.NONE | tables.NONE << tables.VALUE_BITS
+    for key in _every_key(SPEC[0], 4):
+        if damage == "big value" and key == next(iter(built)):
+            assert lazy[key] == missing
+        else:
+            assert lazy[key] == built.get(key, missing)
+    if damage != "big value":  # rebuilt and written again
+        assert tables._decode_dense(path.read_bytes(), 5 ** SPEC[0]) is not None

@@ -18,13 +18,12 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
-from typing import NamedTuple
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 from engine.errors import IllegalAction
 from engine.lang.ruleset import Meld, Pattern, Ruleset
-from engine.core.tables import TableChecker
+from engine.core.tables import Reading, TableChecker
 from engine.core.tiles import TileSet
 
 INF = 10**6
@@ -44,15 +43,6 @@ class MeldTiles:
     added: bool = False
     from_seat: str | None = None
     claimed: int | None = None
-
-
-class Reading(NamedTuple):
-    """One way to read a winning hand: the pattern and the facts the score depends on
-    (a named tuple: cheap to make, immutable)."""
-
-    pattern: str
-    wilds: int
-    jing_wait: bool
 
 
 @dataclass

@@ -38,6 +38,17 @@ import sys
 import tempfile
 from array import array
 from pathlib import Path
+from typing import NamedTuple
+
+
+class Reading(NamedTuple):
+    """One way to read a winning hand: the pattern and the facts the score depends on
+    (a named tuple: cheap to make, immutable). ``wilds``: 精 standing as wilds; ``jing_wait``:
+    the 精钓 reading (RULES.md §1)."""
+
+    pattern: str
+    wilds: int
+    jing_wait: bool
 
 FIELD_BITS = 5  # bits per kind in a packed count vector: counts up to 15, plus a carry bit
 FIELD_MASK = (1 << (FIELD_BITS - 1)) - 1  # the count part of a field (≤ 15)
@@ -198,27 +209,102 @@ def _decode_arrays(data: bytes, max_key: int, value_bits: int):
 
 
 class LazyTable(dict):
-    """A full table read lazily: the cache file's sorted key and value arrays, an entry moved
-    into the dict on its first lookup (bisect). ``table[key]`` gives the value, or
-    ``NONE | NONE << VALUE_BITS`` for a key with no entry; never raises KeyError. Loading
-    costs a file read and a hash instead of building ~10⁵ dict entries (issue 8). An entry is
-    checked when it is looked up: a value out of range reads as "cannot complete"."""
+    """A full table read lazily, an entry moved into the dict on its first lookup, from either
+    the cache file's sorted key and value arrays (bisect) or a dense array over every count
+    vector (:func:`dense_index`). ``table[key]`` gives the value, or ``NONE | NONE <<
+    VALUE_BITS`` for a key with no entry; never raises KeyError. Loading costs a file read and
+    a hash instead of building ~10⁵ dict entries (issue 8). An entry is checked when it is
+    looked up: a value out of range reads as "cannot complete"."""
 
-    __slots__ = ("_keys", "_values")
+    __slots__ = ("_keys", "_values", "_dense", "_maps", "_max")
 
-    def __init__(self, keys=None, values=None, full: dict[int, int] | None = None):
+    def __init__(self, keys=None, values=None, full: dict[int, int] | None = None, dense=None,
+                 n: int = 0, base: int = 0):
         super().__init__(full or ())
         self._keys = keys if keys is not None else array("Q")
         self._values = values if values is not None else array("I")
+        self._dense = dense
+        self._maps = _chunk_maps(n, base) if dense is not None else ()
+        self._max = (1 << (FIELD_BITS * n)) - 1
 
     def __missing__(self, key: int) -> int:
-        keys = self._keys
-        i = bisect.bisect_left(keys, key) if 0 <= key < 1 << 64 else len(keys)
-        v = self._values[i] if i < len(keys) and keys[i] == key else NONE | NONE << VALUE_BITS
-        if v >> (VALUE_BITS + VALUE_BITS):
-            v = NONE | NONE << VALUE_BITS  # out of range: a damaged file
+        dense = self._dense
+        if dense is not None:
+            v = NONE | NONE << VALUE_BITS
+            if 0 <= key <= self._max:
+                i, k = 0, key
+                for m in self._maps:
+                    i += m[k & _CHUNK_MASK]
+                    k >>= _CHUNK_BITS
+                if i < len(dense):
+                    v = _UNPACK[dense[i]]
+        else:
+            keys = self._keys
+            i = bisect.bisect_left(keys, key) if 0 <= key < 1 << 64 else len(keys)
+            v = self._values[i] if i < len(keys) and keys[i] == key else NONE | NONE << VALUE_BITS
+            if v >> (VALUE_BITS + VALUE_BITS):
+                v = NONE | NONE << VALUE_BITS  # out of range: a damaged file
         self[key] = v
         return v
+
+
+DENSE_MAX = 1 << 21  # most entries of a dense table (a 9-rank suit of four copies has 5**9)
+_CHUNK = 3  # kinds per step of the dense index (a list over 2**15 packed values)
+_CHUNK_BITS = FIELD_BITS * _CHUNK
+_CHUNK_MASK = (1 << _CHUNK_BITS) - 1
+
+
+def dense_base(copies: tuple[int, ...]) -> int | None:
+    """The digit base of a dense table over count vectors with these copies (every count
+    0..max copies), or None when the table would pass :data:`DENSE_MAX` entries."""
+    base = max(copies, default=0) + 1
+    return base if base ** len(copies) <= DENSE_MAX else None
+
+
+@functools.lru_cache(maxsize=64)
+def _chunk_maps(n: int, base: int) -> tuple[list[int], ...]:
+    """For a group of ``n`` kinds: per chunk of :data:`_CHUNK` kinds, a list from the chunk's
+    packed counts to its share of the dense index (counts as base-``base`` digits). A count
+    of ``base`` or more maps past the end of the dense table."""
+    size = base ** n
+    maps = []
+    for c0 in range(0, n, _CHUNK):
+        width = min(_CHUNK, n - c0)
+        m = [size] * (1 << (FIELD_BITS * width))
+        cells = [(0, 0)]
+        for i in range(width):
+            cells = [(p + (d << (FIELD_BITS * i)), x + d * base ** (c0 + i)) for p, x in cells for d in range(base)]
+        for p, x in cells:
+            m[p] = x
+        maps.append(m)
+    return tuple(maps)
+
+
+def dense_index(key: int, n: int, base: int) -> int:
+    """The dense table index of the packed count vector ``key`` of ``n`` kinds."""
+    i = 0
+    for m in _chunk_maps(n, base):
+        i += m[key & _CHUNK_MASK]
+        key >>= _CHUNK_BITS
+    return i
+
+
+def build_dense(table: dict[int, int], n: int, base: int) -> bytearray:
+    """The dense form of a full table: one byte per count vector, ``a | b << DENSE_BITS`` with
+    all ones for "cannot" (a group that is not empty never needs more than 13 wilds: the tables stop at
+    ``limit`` ≤ 14 tiles); :data:`_UNPACK` turns a byte back into a table value."""
+    dense = bytearray([_DENSE_NONE | _DENSE_NONE << DENSE_BITS]) * base ** n
+    for key, v in table.items():
+        a, b = v & NONE, v >> VALUE_BITS
+        dense[dense_index(key, n, base)] = min(a, _DENSE_NONE) | min(b, _DENSE_NONE) << DENSE_BITS
+    return dense
+
+
+DENSE_BITS = 4  # bits per field (a, b) of a dense table's byte
+_DENSE_NONE = (1 << DENSE_BITS) - 1
+_UNPACK = [(NONE if x & _DENSE_NONE == _DENSE_NONE else x & _DENSE_NONE)
+           | (NONE if x >> DENSE_BITS == _DENSE_NONE else x >> DENSE_BITS) << VALUE_BITS
+           for x in range(1 << (DENSE_BITS + DENSE_BITS))]
 
 
 _LAZY: dict[tuple, LazyTable] = {}
@@ -233,10 +319,15 @@ def load_table_lazy(spec: tuple) -> LazyTable:
     full = _LOADED.get(name)
     got = None
     d = cache_dir()
-    if full is None and d is not None:
+    n, base = spec[0], dense_base(spec[4])
+    if full is None and d is not None and base is not None:
+        dense = _load_or_build_dense(d, spec, n, base)
+        if dense is not None:
+            got = LazyTable(dense=dense, n=n, base=base)
+    elif full is None and d is not None:
         try:
             arrays = _decode_arrays((d / f"table-{spec_hash(name)}.bin").read_bytes(),
-                                    (1 << (FIELD_BITS * spec[0])) - 1, 2 * VALUE_BITS)
+                                    (1 << (FIELD_BITS * n)) - 1, 2 * VALUE_BITS)
         except OSError:
             arrays = None
         if arrays is not None:
@@ -245,6 +336,37 @@ def load_table_lazy(spec: tuple) -> LazyTable:
         got = LazyTable(full=load_table(spec))
     _LAZY[spec] = got
     return got
+
+
+def _load_or_build_dense(d: Path, spec: tuple, n: int, base: int) -> bytes | bytearray | None:
+    """The dense form of ``spec``'s full table from the cache file, else built from the full
+    table and written (None when it cannot be written: the caller uses the dict)."""
+    path = d / f"table-{spec_hash(('dense', spec))}.bin"
+    size = base ** n
+    try:
+        data = path.read_bytes()
+    except OSError:
+        data = b""
+    dense = _decode_dense(data, size)
+    if dense is None:
+        dense = build_dense(load_table(spec), n, base)
+        if not _write_atomic(d, path, _HEADER.pack(MAGIC, CACHE_VERSION, size, hashlib.sha256(dense).digest()) + dense):
+            return None
+    return dense
+
+
+def _decode_dense(data: bytes, size: int) -> memoryview | None:
+    """The dense table in ``data`` (a view, not a copy) when it is an intact file of ``size``
+    entries, else None. A byte is any value: :data:`_UNPACK` reads every one."""
+    if len(data) < _HEADER.size:
+        return None
+    magic, version, count, digest = _HEADER.unpack_from(data)
+    body = memoryview(data)[_HEADER.size:]
+    if magic != MAGIC or version != CACHE_VERSION or count != size or len(body) != size:
+        return None
+    if hashlib.sha256(body).digest() != digest:
+        return None
+    return body
 
 
 _ZERO: dict[tuple, tuple] = {}  # wild-free tables already in this process, by what they depend on
@@ -287,20 +409,26 @@ def _load_or_build(name, build, n_kinds: int, value_bits: int) -> dict[int, int]
             return got
     table = build()
     if path is not None:
-        try:
-            d.mkdir(parents=True, exist_ok=True)
-            _trim(d)
-            fd, tmp = tempfile.mkstemp(dir=d, prefix=".table-", suffix=".tmp")
-            try:
-                with os.fdopen(fd, "wb") as f:
-                    f.write(_encode(table))
-                os.replace(tmp, path)
-            except BaseException:
-                os.unlink(tmp)
-                raise
-        except OSError:
-            pass
+        _write_atomic(d, path, _encode(table))
     return table
+
+
+def _write_atomic(d: Path, path: Path, data: bytes) -> bool:
+    """Write a cache file (temp file + rename, the directory kept bounded); False on an OS error."""
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+        _trim(d)
+        fd, tmp = tempfile.mkstemp(dir=d, prefix=".table-", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+            os.replace(tmp, path)
+        except BaseException:
+            os.unlink(tmp)
+            raise
+    except OSError:
+        return False
+    return True
 
 
 def _trim(d: Path) -> None:
@@ -315,11 +443,29 @@ def _trim(d: Path) -> None:
 
 
 # ---- the table-driven checker --------------------------------------------------------------
+class _ZeroGroups:
+    """The wild-free tables of each group, read (or built) on the first wild-free check: a
+    process that only meets hands holding 精 or melds never loads them."""
+
+    __slots__ = ("specs", "loaded")
+
+    def __init__(self, specs: list[tuple]):
+        self.specs = specs  # (shift, mask, table name, kinds, build)
+        self.loaded: list[tuple] | None = None  # (shift, mask, the table's get)
+
+    def load(self) -> list[tuple]:
+        if self.loaded is None:
+            self.loaded = [(shift, mask, cached_table(name, build, n, ZERO_VALUE_BITS).get)
+                           for shift, mask, name, n, build in self.specs]
+        return self.loaded
+
+
 class _Plan:
     """A pattern compiled for the table check."""
 
     __slots__ = ("name", "plan", "kind", "groups", "want", "pair", "natural", "min_honours",
-                 "honours_natural", "quads", "needs_splits", "set_size", "sets", "pairs", "specs", "free")
+                 "honours_natural", "quads", "needs_splits", "set_size", "sets", "pairs", "specs", "free", "mode",
+                 "paired")
 
 
 class TableChecker:
@@ -386,7 +532,14 @@ class TableChecker:
             # counted honours, no group limits): more wilds never hurt
             cp.free = not (cp.needs_splits or p.one_of or p.only or (
                 cp.kind == "sets" and any(g[3] for g in cp.groups)))
+            # how readings() finds the fewest wilds: per-group profiles (plain sets), the pairs
+            # count (two-tile pairs), or a check per split of the held 精
+            plain = not (cp.min_honours or p.one_of or p.only)
+            cp.mode = ("profiled" if plain and cp.kind == "sets" else
+                       "pairs" if plain and cp.kind == "pairs" and self.ps == self.two else "splits")
+            cp.paired = bool(cp.pair or cp.pairs)  # a pattern with a pair (or pairs) can be 精钓
             self.plans.append(cp)
+        self._wild_order: dict = {}  # 精 kinds → sorted
         self._build_zero()
         self._build_zero_tuple()
 
@@ -430,9 +583,8 @@ class TableChecker:
             name = ("zero", self.ps, ev.set_size, self.hand_size, g.is_suit, n, copies, ranks, big, fb, hshift,
                     [(cp.kind, cp.sets, cp.pair, cp.pairs, cp.quads, cp.plan.rotten_gap, cp.honours_natural,
                       cp.specs[gi] if cp.specs else None) for cp in self.plans])
-            zg = cached_table(json.dumps(name), lambda: self._zero_group(gi, g, lo, n, copies, big, fb, hshift),
-                              n, ZERO_VALUE_BITS)
-            groups.append((FIELD_BITS * lo, (1 << (FIELD_BITS * n)) - 1, zg.get))
+            groups.append((FIELD_BITS * lo, (1 << (FIELD_BITS * n)) - 1, json.dumps(name), n,
+                           functools.partial(self._zero_group, gi, g, lo, n, copies, big, fb, hshift)))
         checks: dict[int, list] = {}
         for i, cp in enumerate(self.plans):
             if cp.kind == "sets":
@@ -442,7 +594,7 @@ class TableChecker:
             else:
                 total, want = self.hand_size, 0
             checks.setdefault(total, []).append((fb * i, want, cp.min_honours))
-        return groups, checks, fmask, hshift, allbig
+        return _ZeroGroups(groups), checks, fmask, hshift, allbig
 
     def _build_zero_tuple(self) -> None:
         if self.zero is not None:
@@ -587,9 +739,11 @@ class TableChecker:
             return None
         return key
 
-    def _held_jing(self, key: int, wild_kinds, locked: int | None) -> tuple[list, dict]:
+    def _held_jing(self, key: int, wild_kinds, locked: int | None) -> tuple[list, dict, list]:
         """What the held 精 allow, memoised by the 精 counts: (split deltas: (wilds, key to
-        subtract) fewest wilds first; group index → ((field bit in the group, count), …))."""
+        subtract) fewest wilds first; group index → ((field bit in the group, count), …); per
+        split, what the 精 left natural add to a pairs check: (odd counts, odd honour counts,
+        whether a count ≥ 3 is left), and a slot for :meth:`_pairs_answers`)."""
         mask = self._jing_masks.get(wild_kinds)
         if mask is None:
             if len(self._jing_masks) >= MAX_FIT_MEMO:
@@ -598,19 +752,22 @@ class TableChecker:
         mkey = (key & mask, locked, wild_kinds)
         got = self._split_memo.get(mkey)
         if got is None:
-            deltas = [(0, 0)]
+            rows = [(0, 0, 0, 0, False)]  # (wilds, delta, odd natural 精, of them honours, a count ≥ 3)
             groups: dict[int, tuple] = {}
+            honours = self.ev.honour_kinds
             for k in sorted(wild_kinds):
                 c = ((key >> (FIELD_BITS * k)) & FIELD_MASK) - (1 if k == locked else 0)
                 if c > 0:
                     o = self.one[k]
-                    deltas = [(u + x, d + x * o) for u, d in deltas for x in range(c + 1)]
+                    h = k in honours
+                    rows = [(u + x, d + x * o, p + (c - x) % 2, q + (c - x) % 2 * h, b or c - x > 2)
+                            for u, d, p, q, b in rows for x in range(c + 1)]
                     gi, go = self._kind_group[k]
                     groups[gi] = groups.get(gi, ()) + ((go, c),)
-            deltas.sort(key=_first)
+            rows.sort(key=_first)
             if len(self._split_memo) >= MAX_FIT_MEMO:
                 self._split_memo.clear()
-            got = self._split_memo[mkey] = (deltas, groups)
+            got = self._split_memo[mkey] = ([r[:2] for r in rows], groups, [[r[2:] for r in rows], None])
         return got
 
     def _splits(self, key: int, wild_kinds, locked: int | None) -> list[tuple[int, int]]:
@@ -636,7 +793,7 @@ class TableChecker:
                 if not want:
                     return False
                 total = 0
-                for shift, mask, get in groups:
+                for shift, mask, get in groups.loaded or groups.load():
                     total += get((key >> shift) & mask, allbig)
                 for sh, need, hmin in want:
                     if (total >> sh) & fmask == need and (not hmin or total >> hshift >= hmin):
@@ -775,58 +932,75 @@ class TableChecker:
         return got
 
     def _sets_fewest_profiled(self, cp: _Plan, key: int, jing: dict[int, tuple], total: int, n_melds: int,
-                              pair_removed: bool) -> int | None:
+                              pair_removed: bool, top: int) -> int | None:
         """:meth:`_fewest` of a ``sets`` pattern (no natural-honour counts, no group limits):
         groups without 精 looked up once, each group holding 精 by its :meth:`_profile`; the
-        fewest ``u`` with ``base + A[u] + min(pair, delta) ≤ u`` or ``base + B[u] ≤ u``."""
+        fewest ``u`` with ``base + A[u] + min(pair, delta) ≤ u`` or ``base + B[u] ≤ u``.
+        ``top``: the 精 held (the most wilds any split gives); past it, no split fits."""
         pair = cp.pair and not pair_removed
         k = cp.sets - n_melds
         if k < 0 or total != cp.set_size * k + (self.ps if pair else 0):
             return None
         base, delta = 0, NONE
+        bound = top + (NONE if pair else 0)  # a group that must hold the pair adds NONE to base
         A = B = None
-        for gi, (shift, mask, table, natural) in enumerate(cp.groups):
+        gi = -1
+        for shift, mask, table, natural in cp.groups:
+            gi += 1
             sub = (key >> shift) & mask
-            held = jing.get(gi)
-            if held is None:
-                if sub:
-                    v = table[sub]
-                    a, b = v & NONE, v >> VALUE_BITS
-                    if natural:
-                        a = 0 if a == 0 else NONE
-                        b = 0 if b == 0 else NONE
-                    if a == NONE and (not pair or b == NONE):
-                        return None
-                    base += a
-                    if b - a < delta:
-                        delta = b - a
-                continue
-            pa, pb = self._profile(table, natural, sub, held)
-            if A is None:
-                A, B = pa, pb
-            else:  # two groups hold 精: fold (min-plus over how the wilds divide)
-                n = len(A) + len(pa) - 1
+            if gi in jing:
+                pa, pb = self._profile(table, natural, sub, jing[gi])
+                if A is None:
+                    A, B = pa, pb
+                    continue
+                n = len(A) + len(pa) - 1  # two groups hold 精: fold (min-plus over how the wilds divide)
                 A2, B2 = [NONE + NONE] * n, [NONE + NONE] * n
                 for i, (x, y) in enumerate(zip(A, B)):
                     for j, (p, q) in enumerate(zip(pa, pb)):
                         if x + p < A2[i + j]:
                             A2[i + j] = x + p
-                        if min(y + p, x + q) < B2[i + j]:
-                            B2[i + j] = min(y + p, x + q)
+                        r = y + p if y + p < x + q else x + q
+                        if r < B2[i + j]:
+                            B2[i + j] = r
                 A, B = A2, B2
+            elif sub:
+                v = table[sub]
+                a, b = v & NONE, v >> VALUE_BITS
+                if natural:
+                    a = 0 if a == 0 else NONE
+                    b = 0 if b == 0 else NONE
+                if a == NONE and (not pair or b == NONE):
+                    return None
+                base += a
+                if base > bound:
+                    return None  # more wilds than the 精 held, whatever the rest
+                if b - a < delta:
+                    delta = b - a
+        ps = self.ps
+        extra = ps if delta > ps else delta
         if A is None:
-            need = base + min(self.ps, delta) if pair else base
+            need = base + extra if pair else base
             return 0 if need <= 0 else None
-        extra = min(self.ps, delta)
-        for u in range(len(A)):
-            need = min(base + A[u] + extra, base + B[u]) if pair else base + A[u]
-            if need <= u:
-                return u
+        u = 0
+        if pair:
+            for x, y in zip(A, B):
+                need = base + x + extra
+                if base + y < need:
+                    need = base + y
+                if need <= u:
+                    return u
+                u += 1
+        else:
+            for x in A:
+                if base + x <= u:
+                    return u
+                u += 1
         return None
 
     def _fewest(self, cp: _Plan, key: int, deltas, total: int, n_melds: int, pair_removed: bool) -> int | None:
         """Fewest wilds with which ``key`` less one of the split ``deltas`` (:meth:`_held_jing`)
-        fits a pattern that is not a plain ``sets`` one (those take :meth:`_sets_fewest_profiled`)."""
+        fits a pattern that is neither a plain ``sets`` one (:meth:`_sets_fewest_profiled`) nor
+        a plain pairs one (:meth:`_pairs_fewest`)."""
         if cp.kind == "rotten" and (key - deltas[-1][1]) & self.high:
             return None  # a count ≥ 2 even with every 精 wild
         if not cp.needs_splits:
@@ -839,10 +1013,47 @@ class TableChecker:
                 return u
         return None
 
+    def _pairs_fewest(self, cp: _Plan, nat: int, deltas, odd: list, total: int, pair_removed: bool) -> int | None:
+        """:meth:`_fewest` of a pairs pattern of two-tile pairs with no group or honour-count
+        rule, without a check per split: ``nat`` is the hand with every 精 taken out; a split
+        needs one wild per odd count — the natural tiles' and its natural 精's — and fails on a
+        count ≥ 3 (unless quads count as two pairs) or an odd honour (``honours natural``)."""
+        if total != self.two * (cp.pairs - (1 if pair_removed else 0)):
+            return None
+        low = self.low
+        quads = cp.quads
+        if not quads and ((nat >> 1) & nat & low | (nat >> 2) & low | (nat >> 3) & low):
+            return None
+        singles = nat & low
+        hn = cp.honours_natural
+        if hn and singles & self.honour_low:
+            return None
+        singles = singles.bit_count()
+        answers = odd[1]
+        if answers is None:  # first needed for these 精 counts
+            answers = odd[1] = self._pairs_answers(deltas, odd[0])
+        ans = answers[quads, hn]
+        return ans[singles] if singles < len(ans) else None
+
+    def _pairs_answers(self, deltas, odd: list) -> dict:
+        """For :meth:`_pairs_fewest`: per (quads allowed, honours natural), the fewest wilds by
+        the natural tiles' odd counts (a list; past its end, none). Kept in the split memo."""
+        out = {}
+        for quads in (False, True):
+            for hn in (False, True):
+                ans = []
+                for s in range(deltas[-1][0] + 1):
+                    best = None
+                    for (u, _), (p, q, big) in zip(deltas, odd):
+                        if s + p <= u and (quads or not big) and not (hn and q):
+                            best = u
+                            break
+                    ans.append(best)
+                out[quads, hn] = ans
+        return out
+
     def readings(self, concealed, melds, wild_kinds, win_tile, win_tile_natural=False):
         """As :meth:`HandEvaluator.readings`."""
-        from engine.core.hands import Reading
-
         if not self._full:
             self._load_full()
         key = self.pack(concealed)
@@ -850,44 +1061,68 @@ class TableChecker:
             return self.ev._readings_recursive(concealed, melds, wild_kinds, win_tile, win_tile_natural)
         total = len(concealed)
         n_melds = len(melds)
-        deltas, jing = self._held_jing(key, wild_kinds, win_tile if win_tile_natural else None)
+        deltas, jing, odd = self._held_jing(key, wild_kinds, win_tile if win_tile_natural else None)
+        top, every = deltas[-1]
+        nat = key - every  # every held 精 taken out
         variants = None  # 精钓: (1 if the 精 stands as a wild, key less it and the winning tile, its 精)
         out = []
         for cp in self._fitting(melds) if melds else self.plans:
-            profiled = cp.kind == "sets" and not (cp.min_honours or cp.plan.pattern.one_of or cp.plan.pattern.only)
-            if profiled:
-                w = self._sets_fewest_profiled(cp, key, jing, total, n_melds, False)
+            mode = cp.mode
+            if mode == "profiled":
+                w = self._sets_fewest_profiled(cp, key, jing, total, n_melds, False, top)
+            elif mode == "pairs":
+                w = self._pairs_fewest(cp, nat, deltas, odd, total, False)
+            elif cp.kind == "rotten" and nat & self.high:
+                continue  # a count ≥ 2 even with every 精 wild (and no pair: no 精钓)
             else:
                 w = self._fewest(cp, key, deltas, total, n_melds, False)
             if w is not None:
-                out.append(Reading(cp.name, w, False))
-            if not (cp.pair or cp.pairs):
-                continue
-            if w is None and cp.free:
+                out.append(_new_reading(Reading, (cp.name, w, False)))
+            if not cp.paired or (w is None and cp.free):
                 continue  # no reading with the 精 free to stand anywhere: none with one beside the winning tile
             if variants is None:
                 variants = []
                 rest = key - self.one[win_tile]
-                for j in sorted(wild_kinds):
+                for j in self._sorted_wild(wild_kinds):
                     if (rest >> (FIELD_BITS * j)) & FIELD_MASK:
                         k2 = rest - self.one[j]
                         variants.append((0 if j == win_tile else 1, k2, self._held_jing(k2, wild_kinds, None)))
             best = None
-            for as_wild, k2, (d2, j2) in variants:  # less the winning tile and the 精
-                if profiled:
-                    jw = self._sets_fewest_profiled(cp, k2, j2, total - 1 - 1, n_melds, True)
+            for as_wild, k2, (d2, j2, o2) in variants:  # less the winning tile and the 精
+                if mode == "profiled":
+                    jw = self._sets_fewest_profiled(cp, k2, j2, total - 2, n_melds, True, d2[-1][0])
+                elif mode == "pairs":
+                    jw = self._pairs_fewest(cp, k2 - d2[-1][1], d2, o2, total - 2, True)
                 else:
-                    jw = self._fewest(cp, k2, d2, total - 1 - 1, n_melds, True)
+                    jw = self._fewest(cp, k2, d2, total - 2, n_melds, True)
                 if jw is not None and (best is None or jw + as_wild < best):
                     best = jw + as_wild
             if best is not None:
-                out.append(Reading(cp.name, best, True))
+                out.append(_new_reading(Reading, (cp.name, best, True)))
         return out
+
+    def _sorted_wild(self, wild_kinds) -> list[int]:
+        got = self._wild_order.get(wild_kinds)
+        if got is None:
+            if len(self._wild_order) >= MAX_FIT_MEMO:
+                self._wild_order.clear()
+            got = self._wild_order[wild_kinds] = sorted(wild_kinds)
+        return got
+
+
+_new_reading = tuple.__new__  # Reading(*fields) without the named tuple's keyword handling
 
 
 @functools.lru_cache(maxsize=64)
 def _rotten_rooms(ranks: tuple[int, ...], gap: int) -> dict[int, int]:
-    """Suit ranks, counts ≤ 1: packed key → free ranks left by the gap rule, -1 if broken."""
+    """Suit ranks, counts ≤ 1: packed key → free ranks left by the gap rule, -1 if broken.
+    Kept in the table cache (stored plus one: cache values are unsigned)."""
+    stored = cached_table(json.dumps(["rotten", ranks, gap]), lambda: {k: v + 1 for k, v in _rooms(ranks, gap).items()},
+                          len(ranks), 2 * VALUE_BITS)
+    return {k: v - 1 for k, v in stored.items()}
+
+
+def _rooms(ranks: tuple[int, ...], gap: int) -> dict[int, int]:
     from engine.core.hands import _max_spread
 
     out = {}
