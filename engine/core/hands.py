@@ -164,6 +164,7 @@ class HandEvaluator:
         if self._tables is None:
             self._tables = TableChecker(self)
             self.is_win = self._tables.is_win  # later calls go straight to the tables
+            self.readings = self._tables.readings
         return self._tables
 
     def readings(self, concealed: list[int], melds: list[MeldTiles], wild_kinds: frozenset[int],

@@ -465,7 +465,7 @@ class _Plan:
 
     __slots__ = ("name", "plan", "kind", "groups", "want", "pair", "natural", "min_honours",
                  "honours_natural", "quads", "needs_splits", "set_size", "sets", "pairs", "specs", "free", "mode",
-                 "paired")
+                 "paired", "one_kind")
 
 
 class TableChecker:
@@ -538,6 +538,8 @@ class TableChecker:
             cp.mode = ("profiled" if plain and cp.kind == "sets" else
                        "pairs" if plain and cp.kind == "pairs" and self.ps == self.two else "splits")
             cp.paired = bool(cp.pair or cp.pairs)  # a pattern with a pair (or pairs) can be 精钓
+            # every set one kind (pungs): natural tiles of more kinds than sets + pair never fit
+            cp.one_kind = cp.kind == "sets" and cp.free and all(len(set(t)) == 1 for spec in cp.specs for t in spec[1])
             self.plans.append(cp)
         self._wild_order: dict = {}  # 精 kinds → sorted
         self._build_zero()
@@ -594,7 +596,19 @@ class TableChecker:
             else:
                 total, want = self.hand_size, 0
             checks.setdefault(total, []).append((fb * i, want, cp.min_honours))
-        return _ZeroGroups(groups), checks, fmask, hshift, allbig
+        low = sum(1 << (fb * i) for i in range(len(self.plans)))
+        high = low << (fb - 1)
+        # per tile count: the patterns without an honour count, checked at once ("a field equal
+        # to its need" is "a zero field" of the sum xor the needs), then the others one by one
+        combined = {}
+        for total, want in checks.items():
+            sel = pat = 0
+            for sh, need, hmin in want:
+                if not hmin:
+                    sel |= fmask << sh
+                    pat |= need << sh
+            combined[total] = (sel, pat, low & ~sel, [w for w in want if w[2]])
+        return _ZeroGroups(groups), (combined, low, high), fmask, hshift, allbig
 
     def _build_zero_tuple(self) -> None:
         if self.zero is not None:
@@ -655,13 +669,14 @@ class TableChecker:
     # ---- one pattern on a packed natural hand with w wilds --------------------------------
     def _fits(self, cp: _Plan, key: int, w: int, total: int, n_melds: int, pair_removed: bool) -> bool:
         """``total``: natural tiles + wilds. Mirrors HandEvaluator._fits."""
-        ev = self.ev
-        p = cp.plan.pattern
-        if (p.one_of or p.only) and not ev._groups_fit(
-                p, {ev.tiles.kinds[k].group for k in range(len(self.one)) if (key >> (FIELD_BITS * k)) & FIELD_MASK}):
-            return False
-        if cp.min_honours and ((key + self.nonzero_add) & self.honour_carry).bit_count() < cp.min_honours:
-            return False
+        if cp.mode == "splits":  # group limits or counted honours
+            ev = self.ev
+            p = cp.plan.pattern
+            if (p.one_of or p.only) and not ev._groups_fit(
+                    p, {ev.tiles.kinds[k].group for k in range(len(self.one)) if (key >> (FIELD_BITS * k)) & FIELD_MASK}):
+                return False
+            if cp.min_honours and ((key + self.nonzero_add) & self.honour_carry).bit_count() < cp.min_honours:
+                return False
         if cp.kind == "sets":
             pair = cp.pair and not pair_removed
             k = cp.sets - n_melds
@@ -681,6 +696,8 @@ class TableChecker:
                             return False
                         a = NONE  # the pair must go here
                     base += a
+                    if base > w and not pair:
+                        return False
                     if b - a < delta:
                         delta = b - a
             if not pair:
@@ -789,14 +806,19 @@ class TableChecker:
             if add is None:
                 add = self._wild_add(wild_kinds)
             if not (key + add) & carry:  # no count over its copies, no 精 held
-                want = checks.get(n)
-                if not want:
+                combined, low, high = checks
+                want = combined.get(n)
+                if want is None:
                     return False
                 total = 0
                 for shift, mask, get in groups.loaded or groups.load():
                     total += get((key >> shift) & mask, allbig)
-                for sh, need, hmin in want:
-                    if (total >> sh) & fmask == need and (not hmin or total >> hshift >= hmin):
+                sel, pat, ones, counted = want
+                x = ((total ^ pat) & sel) | ones
+                if (x - low) & ~x & high:  # some pattern's field equals its need
+                    return True
+                for sh, need, hmin in counted:
+                    if (total >> sh) & fmask == need and total >> hshift >= hmin:
                         return True
                 return False
             if not (key + self.add) & self.carry:  # 精 held, counts within the copies
@@ -839,9 +861,15 @@ class TableChecker:
                 w += c
                 nat -= c * self.one[k]
         splits = None
+        kinds = None
         for cp in self._fitting(melds) if melds else self.plans:
             if cp.kind == "rotten" and nat & self.high:
                 continue  # a count ≥ 2 that no split of the 精 lowers
+            if cp.one_kind:
+                if kinds is None:
+                    kinds = ((nat + self.nonzero_add) & self.carry).bit_count()
+                if kinds > cp.sets - n_melds + (1 if cp.pair else 0):
+                    continue  # natural tiles of more kinds than one-kind sets and the pair hold
             if cp.needs_splits and w:
                 if splits is None:
                     splits = self._splits(key, wild_kinds, win_tile if win_tile_natural else None)
@@ -932,16 +960,25 @@ class TableChecker:
         return got
 
     def _sets_fewest_profiled(self, cp: _Plan, key: int, jing: dict[int, tuple], total: int, n_melds: int,
-                              pair_removed: bool, top: int) -> int | None:
+                              pair_removed: bool, top: int, gw: int = -1) -> tuple[int | None, int, bool]:
         """:meth:`_fewest` of a ``sets`` pattern (no natural-honour counts, no group limits):
         groups without 精 looked up once, each group holding 精 by its :meth:`_profile`; the
         fewest ``u`` with ``base + A[u] + min(pair, delta) ≤ u`` or ``base + B[u] ≤ u``.
-        ``top``: the 精 held (the most wilds any split gives); past it, no split fits."""
+        ``top``: the 精 held (the most wilds any split gives); past it, no split fits.
+
+        Returns ``(fewest or None, rest, broken)``: with ``gw`` a group index (the winning
+        tile's), ``rest`` is the wilds the groups without 精 other than ``gw`` need without the
+        pair and ``broken`` whether one of them cannot complete — what :meth:`_sets_jing_wait`
+        starts from; with ``gw = -1``, or a free pattern that has no reading, the loop may
+        stop early (``rest`` is then meaningless)."""
         pair = cp.pair and not pair_removed
         k = cp.sets - n_melds
-        if k < 0 or total != cp.set_size * k + (self.ps if pair else 0):
-            return None
+        fits = k >= 0 and total == cp.set_size * k + (self.ps if pair else 0)
+        stop = gw < 0 or cp.free  # a free pattern with no reading has no 精钓 one: no rest needed
+        if not fits and stop:
+            return None, 0, True
         base, delta = 0, NONE
+        rest, broken = 0, False
         bound = top + (NONE if pair else 0)  # a group that must hold the pair adds NONE to base
         A = B = None
         gi = -1
@@ -949,6 +986,8 @@ class TableChecker:
             gi += 1
             sub = (key >> shift) & mask
             if gi in jing:
+                if not fits:
+                    continue
                 pa, pb = self._profile(table, natural, sub, jing[gi])
                 if A is None:
                     A, B = pa, pb
@@ -969,18 +1008,33 @@ class TableChecker:
                 if natural:
                     a = 0 if a == 0 else NONE
                     b = 0 if b == 0 else NONE
+                if gi != gw:
+                    if a == NONE:
+                        broken = True
+                    else:
+                        rest += a
+                if not fits:
+                    continue
                 if a == NONE and (not pair or b == NONE):
-                    return None
+                    fits = False
+                    if stop or broken:
+                        return None, rest, broken
+                    continue
                 base += a
                 if base > bound:
-                    return None  # more wilds than the 精 held, whatever the rest
+                    fits = False  # more wilds than the 精 held, whatever the rest
+                    if stop or broken:
+                        return None, rest, broken
+                    continue
                 if b - a < delta:
                     delta = b - a
+        if not fits:
+            return None, rest, broken
         ps = self.ps
         extra = ps if delta > ps else delta
         if A is None:
             need = base + extra if pair else base
-            return 0 if need <= 0 else None
+            return (0 if need <= 0 else None), rest, broken
         u = 0
         if pair:
             for x, y in zip(A, B):
@@ -988,13 +1042,53 @@ class TableChecker:
                 if base + y < need:
                     need = base + y
                 if need <= u:
-                    return u
+                    return u, rest, broken
                 u += 1
         else:
             for x in A:
                 if base + x <= u:
-                    return u
+                    return u, rest, broken
                 u += 1
+        return None, rest, broken
+
+    def _sets_jing_wait(self, cp: _Plan, k2: int, held2: dict[int, tuple], total: int, n_melds: int, top: int,
+                        rest: int, gw: int, jg: int) -> int | None:
+        """:meth:`_sets_fewest_profiled` of a 精钓 variant ``k2`` (the hand less the winning tile
+        and one 精, the pair removed) when the hand's 精 all sit in group ``jg``: only the
+        winning tile's group ``gw`` and ``jg`` differ from the hand, ``rest`` (from the hand's
+        own call) covers the others."""
+        k = cp.sets - n_melds
+        if k < 0 or total != cp.set_size * k:
+            return None
+        base = rest
+        if gw != jg:
+            shift, mask, table, natural = cp.groups[gw]
+            sub = (k2 >> shift) & mask
+            if sub:
+                a = table[sub] & NONE
+                if natural and a:
+                    return None
+                if a == NONE:
+                    return None
+                base += a
+        if base > top:
+            return None
+        shift, mask, table, natural = cp.groups[jg]
+        sub = (k2 >> shift) & mask
+        held = held2.get(jg)
+        if held is None:  # no 精 left in it
+            if sub:
+                a = table[sub] & NONE
+                if natural and a or a == NONE:
+                    return None
+                base += a
+            return 0 if base <= 0 else None
+        A = self._profile(table, natural, sub, held)[0]
+        u = 0
+        for x in A:
+            if base + x <= u:
+                return u
+            u += 1
         return None
 
     def _fewest(self, cp: _Plan, key: int, deltas, total: int, n_melds: int, pair_removed: bool) -> int | None:
@@ -1064,12 +1158,20 @@ class TableChecker:
         deltas, jing, odd = self._held_jing(key, wild_kinds, win_tile if win_tile_natural else None)
         top, every = deltas[-1]
         nat = key - every  # every held 精 taken out
+        gw = self._kind_group[win_tile][0]
+        jg = next(iter(jing)) if len(jing) == 1 else None  # the one group holding 精 (else: no shortcut)
         variants = None  # 精钓: (1 if the 精 stands as a wild, key less it and the winning tile, its 精)
         out = []
+        kinds = None  # natural kinds held (every 精 wild), for the one-kind-sets filter
         for cp in self._fitting(melds) if melds else self.plans:
             mode = cp.mode
+            if cp.one_kind:
+                if kinds is None:
+                    kinds = ((nat + self.nonzero_add) & self.carry).bit_count()
+                if kinds > cp.sets - n_melds + (1 if cp.pair else 0):
+                    continue  # no reading (the pattern is free: no 精钓 one either)
             if mode == "profiled":
-                w = self._sets_fewest_profiled(cp, key, jing, total, n_melds, False, top)
+                w, rest_need, broken = self._sets_fewest_profiled(cp, key, jing, total, n_melds, False, top, gw)
             elif mode == "pairs":
                 w = self._pairs_fewest(cp, nat, deltas, odd, total, False)
             elif cp.kind == "rotten" and nat & self.high:
@@ -1090,7 +1192,12 @@ class TableChecker:
             best = None
             for as_wild, k2, (d2, j2, o2) in variants:  # less the winning tile and the 精
                 if mode == "profiled":
-                    jw = self._sets_fewest_profiled(cp, k2, j2, total - 2, n_melds, True, d2[-1][0])
+                    if jg is None:
+                        jw = self._sets_fewest_profiled(cp, k2, j2, total - 2, n_melds, True, d2[-1][0])[0]
+                    elif broken:
+                        jw = None
+                    else:
+                        jw = self._sets_jing_wait(cp, k2, j2, total - 2, n_melds, d2[-1][0], rest_need, gw, jg)
                 elif mode == "pairs":
                     jw = self._pairs_fewest(cp, k2 - d2[-1][1], d2, o2, total - 2, True)
                 else:
