@@ -541,7 +541,6 @@ class TableChecker:
             # every set one kind (pungs): natural tiles of more kinds than sets + pair never fit
             cp.one_kind = cp.kind == "sets" and cp.free and all(len(set(t)) == 1 for spec in cp.specs for t in spec[1])
             self.plans.append(cp)
-        self._wild_order: dict = {}  # 精 kinds → sorted
         self._build_zero()
         self._build_zero_tuple()
 
@@ -756,11 +755,12 @@ class TableChecker:
             return None
         return key
 
-    def _held_jing(self, key: int, wild_kinds, locked: int | None) -> tuple[list, dict, list]:
+    def _held_jing(self, key: int, wild_kinds, locked: int | None) -> tuple[list, dict, list, dict]:
         """What the held 精 allow, memoised by the 精 counts: (split deltas: (wilds, key to
         subtract) fewest wilds first; group index → ((field bit in the group, count), …); per
         split, what the 精 left natural add to a pairs check: (odd counts, odd honour counts,
-        whether a count ≥ 3 is left), and a slot for :meth:`_pairs_answers`)."""
+        whether a count ≥ 3 is left), and a slot for :meth:`_pairs_answers`; the 精钓 variants
+        by winning tile (:meth:`_jing_waits`))."""
         mask = self._jing_masks.get(wild_kinds)
         if mask is None:
             if len(self._jing_masks) >= MAX_FIT_MEMO:
@@ -784,8 +784,21 @@ class TableChecker:
             rows.sort(key=_first)
             if len(self._split_memo) >= MAX_FIT_MEMO:
                 self._split_memo.clear()
-            got = self._split_memo[mkey] = ([r[:2] for r in rows], groups, [[r[2:] for r in rows], None])
+            got = self._split_memo[mkey] = ([r[:2] for r in rows], groups, [[r[2:] for r in rows], None], {})
         return got
+
+    def _jing_waits(self, key: int, wild_kinds, win_tile: int) -> list[tuple]:
+        """The 精钓 variants of a hand: per 精 ``j`` held besides the winning tile, (0 if ``j``
+        is the winning tile's kind else 1, what to take from the key — the winning tile and
+        ``j`` —, :meth:`_held_jing` of the rest). They depend on the 精 counts alone: memoised
+        with them (under :meth:`_held_jing`'s entry, by winning tile)."""
+        rest = key - self.one[win_tile]
+        out = []
+        for j in sorted(wild_kinds):
+            if (rest >> (FIELD_BITS * j)) & FIELD_MASK:
+                take = self.one[win_tile] + self.one[j]
+                out.append((0 if j == win_tile else 1, take, self._held_jing(key - take, wild_kinds, None)))
+        return out
 
     def _splits(self, key: int, wild_kinds, locked: int | None) -> list[tuple[int, int]]:
         """(wilds, natural key) per split of the held 精, fewest wilds first (as _splits)."""
@@ -1035,20 +1048,19 @@ class TableChecker:
         if A is None:
             need = base + extra if pair else base
             return (0 if need <= 0 else None), rest, broken
-        u = 0
+        # need(u) ≥ base + min(delta, 0) (A, B ≥ 0): no u below that fits
         if pair:
-            for x, y in zip(A, B):
-                need = base + x + extra
-                if base + y < need:
-                    need = base + y
+            u = base + delta if delta < 0 else base
+            for u in range(u if u > 0 else 0, len(A)):
+                need = base + A[u] + extra
+                if base + B[u] < need:
+                    need = base + B[u]
                 if need <= u:
                     return u, rest, broken
-                u += 1
         else:
-            for x in A:
-                if base + x <= u:
+            for u in range(base, len(A)):
+                if base + A[u] <= u:
                     return u, rest, broken
-                u += 1
         return None, rest, broken
 
     def _sets_jing_wait(self, cp: _Plan, k2: int, held2: dict[int, tuple], total: int, n_melds: int, top: int,
@@ -1084,11 +1096,9 @@ class TableChecker:
                 base += a
             return 0 if base <= 0 else None
         A = self._profile(table, natural, sub, held)[0]
-        u = 0
-        for x in A:
-            if base + x <= u:
+        for u in range(base, len(A)):
+            if base + A[u] <= u:
                 return u
-            u += 1
         return None
 
     def _fewest(self, cp: _Plan, key: int, deltas, total: int, n_melds: int, pair_removed: bool) -> int | None:
@@ -1155,7 +1165,7 @@ class TableChecker:
             return self.ev._readings_recursive(concealed, melds, wild_kinds, win_tile, win_tile_natural)
         total = len(concealed)
         n_melds = len(melds)
-        deltas, jing, odd = self._held_jing(key, wild_kinds, win_tile if win_tile_natural else None)
+        deltas, jing, odd, waits = self._held_jing(key, wild_kinds, win_tile if win_tile_natural else None)
         top, every = deltas[-1]
         nat = key - every  # every held 精 taken out
         gw = self._kind_group[win_tile][0]
@@ -1183,14 +1193,12 @@ class TableChecker:
             if not cp.paired or (w is None and cp.free):
                 continue  # no reading with the 精 free to stand anywhere: none with one beside the winning tile
             if variants is None:
-                variants = []
-                rest = key - self.one[win_tile]
-                for j in self._sorted_wild(wild_kinds):
-                    if (rest >> (FIELD_BITS * j)) & FIELD_MASK:
-                        k2 = rest - self.one[j]
-                        variants.append((0 if j == win_tile else 1, k2, self._held_jing(k2, wild_kinds, None)))
+                variants = waits.get(win_tile)
+                if variants is None:
+                    variants = waits[win_tile] = self._jing_waits(key, wild_kinds, win_tile)
             best = None
-            for as_wild, k2, (d2, j2, o2) in variants:  # less the winning tile and the 精
+            for as_wild, take, (d2, j2, o2, _) in variants:  # less the winning tile and the 精
+                k2 = key - take
                 if mode == "profiled":
                     if jg is None:
                         jw = self._sets_fewest_profiled(cp, k2, j2, total - 2, n_melds, True, d2[-1][0])[0]
@@ -1207,14 +1215,6 @@ class TableChecker:
             if best is not None:
                 out.append(_new_reading(Reading, (cp.name, best, True)))
         return out
-
-    def _sorted_wild(self, wild_kinds) -> list[int]:
-        got = self._wild_order.get(wild_kinds)
-        if got is None:
-            if len(self._wild_order) >= MAX_FIT_MEMO:
-                self._wild_order.clear()
-            got = self._wild_order[wild_kinds] = sorted(wild_kinds)
-        return got
 
 
 _new_reading = tuple.__new__  # Reading(*fields) without the named tuple's keyword handling
