@@ -451,13 +451,30 @@ class _ZeroGroups:
 
     def __init__(self, specs: list[tuple]):
         self.specs = specs  # (shift, mask, table name, kinds, build)
-        self.loaded: list[tuple] | None = None  # (shift, mask, the table's get)
+        self.loaded = None  # the sum function, once read
 
-    def load(self) -> list[tuple]:
+    def load(self, default: int):
+        """The sum of the groups' values of a packed hand (``default`` for a key with no entry),
+        as one function: ``total(key) -> int``."""
         if self.loaded is None:
-            self.loaded = [(shift, mask, cached_table(name, build, n, ZERO_VALUE_BITS).get)
-                           for shift, mask, name, n, build in self.specs]
+            self.loaded = _group_sum([(shift, mask, cached_table(name, build, n, ZERO_VALUE_BITS).get)
+                                      for shift, mask, name, n, build in self.specs], default)
         return self.loaded
+
+
+def _group_sum(groups: list[tuple], default: int):
+    """``total(key)``: Σ ``get((key >> shift) & mask, default)`` over ``groups``, written out as
+    one expression (no loop: this is the whole of a wild-free check). Only integers and the
+    tables' own ``get`` go into the generated code."""
+    names = [f"g{i}" for i in range(len(groups))]
+    body = " + ".join(f"{name}((key >> {int(shift)}) & {int(mask)}, d)" for name, (shift, mask, _) in zip(names, groups))
+    src = (f"def make({', '.join(names)}, d):\n"
+           f"    def total(key):\n"
+           f"        return {body or '0'}\n"
+           f"    return total\n")
+    scope: dict = {}
+    exec(compile(src, "<win tables>", "exec"), scope)
+    return scope["make"](*[get for _, _, get in groups], default)
 
 
 class _Plan:
@@ -823,9 +840,7 @@ class TableChecker:
                 want = combined.get(n)
                 if want is None:
                     return False
-                total = 0
-                for shift, mask, get in groups.loaded or groups.load():
-                    total += get((key >> shift) & mask, allbig)
+                total = (groups.loaded or groups.load(allbig))(key)
                 sel, pat, ones, counted = want
                 x = ((total ^ pat) & sel) | ones
                 if (x - low) & ~x & high:  # some pattern's field equals its need
