@@ -462,19 +462,49 @@ class _ZeroGroups:
         return self.loaded
 
 
-def _group_sum(groups: list[tuple], default: int):
-    """``total(key)``: Σ ``get((key >> shift) & mask, default)`` over ``groups``, written out as
-    one expression (no loop: this is the whole of a wild-free check). Only integers and the
-    tables' own ``get`` go into the generated code."""
-    names = [f"g{i}" for i in range(len(groups))]
-    body = " + ".join(f"{name}((key >> {int(shift)}) & {int(mask)}, d)" for name, (shift, mask, _) in zip(names, groups))
-    src = (f"def make({', '.join(names)}, d):\n"
-           f"    def total(key):\n"
-           f"        return {body or '0'}\n"
-           f"    return total\n")
+def _generated(lines: list[str], **names):
+    """The function ``make(**names)`` defined by ``lines`` returns. The win checks' innermost
+    loops are written out per ruleset (a loop over four or five groups costs as much as the
+    work in it); only integers and the given objects go into the code, never rule text."""
     scope: dict = {}
-    exec(compile(src, "<win tables>", "exec"), scope)
-    return scope["make"](*[get for _, _, get in groups], default)
+    exec(compile("\n".join([f"def make({', '.join(names)}):"] + lines), "<win tables>", "exec"), scope)
+    return scope["make"](**names)
+
+
+def _group_sum(groups: list[tuple], default: int):
+    """``total(key)``: Σ ``get((key >> shift) & mask, default)`` over ``groups``, one
+    expression (this is the whole of a wild-free check)."""
+    body = " + ".join(f"g{i}((key >> {int(shift)}) & {int(mask)}, d)" for i, (shift, mask, _) in enumerate(groups))
+    return _generated(["    def total(key):", f"        return {body or '0'}", "    return total"],
+                      d=default, **{f"g{i}": get for i, (_, _, get) in enumerate(groups)})
+
+
+def _sets_fit(groups: list[tuple], pair_size: int):
+    """``fits(key, w, pair) -> bool`` for a ``sets`` pattern's groups (shift, mask, table,
+    natural only): whether the natural tiles ``key`` complete with ``w`` wilds — each group's
+    fewest wilds without the pair (``a``) summed, plus the least extra a group needs to hold
+    the pair (``b − a``, at most a pair of wilds), or the pair's group forced when another
+    group cannot do without it."""
+    lines = ["    def fits(key, w, pair):", "        base = 0", "        delta = NONE"]
+    for i, (shift, mask, _, natural) in enumerate(groups):
+        lines += [f"        sub = (key >> {int(shift)}) & {int(mask)}",
+                  "        if sub:",
+                  f"            v = t{i}[sub]",
+                  "            a = v & NONE",
+                  "            b = v >> VB"]
+        if natural:  # only what completes without a wild
+            lines += ["            a = 0 if a == 0 else NONE", "            b = 0 if b == 0 else NONE"]
+        lines += ["            if a == NONE and (not pair or b == NONE):",
+                  "                return False",
+                  "            base += a",  # a NONE here is the pair's group: delta takes it back
+                  "            if base > w and not pair:",
+                  "                return False",
+                  "            if b - a < delta:",
+                  "                delta = b - a"]
+    lines += ["        if not pair:", "            return base <= w",
+              "        return base + (PS if PS < delta else delta) <= w", "    return fits"]
+    return _generated(lines, NONE=NONE, VB=VALUE_BITS, PS=pair_size,
+                      **{f"t{i}": table for i, (_, _, table, _) in enumerate(groups)})
 
 
 class _Plan:
@@ -482,7 +512,7 @@ class _Plan:
 
     __slots__ = ("name", "plan", "kind", "groups", "want", "pair", "natural", "min_honours",
                  "honours_natural", "quads", "needs_splits", "set_size", "sets", "pairs", "specs", "free", "mode",
-                 "paired", "one_kind")
+                 "paired", "one_kind", "fit")
 
 
 class TableChecker:
@@ -698,27 +728,7 @@ class TableChecker:
             k = cp.sets - n_melds
             if k < 0 or total != cp.set_size * k + (self.ps if pair else 0):
                 return False
-            base, delta = 0, NONE
-            for shift, mask, table, natural in cp.groups:
-                sub = (key >> shift) & mask
-                if sub:
-                    v = table[sub]
-                    a, b = v & NONE, v >> VALUE_BITS
-                    if natural:
-                        a = 0 if a == 0 else NONE
-                        b = 0 if b == 0 else NONE
-                    if a == NONE:
-                        if not pair or b == NONE:
-                            return False
-                        a = NONE  # the pair must go here
-                    base += a
-                    if base > w and not pair:
-                        return False
-                    if b - a < delta:
-                        delta = b - a
-            if not pair:
-                return base <= w
-            return base + min(self.ps, delta) <= w
+            return cp.fit(key, w, pair)
         if cp.kind == "pairs":
             return self._pairs(cp, key, w, total, cp.pairs - (1 if pair_removed else 0))
         return self._rotten(cp, key, w, total)
@@ -866,6 +876,8 @@ class TableChecker:
             for group, spec in zip(cp.groups, cp.specs):
                 group[2] = load_table_lazy(spec)
             cp.groups = [tuple(g) for g in cp.groups]
+            if cp.kind == "sets":
+                cp.fit = _sets_fit(cp.groups, self.ps)
         self._full = True
 
     def _is_win_general(self, concealed, melds, wild_kinds, win_tile, win_tile_natural=False,
