@@ -36,12 +36,16 @@ def coverage(rules: str, hands: int, seed: int, bots: str, workers: int) -> dict
     rate, 精 rules, and the names that never fired."""
     rs = compile_ruleset(rules, {})
     start = time.process_time()
-    s = simulate(rules, {}, hands, seed, bots.split(","), workers).to_json()
+    summary = simulate(rules, {}, hands, seed, bots.split(","), workers)
+    s = summary.to_json()
+    left = sorted(summary.live_left.elements())  # live wall tiles left when each hand ended
     pats = {p: s["patterns"].get(p, 0.0) for p in rs.patterns}
     fans = {f: s["fans"].get(f, 0.0) for f in rs.fans}
     return {"rules": rules, "hands": hands, "seed": seed, "bots": bots,
             "exhaustive_rate": s["exhaustive_rate"], "patterns": pats, "fans": fans,
             "jing_rules": s["jing_rules"], "win_by": s["win_by"],
+            "live_left": {"fewest": left[0], "median": left[len(left) // 2], "most": left[-1],
+                          "hands_ending_with_at_most": {n: sum(1 for x in left if x <= n) for n in (0, 10, 20, 30, 40)}},
             "never_fired": [f"pattern {p}" for p, v in pats.items() if not v] + [f"fan {f}" for f, v in fans.items() if not v],
             "cpu_s_parent": round(time.process_time() - start, 1)}
 
@@ -67,6 +71,9 @@ def main() -> None:
             print(f"  fans: {pct(c['fans'])}")
             print(f"  精 rules: {pct(c['jing_rules'])}")
             print(f"  never fired: {', '.join(c['never_fired']) or 'none'}")
+            w = c["live_left"]
+            print(f"  live wall left when the hand ended: median {w['median']}, fewest {w['fewest']}; hands ending with "
+                  + ", ".join(f"≤ {n}: {k}" for n, k in w["hands_ending_with_at_most"].items()))
             sys.stdout.flush()
     if a.json:
         print(json.dumps(out, ensure_ascii=False, indent=2))

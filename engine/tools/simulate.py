@@ -61,6 +61,8 @@ class Summary:
     max_floor: int = 1
     per_hand: dict = field(default_factory=dict)  # seat -> Dist of its 子 per hand
     moved_per_hand: Dist = field(default_factory=Dist)  # 子 that changed hands, per hand
+    live_left: Counter = field(default_factory=Counter)  # live wall tiles left when a hand ended → hands
+    # (live_left is for reports such as benchmarks/coverage.py; to_json leaves it out: its output is pinned)
 
     def add(self, g: Game) -> None:
         """Count one finished hand."""
@@ -68,6 +70,7 @@ class Summary:
         self.hands += 1
         self.dealer_hands[g.dealer] += 1
         self.max_floor = max(self.max_floor, g.floor)
+        self.live_left[g.live_remaining] += 1
         if r.winner:
             self.wins[r.winner] += 1
             self.by[r.win.by] += 1
@@ -96,7 +99,7 @@ class Summary:
         self.exhaustive += o.exhaustive
         self.follow_first += o.follow_first
         self.max_floor = max(self.max_floor, o.max_floor)
-        for name in ("wins", "dealer_hands", "by", "patterns", "fans", "jing_rules", "net"):
+        for name in ("wins", "dealer_hands", "by", "patterns", "fans", "jing_rules", "net", "live_left"):
             getattr(self, name).update(getattr(o, name))
         self.moved_per_hand.merge(o.moved_per_hand)
         for s, d in o.per_hand.items():
