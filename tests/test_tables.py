@@ -138,6 +138,13 @@ def test_known_hands(scorers):
     # five copies of a tile (not a real hand) go to the recursive evaluator, same answer
     five = t.parse("11111m") + t.parse("234m567m99p")
     assert ev.is_win(five, [], none, five[0]) == ev._is_win_recursive(five, [], none, five[0])
+    # 小七对 with 精 3m/4m and a natural 3m won from a discard: 1111 2222 3333 as four pairs each
+    # two, the 4m wild beside the 5m — one wild (the discarded 3m counts with the held 3m)
+    hand = t.parse("11112222333345m")
+    jing = frozenset(t.parse("34m"))
+    got = ev.readings(hand, [], jing, t.parse_one("3m"), True)
+    assert ("小七对", 1, False) in got
+    assert got == ev._readings_recursive(hand, [], jing, t.parse_one("3m"), True)
 
 
 def test_house_shapes_change_the_tables(scorers):

@@ -248,6 +248,35 @@ class LazyTable(dict):
         return v
 
 
+class NaturalTable(dict):
+    """A full table seen by a group whose tiles must all be natural (``honours natural``):
+    ``a`` and ``b`` are 0 where the group completes with no wild and "cannot" (:data:`NONE`)
+    elsewhere, so the checks read it as any other table."""
+
+    __slots__ = ("_base",)
+
+    def __init__(self, base: LazyTable):
+        super().__init__()
+        self._base = base
+
+    def __missing__(self, key: int) -> int:
+        v = self._base[key]
+        v = (0 if v & NONE == 0 else NONE) | (0 if v >> VALUE_BITS == 0 else NONE) << VALUE_BITS
+        self[key] = v
+        return v
+
+
+_NATURAL: dict[tuple, NaturalTable] = {}
+
+
+def natural_table(spec: tuple) -> NaturalTable:
+    """:func:`load_table_lazy` of ``spec`` as a :class:`NaturalTable` (one per spec)."""
+    got = _NATURAL.get(spec)
+    if got is None:
+        got = _NATURAL[spec] = NaturalTable(load_table_lazy(spec))
+    return got
+
+
 DENSE_MAX = 1 << 21  # most entries of a dense table (a 9-rank suit of four copies has 5**9)
 _CHUNK = 3  # kinds per step of the dense index (a list over 2**15 packed values)
 _CHUNK_BITS = FIELD_BITS * _CHUNK
@@ -480,21 +509,18 @@ def _group_sum(groups: list[tuple], default: int):
 
 
 def _sets_fit(groups: list[tuple], pair_size: int):
-    """``fits(key, w, pair) -> bool`` for a ``sets`` pattern's groups (shift, mask, table,
-    natural only): whether the natural tiles ``key`` complete with ``w`` wilds — each group's
+    """``fits(key, w, pair) -> bool`` for a ``sets`` pattern's groups (shift, mask, table, _):
+    whether the natural tiles ``key`` complete with ``w`` wilds — each group's
     fewest wilds without the pair (``a``) summed, plus the least extra a group needs to hold
     the pair (``b − a``, at most a pair of wilds), or the pair's group forced when another
     group cannot do without it."""
     lines = ["    def fits(key, w, pair):", "        base = 0", "        delta = NONE"]
-    for i, (shift, mask, _, natural) in enumerate(groups):
+    for i, (shift, mask, _, _) in enumerate(groups):
         lines += [f"        sub = (key >> {int(shift)}) & {int(mask)}",
                   "        if sub:",
                   f"            v = t{i}[sub]",
                   "            a = v & NONE",
-                  "            b = v >> VB"]
-        if natural:  # only what completes without a wild
-            lines += ["            a = 0 if a == 0 else NONE", "            b = 0 if b == 0 else NONE"]
-        lines += ["            if a == NONE and (not pair or b == NONE):",
+                  "            b = v >> VB","            if a == NONE and (not pair or b == NONE):",
                   "                return False",
                   "            base += a",  # a NONE here is the pair's group: delta takes it back
                   "            if base > w and not pair:",
@@ -785,8 +811,9 @@ class TableChecker:
     def _held_jing(self, key: int, wild_kinds, locked: int | None) -> tuple[list, dict, list, dict]:
         """What the held 精 allow, memoised by the 精 counts: (split deltas: (wilds, key to
         subtract) fewest wilds first; group index → ((field bit in the group, count), …); per
-        split, what the 精 left natural add to a pairs check: (odd counts, odd honour counts,
-        whether a count ≥ 3 is left), and a slot for :meth:`_pairs_answers`; the 精钓 variants
+        split, what the 精 kinds' natural counts (a natural winning tile included) add to a pairs
+        check: (odd counts, odd honour counts, whether a count ≥ 3 is left), a slot for
+        :meth:`_pairs_answers` and the 精 kinds' field mask; the 精钓 variants
         by winning tile (:meth:`_jing_waits`))."""
         mask = self._jing_masks.get(wild_kinds)
         if mask is None:
@@ -800,18 +827,19 @@ class TableChecker:
             groups: dict[int, tuple] = {}
             honours = self.ev.honour_kinds
             for k in sorted(wild_kinds):
-                c = ((key >> (FIELD_BITS * k)) & FIELD_MASK) - (1 if k == locked else 0)
+                held = (key >> (FIELD_BITS * k)) & FIELD_MASK
+                c = held - (1 if k == locked else 0)  # the winning tile taken from a discard stays natural
                 if c > 0:
                     o = self.one[k]
                     h = k in honours
-                    rows = [(u + x, d + x * o, p + (c - x) % 2, q + (c - x) % 2 * h, b or c - x > 2)
+                    rows = [(u + x, d + x * o, p + (held - x) % 2, q + (held - x) % 2 * h, b or held - x > 2)
                             for u, d, p, q, b in rows for x in range(c + 1)]
                     gi, go = self._kind_group[k]
                     groups[gi] = groups.get(gi, ()) + ((go, c),)
             rows.sort(key=_first)
             if len(self._split_memo) >= MAX_FIT_MEMO:
                 self._split_memo.clear()
-            got = self._split_memo[mkey] = ([r[:2] for r in rows], groups, [[r[2:] for r in rows], None], {})
+            got = self._split_memo[mkey] = ([r[:2] for r in rows], groups, [[r[2:] for r in rows], None, mask], {})
         return got
 
     def _jing_waits(self, key: int, wild_kinds, win_tile: int) -> list[tuple]:
@@ -874,7 +902,7 @@ class TableChecker:
     def _load_full(self) -> None:
         for cp in self.plans:
             for group, spec in zip(cp.groups, cp.specs):
-                group[2] = load_table_lazy(spec)
+                group[2] = load_table_lazy(spec) if not group[3] else natural_table(spec)
             cp.groups = [tuple(g) for g in cp.groups]
             if cp.kind == "sets":
                 cp.fit = _sets_fit(cp.groups, self.ps)
@@ -966,11 +994,11 @@ class TableChecker:
                 return True
         return False
 
-    def _profile(self, table, natural: bool, sub: int, held: tuple) -> tuple[list[int], list[int]]:
+    def _profile(self, table, sub: int, held: tuple) -> tuple[list[int], list[int]]:
         """For a group holding 精: ``(A, B)`` where ``A[u]`` / ``B[u]`` is the fewest wilds the
         group's natural tiles need without / with the pair, over the splits that make ``u`` of
         its 精 wild (the table values of :meth:`_fits`). Memoised, bounded."""
-        mkey = (id(table), natural, sub, held)
+        mkey = (id(table), sub, held)
         got = self._profiles.get(mkey)
         if got is not None:
             return got
@@ -985,9 +1013,6 @@ class TableChecker:
             if nk:
                 v = table[nk]
                 a, b = v & NONE, v >> VALUE_BITS
-                if natural:
-                    a = 0 if a == 0 else NONE
-                    b = 0 if b == 0 else NONE
             else:
                 a, b = 0, NONE  # no tiles left here: the pair goes elsewhere (or is all wilds)
             if a < A[u]:
@@ -1022,13 +1047,13 @@ class TableChecker:
         bound = top + (NONE if pair else 0)  # a group that must hold the pair adds NONE to base
         A = B = None
         gi = -1
-        for shift, mask, table, natural in cp.groups:
+        for shift, mask, table, _ in cp.groups:
             gi += 1
             sub = (key >> shift) & mask
             if gi in jing:
                 if not fits:
                     continue
-                pa, pb = self._profile(table, natural, sub, jing[gi])
+                pa, pb = self._profile(table, sub, jing[gi])
                 if A is None:
                     A, B = pa, pb
                     continue
@@ -1045,9 +1070,6 @@ class TableChecker:
             elif sub:
                 v = table[sub]
                 a, b = v & NONE, v >> VALUE_BITS
-                if natural:
-                    a = 0 if a == 0 else NONE
-                    b = 0 if b == 0 else NONE
                 if gi != gw:
                     if a == NONE:
                         broken = True
@@ -1101,28 +1123,26 @@ class TableChecker:
             return None
         base = rest
         if gw != jg:
-            shift, mask, table, natural = cp.groups[gw]
+            shift, mask, table, _ = cp.groups[gw]
             sub = (k2 >> shift) & mask
             if sub:
                 a = table[sub] & NONE
-                if natural and a:
-                    return None
                 if a == NONE:
                     return None
                 base += a
         if base > top:
             return None
-        shift, mask, table, natural = cp.groups[jg]
+        shift, mask, table, _ = cp.groups[jg]
         sub = (k2 >> shift) & mask
         held = held2.get(jg)
         if held is None:  # no 精 left in it
             if sub:
                 a = table[sub] & NONE
-                if natural and a or a == NONE:
+                if a == NONE:
                     return None
                 base += a
             return 0 if base <= 0 else None
-        A = self._profile(table, natural, sub, held)[0]
+        A = self._profile(table, sub, held)[0]
         for u in range(base, len(A)):
             if base + A[u] <= u:
                 return u
@@ -1151,6 +1171,7 @@ class TableChecker:
         count ≥ 3 (unless quads count as two pairs) or an odd honour (``honours natural``)."""
         if total != self.two * (cp.pairs - (1 if pair_removed else 0)):
             return None
+        nat &= ~odd[2]  # the 精 kinds' counts (a natural winning tile among them) are in the splits'
         low = self.low
         quads = cp.quads
         if not quads and ((nat >> 1) & nat & low | (nat >> 2) & low | (nat >> 3) & low):
