@@ -140,7 +140,7 @@ def build_cost(args) -> dict:
     t = time.process_time()
     checker = scorer.hands.tables
     if checker.zero is not None:
-        checker.zero[3].load(checker.zero[7])  # the wild-free tables (else read on the first wild-free check)
+        checker.zero[3].load()  # the wild-free tables (else read on the first wild-free check)
     zero = time.process_time() - t
     checker._load_full()  # every table
     return {"case": args.case, "build_wild_free_s": round(zero, 3),

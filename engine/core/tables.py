@@ -398,7 +398,7 @@ def _decode_dense(data: bytes, size: int) -> memoryview | None:
     return body
 
 
-_ZERO: dict[tuple, tuple] = {}  # wild-free tables already in this process, by what they depend on
+_ZERO: dict[tuple, "_ZeroGroups | None"] = {}  # wild-free checks already in this process, by what they depend on
 _LOADED: dict[tuple, dict[int, int]] = {}  # tables already in this process, by name
 
 
@@ -473,21 +473,40 @@ def _trim(d: Path) -> None:
 
 # ---- the table-driven checker --------------------------------------------------------------
 class _ZeroGroups:
-    """The wild-free tables of each group, read (or built) on the first wild-free check: a
-    process that only meets hands holding 精 or melds never loads them."""
+    """The wild-free check, its tables read (or built) on the first wild-free hand: a process
+    that only meets hands holding 精 or melds never loads them."""
 
-    __slots__ = ("specs", "loaded")
+    __slots__ = ("specs", "checks", "loaded")
 
-    def __init__(self, specs: list[tuple]):
+    def __init__(self, specs: list[tuple], checks: tuple):
         self.specs = specs  # (shift, mask, table name, kinds, build)
-        self.loaded = None  # the sum function, once read
+        self.checks = checks  # (per tile count: (sel, pat, ones, counted)), low, high, fmask, hshift, allbig
+        self.loaded = None  # the check function, once read
 
-    def load(self, default: int):
-        """The sum of the groups' values of a packed hand (``default`` for a key with no entry),
-        as one function: ``total(key) -> int``."""
+    def load(self):
+        """``check(key, n) -> bool``: whether the packed wild-free hand ``key`` of ``n`` tiles
+        completes some pattern — the groups' values summed (one field per pattern), then each
+        pattern's field compared with its need at once (a zero-field test of the sum xor the
+        needs), the patterns that also count honours one by one."""
         if self.loaded is None:
-            self.loaded = _group_sum([(shift, mask, cached_table(name, build, n, ZERO_VALUE_BITS).get)
-                                      for shift, mask, name, n, build in self.specs], default)
+            combined, low, high, fmask, hshift, allbig = self.checks
+            groups = [(shift, mask, cached_table(name, build, n, ZERO_VALUE_BITS).get)
+                      for shift, mask, name, n, build in self.specs]
+            total = " + ".join(f"g{i}((key >> {int(shift)}) & {int(mask)}, d)" for i, (shift, mask, _) in enumerate(groups))
+            lines = ["    def check(key, n):"]
+            for n, (sel, pat, ones, counted) in sorted(combined.items()):
+                lines += [f"        if n == {int(n)}:",
+                          f"            total = {total or '0'}",
+                          f"            x = ((total ^ {int(pat)}) & {int(sel)}) | {int(ones)}",
+                          f"            if (x - {int(low)}) & ~x & {int(high)}:",
+                          "                return True"]
+                for sh, need, hmin in counted:
+                    lines += [f"            if (total >> {int(sh)}) & {int(fmask)} == {int(need)}"
+                              f" and total >> {int(hshift)} >= {int(hmin)}:",
+                              "                return True"]
+                lines += ["            return False"]
+            lines += ["        return False", "    return check"]
+            self.loaded = _generated(lines, d=allbig, **{f"g{i}": get for i, (_, _, get) in enumerate(groups)})
         return self.loaded
 
 
@@ -498,14 +517,6 @@ def _generated(lines: list[str], **names):
     scope: dict = {}
     exec(compile("\n".join([f"def make({', '.join(names)}):"] + lines), "<win tables>", "exec"), scope)
     return scope["make"](**names)
-
-
-def _group_sum(groups: list[tuple], default: int):
-    """``total(key)``: Σ ``get((key >> shift) & mask, default)`` over ``groups``, one
-    expression (this is the whole of a wild-free check)."""
-    body = " + ".join(f"g{i}((key >> {int(shift)}) & {int(mask)}, d)" for i, (shift, mask, _) in enumerate(groups))
-    return _generated(["    def total(key):", f"        return {body or '0'}", "    return total"],
-                      d=default, **{f"g{i}": get for i, (_, _, get) in enumerate(groups)})
 
 
 def _sets_fit(groups: list[tuple], pair_size: int):
@@ -639,7 +650,7 @@ class TableChecker:
             _ZERO[memo_key] = self._zero_tables(memo_key)
         self.zero = _ZERO[memo_key]
 
-    def _zero_tables(self, memo_key: tuple) -> tuple | None:
+    def _zero_tables(self, memo_key: tuple) -> "_ZeroGroups | None":
         ev = self.ev
         n_groups = len(ev.group_spans)
         big = n_groups + 1
@@ -680,12 +691,11 @@ class TableChecker:
                     sel |= fmask << sh
                     pat |= need << sh
             combined[total] = (sel, pat, low & ~sel, [w for w in want if w[2]])
-        return _ZeroGroups(groups), (combined, low, high), fmask, hshift, allbig
+        return _ZeroGroups(groups, (combined, low, high, fmask, hshift, allbig))
 
     def _build_zero_tuple(self) -> None:
         if self.zero is not None:
-            groups, checks, fmask, hshift, allbig = self.zero
-            self.zero = (self.one.__getitem__, self.carry, {}, groups, checks, fmask, hshift, allbig)
+            self.zero = (self.one.__getitem__, self.carry, {}, self.zero)
 
     def _zero_group(self, gi: int, g, lo: int, n: int, copies: list[int], big: int, fb: int, hshift: int) -> dict:
         fields = [self._zero_fields(cp, gi, n, copies, big) for cp in self.plans]
@@ -865,7 +875,7 @@ class TableChecker:
         zero = self.zero
         n = len(concealed)
         if zero is not None and not melds and n <= MAX_PACKED_TILES:
-            one_get, carry, adds, groups, checks, fmask, hshift, allbig = zero
+            one_get, carry, adds, check = zero
             key = sum(map(one_get, concealed))
             try:
                 add = adds.get(wild_kinds)
@@ -874,19 +884,7 @@ class TableChecker:
             if add is None:
                 add = self._wild_add(wild_kinds)
             if not (key + add) & carry:  # no count over its copies, no 精 held
-                combined, low, high = checks
-                want = combined.get(n)
-                if want is None:
-                    return False
-                total = (groups.loaded or groups.load(allbig))(key)
-                sel, pat, ones, counted = want
-                x = ((total ^ pat) & sel) | ones
-                if (x - low) & ~x & high:  # some pattern's field equals its need
-                    return True
-                for sh, need, hmin in counted:
-                    if (total >> sh) & fmask == need and total >> hshift >= hmin:
-                        return True
-                return False
+                return (check.loaded or check.load())(key, n)
             if not (key + self.add) & self.carry:  # 精 held, counts within the copies
                 return self._is_win_general(concealed, melds, wild_kinds, win_tile, win_tile_natural, key)
         return self._is_win_general(concealed, melds, wild_kinds, win_tile, win_tile_natural)
