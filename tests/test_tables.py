@@ -322,3 +322,20 @@ def test_a_damaged_dense_file_gives_no_error(tmp_path, monkeypatch, damage):
             assert lazy[key] == built.get(key, missing)
     if damage != "big value":  # rebuilt and written again
         assert tables._decode_dense(path.read_bytes(), 5 ** SPEC[0]) is not None
+
+
+def test_the_first_run_writes_the_dense_file_too(tmp_path, monkeypatch):
+    """A process that builds a table also writes its dense form, so the next one only reads."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.delenv("MJRULES_NO_CACHE", raising=False)
+    monkeypatch.setattr(tables, "_LAZY", {})
+    monkeypatch.setattr(tables, "_LOADED", {})
+    built = tables.load_table(SPEC)  # in memory now
+    lazy = tables.load_table_lazy(SPEC)
+    assert lazy._dense is None  # this process answers from the dict it built
+    path = tmp_path / "mjrules" / f"table-{tables.spec_hash(('dense', SPEC))}.bin"
+    dense = tables._decode_dense(path.read_bytes(), 5 ** SPEC[0])
+    assert dense is not None
+    missing = tables.NONE | tables.NONE << tables.VALUE_BITS
+    for key in _every_key(SPEC[0], 4):
+        assert tables._UNPACK[dense[tables.dense_index(key, SPEC[0], 5)]] == built.get(key, missing)

@@ -349,7 +349,9 @@ def load_table_lazy(spec: tuple) -> LazyTable:
     got = None
     d = cache_dir()
     n, base = spec[0], dense_base(spec[4])
-    if full is None and d is not None and base is not None:
+    if full is not None and d is not None and base is not None:
+        _load_or_build_dense(d, spec, n, base, full)  # built with the table: the next process reads it
+    elif full is None and d is not None and base is not None:
         dense = _load_or_build_dense(d, spec, n, base)
         if dense is not None:
             got = LazyTable(dense=dense, n=n, base=base)
@@ -367,18 +369,21 @@ def load_table_lazy(spec: tuple) -> LazyTable:
     return got
 
 
-def _load_or_build_dense(d: Path, spec: tuple, n: int, base: int) -> bytes | bytearray | None:
+def _load_or_build_dense(d: Path, spec: tuple, n: int, base: int, full: dict | None = None):
     """The dense form of ``spec``'s full table from the cache file, else built from the full
-    table and written (None when it cannot be written: the caller uses the dict)."""
+    table and written (None when it cannot be written: the caller uses the dict). With the
+    ``full`` table already in memory, only makes sure the file is there."""
     path = d / f"table-{spec_hash(('dense', spec))}.bin"
     size = base ** n
+    if full is not None and path.exists():
+        return None
     try:
-        data = path.read_bytes()
+        data = path.read_bytes() if full is None else b""
     except OSError:
         data = b""
     dense = _decode_dense(data, size)
     if dense is None:
-        dense = build_dense(load_table(spec), n, base)
+        dense = build_dense(full if full is not None else load_table(spec), n, base)
         if not _write_atomic(d, path, _HEADER.pack(MAGIC, CACHE_VERSION, size, hashlib.sha256(dense).digest()) + dense):
             return None
     return dense
