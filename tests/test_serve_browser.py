@@ -3,7 +3,9 @@
 Plays a whole hand by clicking until the ledger shows, and checks its numbers against
 ``mjrules score`` for the same final state; types a mistake into the playground and sees the
 diagnostic at its line; changes 大七对 to x4 and sees the diff and a finished impact report.
-Writes the screenshots docs/img/table.png and docs/img/playground.png.
+Takes the screenshots table.png and playground.png: into the test's temporary folder, or into
+docs/img (the README's pictures) with MJRULES_SCREENSHOTS=docs, so a test run changes no
+tracked file.
 
 Skipped when chromium, its driver or selenium is missing here; MJRULES_REQUIRE_BROWSER=1 (set
 by .ci/run) makes that a failure.
@@ -13,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import tempfile
 import time
 from collections import Counter
 from pathlib import Path
@@ -23,7 +26,8 @@ from .conftest import ROOT
 from .serve_support import REQUIRED, Running, need
 
 SEED = 5
-SHOTS = ROOT / "docs" / "img"
+# MJRULES_SCREENSHOTS=docs: refresh the README's pictures; else a scratch folder
+SHOTS = ROOT / "docs" / "img" if os.environ.get("MJRULES_SCREENSHOTS") == "docs" else Path(tempfile.gettempdir()) / "mjrules-shots"
 WAIT = 60  # seconds a step may take on a busy machine (a ceiling, not a timing)
 
 
