@@ -25,8 +25,8 @@ from engine.core.hands import HandEvaluator, _PatternPlan
 
 _START = frozenset({(0, 0, 0)})
 # Memo sizes (they bound memory): past its limit a memo is cleared and starts again (no value
-# changes). Per memo about 0.2-0.45 KB an entry, so a value bot's model (one whole-hand memo per
-# pattern, one shared set of per-group memos) stays under about 70 MB whatever the number of hands.
+# changes). At 0.2-0.45 KB an entry, a value bot's model (one shared set of per-group memos, one
+# whole-hand memo per pattern) holds at most about 55 MB + 2 MB per pattern, however many hands.
 MEMO_LIMIT = 50_000  # per-group results (group tables, steps, blocks, rotten singles): reused across hands
 STATE_LIMIT = 5_000  # whole-hand states per Shanten (``_memo``): reused within a turn, rarely hands later
 
