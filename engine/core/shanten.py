@@ -250,6 +250,8 @@ class Shanten(ShantenOracle):
     tile groups or templates. The whole-hand memo is never shared (it depends on the patterns).
     """
 
+    SHARED = ("_blocks", "_rotten_memo", "_fold", "_tables", "_steps", "_bests")  # the per-group memos
+
     def __init__(self, ev: HandEvaluator, share: Shanten | None = None):
         super().__init__(ev)
         self._tables: dict[tuple, tuple[int, ...]] = {}  # (k, group id, counts) -> table
@@ -262,8 +264,6 @@ class Shanten(ShantenOracle):
                 raise ValueError("Shanten(share=...): another evaluator's tile groups or templates")
             for name in self.SHARED:
                 setattr(self, name, getattr(share, name))
-
-    SHARED = ("_blocks", "_rotten_memo", "_fold", "_tables", "_steps", "_bests")  # the per-group memos
 
     def _rotten_group(self, gap: int, gi: int, sub: tuple[int, ...]) -> int:
         """Usable singles of group ``gi`` for a ``rotten gap`` plan (the memo ShantenOracle._rotten
