@@ -24,7 +24,11 @@ from functools import lru_cache
 from engine.core.hands import HandEvaluator, _PatternPlan
 
 _START = frozenset({(0, 0, 0)})
-MEMO_LIMIT = 100_000  # hand states a Shanten remembers before it starts again (bounds memory)
+# Memo sizes (they bound memory): past its limit a memo is cleared and starts again (no value
+# changes). At 0.2-0.45 KB an entry, a value bot's model (one shared set of per-group memos, one
+# whole-hand memo per pattern) holds at most about 55 MB + 2 MB per pattern, however many hands.
+MEMO_LIMIT = 50_000  # per-group results (group tables, steps, blocks, rotten singles): reused across hands
+STATE_LIMIT = 5_000  # whole-hand states per Shanten (``_memo``): reused within a turn, rarely hands later
 
 
 class ShantenOracle:
@@ -138,7 +142,7 @@ class ShantenOracle:
         key = (nat, w, n_melds)
         v = self._memo.get(key)
         if v is None:
-            if len(self._memo) >= MEMO_LIMIT:
+            if len(self._memo) >= STATE_LIMIT:
                 self._memo.clear()
             v = self._memo[key] = self._compute(nat, w, n_melds)
         return v
@@ -205,9 +209,12 @@ class ShantenOracle:
 
     def _group_blocks(self, tid: int, counts: tuple[int, ...]) -> frozenset[tuple[int, int, int]]:
         key = (tid, counts)
-        if key not in self._blocks:
-            self._blocks[key] = _blocks(self.ev._templates_by_id[tid], counts, self.ev.pair_size)
-        return self._blocks[key]
+        b = self._blocks.get(key)
+        if b is None:
+            if len(self._blocks) >= MEMO_LIMIT:
+                self._blocks.clear()
+            b = self._blocks[key] = _blocks(self.ev._templates_by_id[tid], counts, self.ev.pair_size)
+        return b
 
     def _rotten(self, plan: _PatternPlan, nat: tuple[int, ...]) -> int:
         usable = 0
@@ -235,14 +242,28 @@ class Shanten(ShantenOracle):
     adds them (capped), so keeping the maximum per cell loses nothing. Groups combine by a
     small max-plus step; :meth:`of_each_discard` folds the groups a candidate leaves alone
     once per group (prefix and suffix), so a candidate costs one group table and one step.
+
+    ``share``: another :class:`Shanten` over the same evaluator (a view of it with other
+    patterns) whose per-group memos this one uses too: they depend on the tile groups and set
+    templates only, never on which patterns are counted, so sharing them changes no value and
+    keeps one copy (each still bounded by MEMO_LIMIT). Raises ValueError when ``share`` has other
+    tile groups or templates. The whole-hand memo is never shared (it depends on the patterns).
     """
 
-    def __init__(self, ev: HandEvaluator):
+    SHARED = ("_blocks", "_rotten_memo", "_fold", "_tables", "_steps", "_bests")  # the per-group memos
+
+    def __init__(self, ev: HandEvaluator, share: Shanten | None = None):
         super().__init__(ev)
         self._tables: dict[tuple, tuple[int, ...]] = {}  # (k, group id, counts) -> table
         self._steps: dict[tuple, tuple[int, ...] | None] = {}  # (k, table, table) -> combined
         self._bests: dict[tuple, int] = {}  # (k, head, table) -> shanten before wilds
         self._group_of = {kd: gi for gi, (_, lo, hi) in enumerate(ev.group_spans) for kd in range(lo, hi)}
+        if share is not None:
+            if (share.ev.group_spans is not ev.group_spans
+                    or share.ev._templates_by_id is not ev._templates_by_id):
+                raise ValueError("Shanten(share=...): another evaluator's tile groups or templates")
+            for name in self.SHARED:
+                setattr(self, name, getattr(share, name))
 
     def _rotten_group(self, gap: int, gi: int, sub: tuple[int, ...]) -> int:
         """Usable singles of group ``gi`` for a ``rotten gap`` plan (the memo ShantenOracle._rotten
@@ -322,8 +343,6 @@ class Shanten(ShantenOracle):
         n_tiles = sum(nat) + w
         complete_at = self.ev.hand_size - self.ev.set_size * n_melds
         memo = self._memo
-        if len(memo) >= MEMO_LIMIT:
-            memo.clear()
         out: list[int | None] = [None] * len(discards)
         todo: dict[int, list[int]] = {}  # natural kind -> positions in discards
         for j, d in enumerate(discards):
@@ -360,6 +379,8 @@ class Shanten(ShantenOracle):
                 v = n_tiles - 1
             else:
                 v = b if n_tiles - 1 >= complete_at else max(b, 0)
+            if len(memo) >= STATE_LIMIT:
+                memo.clear()
             memo[(after[d], w, n_melds)] = v
             for j in js:
                 out[j] = v
@@ -404,7 +425,7 @@ def _best(table: tuple[int, ...] | None, k: int, head_needed: bool) -> int:
     return best
 
 
-@lru_cache(maxsize=100_000)
+@lru_cache(maxsize=MEMO_LIMIT)
 def _blocks(templates, counts: tuple[int, ...], pair: int) -> frozenset[tuple[int, int, int]]:
     """(sets, partial sets, head pair) options for one group's tiles, Pareto-pruned."""
     i = next((j for j, c in enumerate(counts) if c), None)

@@ -103,8 +103,9 @@ class ValueModel:
         self.ev = ev
         self.seats = [str(v) for v in rs.table["seats"].values]
         self.patterns = list(ev.plans)
-        self.shanten = {p: Shanten(_OnePattern(ev, p)) for p in self.patterns}
         self.any_shanten = _DrawShanten(ev)  # the distance to the nearest pattern
+        # one copy of the per-group memos for all of them (they do not depend on the patterns)
+        self.shanten = {p: Shanten(_OnePattern(ev, p), share=self.any_shanten) for p in self.patterns}
         self.value = {p: (self._win_value(p, True), self._win_value(p, False)) for p in self.patterns}
         self.deal_in = self._deal_in()
         self.chance = {}

@@ -1,0 +1,88 @@
+"""Memory stays bounded when value bots play many hands: every memo they fill (engine/core/shanten.py,
+engine/table/valuebot.py) stays within its named limit, checked after every action, and the
+limits change no decision. Sizes are read from the data structures (never RSS, never a timer)."""
+from __future__ import annotations
+
+import pytest
+
+from engine import compile_ruleset
+from engine.core import shanten
+from engine.core.scoring import Scorer
+from engine.core.shanten import Shanten, _blocks
+from engine.table import valuebot
+from engine.table.bots import BOTS
+from engine.table.match import Match
+from engine.table.valuebot import model_of, reach
+
+RS = compile_ruleset("nanchang")
+HANDS = 6
+SEED = 21
+MEMO_LIMIT = shanten.MEMO_LIMIT  # before the test lowers it (the lru_cache took it at import)
+PER_GROUP = ("_blocks", "_rotten_memo", "_fold", "_tables", "_steps", "_bests")
+
+
+def _memos(m: valuebot.ValueModel) -> list[tuple[str, dict, int]]:
+    """(name, memo, its limit) for every memo of a value model (each shared memo once)."""
+    out, seen = [], set()
+    for name, sh in [("any", m.any_shanten), *m.shanten.items()]:
+        out.append((f"{name}._memo", sh._memo, shanten.STATE_LIMIT))
+        for attr in PER_GROUP:
+            d = getattr(sh, attr)
+            if id(d) not in seen:
+                seen.add(id(d))
+                out.append((f"{name}.{attr}", d, shanten.MEMO_LIMIT))
+    out += [("fit_memo", m.fit_memo, valuebot.CACHE), ("worth_memo", m.worth_memo, valuebot.CACHE)]
+    return out
+
+
+def _play(check=None) -> list[str]:
+    """Four value bots play HANDS hands with a scorer of their own (a fresh value model); returns
+    every action's text; ``check(model)`` runs after each action."""
+    match = Match(RS, SEED, scorer=Scorer(RS))
+    bots = {s: BOTS["value"](SEED + i) for i, s in enumerate(match.seats)}
+    played: list[str] = []
+
+    def on_action(g):
+        if g.actions:
+            played.append(g.actions[-1].text(g.scorer))
+        if check:
+            check(model_of(g.scorer))
+
+    match.play(bots, HANDS, on_action=on_action)
+    return played
+
+
+def test_memos_never_exceed_their_limits_and_change_no_decision(monkeypatch):
+    reference = _play()  # the default limits
+    monkeypatch.setattr(shanten, "STATE_LIMIT", 60)
+    monkeypatch.setattr(shanten, "MEMO_LIMIT", 150)
+    monkeypatch.setattr(valuebot, "CACHE", 3)
+    last: dict[str, int] = {}
+    cleared: set[str] = set()
+
+    def check(m):
+        for name, memo, limit in _memos(m):
+            assert len(memo) <= limit, (name, len(memo), limit)
+            if len(memo) < last.get(name, 0):
+                cleared.add(name)  # a memo only shrinks when it reached its limit and started again
+            last[name] = len(memo)
+
+    assert _play(check) == reference
+    # the limits were reached and the memos started again, not merely never approached
+    assert {"any._memo", "平胡._memo", "any._tables", "any._blocks", "any._steps", "fit_memo"} <= cleared
+    assert _blocks.cache_info().currsize <= _blocks.cache_info().maxsize == MEMO_LIMIT
+    assert reach.cache_info().currsize <= reach.cache_info().maxsize
+
+
+def test_the_pattern_shantens_share_one_copy_of_the_per_group_memos():
+    m = valuebot.ValueModel(Scorer(RS))
+    for sh in m.shanten.values():
+        for attr in PER_GROUP:
+            assert getattr(sh, attr) is getattr(m.any_shanten, attr)
+        assert sh._memo is not m.any_shanten._memo  # whole-hand values depend on the patterns
+
+
+def test_sharing_memos_with_another_evaluator_is_refused():
+    other = compile_ruleset("chongguan")
+    with pytest.raises(ValueError, match="another evaluator"):
+        Shanten(Scorer(RS).hands, share=Shanten(Scorer(other).hands))
