@@ -27,6 +27,7 @@ from engine.core.tables import Reading, TableChecker
 from engine.core.tiles import TileSet
 
 INF = 10**6
+GROUP_MEMO_LIMIT = 50_000  # group results the recursive evaluator remembers (bounds memory)
 
 
 @dataclass(frozen=True)
@@ -355,6 +356,8 @@ class HandEvaluator:
         key = (tid, counts, pair, cap)
         got = self._group_memo.get(key)
         if got is None:
+            if len(self._group_memo) >= GROUP_MEMO_LIMIT:
+                self._group_memo.clear()
             got = self._group_memo[key] = self._group_search(self._templates_by_id[tid], tid, counts, pair, cap)
         return got
 
