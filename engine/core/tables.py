@@ -18,8 +18,12 @@ Disk cache: one file per table under a hash of its shape spec, in ``$XDG_CACHE_H
 (or ``~/.cache/mjrules``); ``MJRULES_NO_CACHE=1`` turns it off. Files are written atomically
 (temp file + rename) and read as untrusted input: a fixed binary layout parsed with bounds and a
 SHA-256 of the body; anything unexpected is ignored and the table rebuilt. The checker reads
-the full tables lazily (:class:`LazyTable`: the file's sorted arrays, bisected on a key's first
-lookup) rather than building a dict of every entry on load.
+the full tables lazily (:class:`LazyTable`) rather than building a dict of every entry on load:
+an entry is found on its first lookup in the table's dense form (one byte per count vector,
+indexed by three list lookups: :func:`dense_index`), or, for a group too large for one, by
+bisecting the file's sorted arrays. The innermost loops over a ruleset's groups (the wild-free
+check, a sets pattern's fit and fewest wilds) are generated once per ruleset
+(:func:`_generated`: integers and table objects only, no rule text).
 
 :class:`TableChecker` answers :meth:`HandEvaluator.is_win` and :meth:`HandEvaluator.readings`
 from the tables with the same results as the recursive evaluator (RULES.md §1 Winning hands,
@@ -524,6 +528,88 @@ def _generated(lines: list[str], **names):
     return scope["make"](**names)
 
 
+def _sets_fewest(groups: list[tuple], pair_size: int, profile):
+    """``fewest(key, jing, jbits, top, gw, pair, fits, stop)``: the group loop of
+    :meth:`TableChecker._sets_fewest_profiled` written out for a pattern's groups (shift, mask,
+    table, _); ``profile`` is the checker's :meth:`TableChecker._profile`."""
+    lines = ["    def fewest(key, jing, jbits, top, gw, pair, fits, stop):",
+             "        base = 0", "        delta = NONE", "        rest = 0", "        broken = False",
+             "        bound = top + NONE if pair else top",  # a group that must hold the pair adds NONE
+             "        A = B = None"]
+    for i, (shift, mask, _, _) in enumerate(groups):
+        lines += [f"        sub = (key >> {int(shift)}) & {int(mask)}",
+                  f"        if jbits & {1 << i}:",
+                  "            if fits:",
+                  f"                pa, pb = profile(t{i}, sub, jing[{i}])",
+                  "                if A is None:",
+                  "                    A, B = pa, pb",
+                  "                else:",
+                  "                    A, B = fold(A, B, pa, pb)",
+                  "        elif sub:",
+                  f"            v = t{i}[sub]",
+                  "            a = v & NONE",
+                  "            b = v >> VB",
+                  f"            if gw != {i}:",
+                  "                if a == NONE:",
+                  "                    broken = True",
+                  "                else:",
+                  "                    rest += a",
+                  "            if fits:",
+                  "                if a == NONE and (not pair or b == NONE):",
+                  "                    fits = False",
+                  "                    if stop or broken:",
+                  "                        return None, rest, broken",
+                  "                else:",
+                  "                    base += a",
+                  "                    if base > bound:",  # more wilds than the 精 held
+                  "                        fits = False",
+                  "                        if stop or broken:",
+                  "                            return None, rest, broken",
+                  "                    elif b - a < delta:",
+                  "                        delta = b - a"]
+    lines += ["        if not fits:", "            return None, rest, broken",
+              "        return least(PS, base, delta, A, B, pair), rest, broken", "    return fewest"]
+    return _generated(lines, NONE=NONE, VB=VALUE_BITS, PS=pair_size, profile=profile, fold=_fold, least=_least_wilds,
+                      **{f"t{i}": table for i, (_, _, table, _) in enumerate(groups)})
+
+
+def _fold(A: list[int], B: list[int], pa: list[int], pb: list[int]) -> tuple[list[int], list[int]]:
+    """Two groups holding 精: their profiles combined (min-plus over how the wilds divide)."""
+    n = len(A) + len(pa) - 1
+    A2, B2 = [NONE + NONE] * n, [NONE + NONE] * n
+    for i, (x, y) in enumerate(zip(A, B)):
+        for j, (p, q) in enumerate(zip(pa, pb)):
+            if x + p < A2[i + j]:
+                A2[i + j] = x + p
+            r = y + p if y + p < x + q else x + q
+            if r < B2[i + j]:
+                B2[i + j] = r
+    return A2, B2
+
+
+def _least_wilds(ps: int, base: int, delta: int, A: list[int] | None, B: list[int] | None, pair: bool) -> int | None:
+    """The fewest wilds ``u`` with which the groups fit: ``base`` (the groups without 精), the
+    least extra for the pair ``delta``, the 精 groups' profile ``A``/``B`` (None: no 精)."""
+    extra = ps if delta > ps else delta
+    if A is None:
+        need = base + extra if pair else base
+        return 0 if need <= 0 else None
+    # need(u) ≥ base + min(delta, 0) (A, B ≥ 0): no u below that fits
+    if pair:
+        u = base + delta if delta < 0 else base
+        for u in range(u if u > 0 else 0, len(A)):
+            need = base + A[u] + extra
+            if base + B[u] < need:
+                need = base + B[u]
+            if need <= u:
+                return u
+    else:
+        for u in range(base, len(A)):
+            if base + A[u] <= u:
+                return u
+    return None
+
+
 def _sets_fit(groups: list[tuple], pair_size: int):
     """``fits(key, w, pair) -> bool`` for a ``sets`` pattern's groups (shift, mask, table, _):
     whether the natural tiles ``key`` complete with ``w`` wilds — each group's
@@ -554,7 +640,7 @@ class _Plan:
 
     __slots__ = ("name", "plan", "kind", "groups", "want", "pair", "natural", "min_honours",
                  "honours_natural", "quads", "needs_splits", "set_size", "sets", "pairs", "specs", "free", "mode",
-                 "paired", "one_kind", "fit")
+                 "paired", "one_kind", "fit", "fewest")
 
 
 class TableChecker:
@@ -823,13 +909,13 @@ class TableChecker:
             return None
         return key
 
-    def _held_jing(self, key: int, wild_kinds, locked: int | None) -> tuple[list, dict, list, dict]:
+    def _held_jing(self, key: int, wild_kinds, locked: int | None) -> tuple[list, dict, list, dict, int]:
         """What the held 精 allow, memoised by the 精 counts: (split deltas: (wilds, key to
         subtract) fewest wilds first; group index → ((field bit in the group, count), …); per
         split, what the 精 kinds' natural counts (a natural winning tile included) add to a pairs
         check: (odd counts, odd honour counts, whether a count ≥ 3 is left), a slot for
         :meth:`_pairs_answers` and the 精 kinds' field mask; the 精钓 variants
-        by winning tile (:meth:`_jing_waits`))."""
+        by winning tile (:meth:`_jing_waits`); the bits of the groups holding 精)."""
         mask = self._jing_masks.get(wild_kinds)
         if mask is None:
             if len(self._jing_masks) >= MAX_FIT_MEMO:
@@ -854,7 +940,8 @@ class TableChecker:
             rows.sort(key=_first)
             if len(self._split_memo) >= MAX_FIT_MEMO:
                 self._split_memo.clear()
-            got = self._split_memo[mkey] = ([r[:2] for r in rows], groups, [[r[2:] for r in rows], None, mask], {})
+            got = self._split_memo[mkey] = ([r[:2] for r in rows], groups, [[r[2:] for r in rows], None, mask], {},
+                                            sum(1 << gi for gi in groups))
         return got
 
     def _jing_waits(self, key: int, wild_kinds, win_tile: int) -> list[tuple]:
@@ -909,6 +996,7 @@ class TableChecker:
             cp.groups = [tuple(g) for g in cp.groups]
             if cp.kind == "sets":
                 cp.fit = _sets_fit(cp.groups, self.ps)
+                cp.fewest = _sets_fewest(cp.groups, self.ps, self._profile)
         self._full = True
 
     def _is_win_general(self, concealed, melds, wild_kinds, win_tile, win_tile_natural=False,
@@ -1027,12 +1115,13 @@ class TableChecker:
         got = self._profiles[mkey] = (A, B)
         return got
 
-    def _sets_fewest_profiled(self, cp: _Plan, key: int, jing: dict[int, tuple], total: int, n_melds: int,
-                              pair_removed: bool, top: int, gw: int = -1) -> tuple[int | None, int, bool]:
+    def _sets_fewest_profiled(self, cp: _Plan, key: int, jing: dict[int, tuple], jbits: int, total: int,
+                              n_melds: int, pair_removed: bool, top: int, gw: int = -1) -> tuple[int | None, int, bool]:
         """:meth:`_fewest` of a ``sets`` pattern (no natural-honour counts, no group limits):
-        groups without 精 looked up once, each group holding 精 by its :meth:`_profile`; the
-        fewest ``u`` with ``base + A[u] + min(pair, delta) ≤ u`` or ``base + B[u] ≤ u``.
-        ``top``: the 精 held (the most wilds any split gives); past it, no split fits.
+        groups without 精 looked up once, each group holding 精 (``jing``; ``jbits`` their bits)
+        by its :meth:`_profile`; the fewest ``u`` with ``base + A[u] + min(pair, delta) ≤ u`` or
+        ``base + B[u] ≤ u``. ``top``: the 精 held (the most wilds any split gives); past it, no
+        split fits. The group loop is the pattern's generated ``fewest`` (:func:`_sets_fewest`).
 
         Returns ``(fewest or None, rest, broken)``: with ``gw`` a group index (the winning
         tile's), ``rest`` is the wilds the groups without 精 other than ``gw`` need without the
@@ -1045,75 +1134,7 @@ class TableChecker:
         stop = gw < 0 or cp.free  # a free pattern with no reading has no 精钓 one: no rest needed
         if not fits and stop:
             return None, 0, True
-        base, delta = 0, NONE
-        rest, broken = 0, False
-        bound = top + (NONE if pair else 0)  # a group that must hold the pair adds NONE to base
-        A = B = None
-        gi = -1
-        for shift, mask, table, _ in cp.groups:
-            gi += 1
-            sub = (key >> shift) & mask
-            if gi in jing:
-                if not fits:
-                    continue
-                pa, pb = self._profile(table, sub, jing[gi])
-                if A is None:
-                    A, B = pa, pb
-                    continue
-                n = len(A) + len(pa) - 1  # two groups hold 精: fold (min-plus over how the wilds divide)
-                A2, B2 = [NONE + NONE] * n, [NONE + NONE] * n
-                for i, (x, y) in enumerate(zip(A, B)):
-                    for j, (p, q) in enumerate(zip(pa, pb)):
-                        if x + p < A2[i + j]:
-                            A2[i + j] = x + p
-                        r = y + p if y + p < x + q else x + q
-                        if r < B2[i + j]:
-                            B2[i + j] = r
-                A, B = A2, B2
-            elif sub:
-                v = table[sub]
-                a, b = v & NONE, v >> VALUE_BITS
-                if gi != gw:
-                    if a == NONE:
-                        broken = True
-                    else:
-                        rest += a
-                if not fits:
-                    continue
-                if a == NONE and (not pair or b == NONE):
-                    fits = False
-                    if stop or broken:
-                        return None, rest, broken
-                    continue
-                base += a
-                if base > bound:
-                    fits = False  # more wilds than the 精 held, whatever the rest
-                    if stop or broken:
-                        return None, rest, broken
-                    continue
-                if b - a < delta:
-                    delta = b - a
-        if not fits:
-            return None, rest, broken
-        ps = self.ps
-        extra = ps if delta > ps else delta
-        if A is None:
-            need = base + extra if pair else base
-            return (0 if need <= 0 else None), rest, broken
-        # need(u) ≥ base + min(delta, 0) (A, B ≥ 0): no u below that fits
-        if pair:
-            u = base + delta if delta < 0 else base
-            for u in range(u if u > 0 else 0, len(A)):
-                need = base + A[u] + extra
-                if base + B[u] < need:
-                    need = base + B[u]
-                if need <= u:
-                    return u, rest, broken
-        else:
-            for u in range(base, len(A)):
-                if base + A[u] <= u:
-                    return u, rest, broken
-        return None, rest, broken
+        return cp.fewest(key, jing, jbits, top, gw, pair, fits, stop)
 
     def _sets_jing_wait(self, cp: _Plan, k2: int, held2: dict[int, tuple], total: int, n_melds: int, top: int,
                         rest: int, gw: int, jg: int) -> int | None:
@@ -1216,7 +1237,7 @@ class TableChecker:
             return self.ev._readings_recursive(concealed, melds, wild_kinds, win_tile, win_tile_natural)
         total = len(concealed)
         n_melds = len(melds)
-        deltas, jing, odd, waits = self._held_jing(key, wild_kinds, win_tile if win_tile_natural else None)
+        deltas, jing, odd, waits, jbits = self._held_jing(key, wild_kinds, win_tile if win_tile_natural else None)
         top, every = deltas[-1]
         nat = key - every  # every held 精 taken out
         gw = self._kind_group[win_tile][0]
@@ -1232,7 +1253,7 @@ class TableChecker:
                 if kinds > cp.sets - n_melds + (1 if cp.pair else 0):
                     continue  # no reading (the pattern is free: no 精钓 one either)
             if mode == "profiled":
-                w, rest_need, broken = self._sets_fewest_profiled(cp, key, jing, total, n_melds, False, top, gw)
+                w, rest_need, broken = self._sets_fewest_profiled(cp, key, jing, jbits, total, n_melds, False, top, gw)
             elif mode == "pairs":
                 w = self._pairs_fewest(cp, nat, deltas, odd, total, False)
             elif cp.kind == "rotten" and nat & self.high:
@@ -1248,11 +1269,11 @@ class TableChecker:
                 if variants is None:
                     variants = waits[win_tile] = self._jing_waits(key, wild_kinds, win_tile)
             best = None
-            for as_wild, take, (d2, j2, o2, _) in variants:  # less the winning tile and the 精
+            for as_wild, take, (d2, j2, o2, _, jb2) in variants:  # less the winning tile and the 精
                 k2 = key - take
                 if mode == "profiled":
                     if jg is None:
-                        jw = self._sets_fewest_profiled(cp, k2, j2, total - 2, n_melds, True, d2[-1][0])[0]
+                        jw = self._sets_fewest_profiled(cp, k2, j2, jb2, total - 2, n_melds, True, d2[-1][0])[0]
                     elif broken:
                         jw = None
                     else:
