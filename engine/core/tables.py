@@ -528,15 +528,30 @@ def _generated(lines: list[str], **names):
     return scope["make"](**names)
 
 
-def _sets_fewest(groups: list[tuple], pair_size: int, profile):
-    """``fewest(key, jing, jbits, top, gw, pair, fits, stop)``: the group loop of
-    :meth:`TableChecker._sets_fewest_profiled` written out for a pattern's groups (shift, mask,
-    table, _); ``profile`` is the checker's :meth:`TableChecker._profile`."""
-    lines = ["    def fewest(key, jing, jbits, top, gw, pair, fits, stop):",
+def _sets_fewest(cp: "_Plan", pair_size: int, profile):
+    """``fewest(key, jing, jbits, top, gw, pair_removed, total, n_melds) -> (fewest or None,
+    rest, broken)`` of a plain ``sets`` pattern (no natural-honour counts, no group limits),
+    written out for its groups: the groups without 精 looked up once, each group holding 精
+    (``jing``: group → its 精; ``jbits``: their bits) by its ``profile`` (the checker's
+    :meth:`TableChecker._profile`, folded by :func:`_fold` when two groups hold 精); the fewest
+    ``u`` with ``base + A[u] + min(pair, delta) ≤ u`` or ``base + B[u] ≤ u``. ``top``: the 精
+    held (the most wilds any split gives); past it, no split fits.
+
+    ``rest`` and ``broken``: with ``gw`` a group index (the winning tile's), the wilds the
+    groups without 精 other than ``gw`` need without the pair, and whether one of them cannot
+    complete — what :meth:`TableChecker._sets_jing_wait` starts from; with ``gw = -1``, or a
+    free pattern that has no reading, the loop may stop early (``rest`` is then meaningless)."""
+    lines = ["    def fewest(key, jing, jbits, top, gw, pair_removed, total, n_melds):",
+             "        pair = CPAIR and not pair_removed",
+             "        k = SETS - n_melds",
+             "        fits = k >= 0 and total == SIZE * k + (PS if pair else 0)",
+             "        stop = gw < 0 or FREE",  # a free pattern with no reading has no 精钓 one
+             "        if not fits and stop:",
+             "            return None, 0, True",
              "        base = 0", "        delta = NONE", "        rest = 0", "        broken = False",
              "        bound = top + NONE if pair else top",  # a group that must hold the pair adds NONE
              "        A = B = None"]
-    for i, (shift, mask, _, _) in enumerate(groups):
+    for i, (shift, mask, _, _) in enumerate(cp.groups):
         lines += [f"        sub = (key >> {int(shift)}) & {int(mask)}",
                   f"        if jbits & {1 << i}:",
                   "            if fits:",
@@ -568,9 +583,28 @@ def _sets_fewest(groups: list[tuple], pair_size: int, profile):
                   "                    elif b - a < delta:",
                   "                        delta = b - a"]
     lines += ["        if not fits:", "            return None, rest, broken",
-              "        return least(PS, base, delta, A, B, pair), rest, broken", "    return fewest"]
-    return _generated(lines, NONE=NONE, VB=VALUE_BITS, PS=pair_size, profile=profile, fold=_fold, least=_least_wilds,
-                      **{f"t{i}": table for i, (_, _, table, _) in enumerate(groups)})
+              "        extra = PS if delta > PS else delta",
+              "        if A is None:",
+              "            need = base + extra if pair else base",
+              "            return (0 if need <= 0 else None), rest, broken",
+              # need(u) ≥ base + min(delta, 0) (A, B ≥ 0): no u below that fits
+              "        if pair:",
+              "            u = base + delta if delta < 0 else base",
+              "            for u in range(u if u > 0 else 0, len(A)):",
+              "                need = base + A[u] + extra",
+              "                if base + B[u] < need:",
+              "                    need = base + B[u]",
+              "                if need <= u:",
+              "                    return u, rest, broken",
+              "        else:",
+              "            for u in range(base, len(A)):",
+              "                if base + A[u] <= u:",
+              "                    return u, rest, broken",
+              "        return None, rest, broken",
+              "    return fewest"]
+    return _generated(lines, NONE=NONE, VB=VALUE_BITS, PS=pair_size, CPAIR=bool(cp.pair), SETS=cp.sets,
+                      SIZE=cp.set_size, FREE=bool(cp.free), profile=profile, fold=_fold,
+                      **{f"t{i}": table for i, (_, _, table, _) in enumerate(cp.groups)})
 
 
 def _fold(A: list[int], B: list[int], pa: list[int], pb: list[int]) -> tuple[list[int], list[int]]:
@@ -585,29 +619,6 @@ def _fold(A: list[int], B: list[int], pa: list[int], pb: list[int]) -> tuple[lis
             if r < B2[i + j]:
                 B2[i + j] = r
     return A2, B2
-
-
-def _least_wilds(ps: int, base: int, delta: int, A: list[int] | None, B: list[int] | None, pair: bool) -> int | None:
-    """The fewest wilds ``u`` with which the groups fit: ``base`` (the groups without 精), the
-    least extra for the pair ``delta``, the 精 groups' profile ``A``/``B`` (None: no 精)."""
-    extra = ps if delta > ps else delta
-    if A is None:
-        need = base + extra if pair else base
-        return 0 if need <= 0 else None
-    # need(u) ≥ base + min(delta, 0) (A, B ≥ 0): no u below that fits
-    if pair:
-        u = base + delta if delta < 0 else base
-        for u in range(u if u > 0 else 0, len(A)):
-            need = base + A[u] + extra
-            if base + B[u] < need:
-                need = base + B[u]
-            if need <= u:
-                return u
-    else:
-        for u in range(base, len(A)):
-            if base + A[u] <= u:
-                return u
-    return None
 
 
 def _sets_fit(groups: list[tuple], pair_size: int):
@@ -996,7 +1007,7 @@ class TableChecker:
             cp.groups = [tuple(g) for g in cp.groups]
             if cp.kind == "sets":
                 cp.fit = _sets_fit(cp.groups, self.ps)
-                cp.fewest = _sets_fewest(cp.groups, self.ps, self._profile)
+                cp.fewest = _sets_fewest(cp, self.ps, self._profile)
         self._full = True
 
     def _is_win_general(self, concealed, melds, wild_kinds, win_tile, win_tile_natural=False,
@@ -1115,30 +1126,9 @@ class TableChecker:
         got = self._profiles[mkey] = (A, B)
         return got
 
-    def _sets_fewest_profiled(self, cp: _Plan, key: int, jing: dict[int, tuple], jbits: int, total: int,
-                              n_melds: int, pair_removed: bool, top: int, gw: int = -1) -> tuple[int | None, int, bool]:
-        """:meth:`_fewest` of a ``sets`` pattern (no natural-honour counts, no group limits):
-        groups without 精 looked up once, each group holding 精 (``jing``; ``jbits`` their bits)
-        by its :meth:`_profile`; the fewest ``u`` with ``base + A[u] + min(pair, delta) ≤ u`` or
-        ``base + B[u] ≤ u``. ``top``: the 精 held (the most wilds any split gives); past it, no
-        split fits. The group loop is the pattern's generated ``fewest`` (:func:`_sets_fewest`).
-
-        Returns ``(fewest or None, rest, broken)``: with ``gw`` a group index (the winning
-        tile's), ``rest`` is the wilds the groups without 精 other than ``gw`` need without the
-        pair and ``broken`` whether one of them cannot complete — what :meth:`_sets_jing_wait`
-        starts from; with ``gw = -1``, or a free pattern that has no reading, the loop may
-        stop early (``rest`` is then meaningless)."""
-        pair = cp.pair and not pair_removed
-        k = cp.sets - n_melds
-        fits = k >= 0 and total == cp.set_size * k + (self.ps if pair else 0)
-        stop = gw < 0 or cp.free  # a free pattern with no reading has no 精钓 one: no rest needed
-        if not fits and stop:
-            return None, 0, True
-        return cp.fewest(key, jing, jbits, top, gw, pair, fits, stop)
-
     def _sets_jing_wait(self, cp: _Plan, k2: int, held2: dict[int, tuple], total: int, n_melds: int, top: int,
                         rest: int, gw: int, jg: int) -> int | None:
-        """:meth:`_sets_fewest_profiled` of a 精钓 variant ``k2`` (the hand less the winning tile
+        """``cp.fewest`` (:func:`_sets_fewest`) of a 精钓 variant ``k2`` (the hand less the winning tile
         and one 精, the pair removed) when the hand's 精 all sit in group ``jg``: only the
         winning tile's group ``gw`` and ``jg`` differ from the hand, ``rest`` (from the hand's
         own call) covers the others."""
@@ -1174,7 +1164,7 @@ class TableChecker:
 
     def _fewest(self, cp: _Plan, key: int, deltas, total: int, n_melds: int, pair_removed: bool) -> int | None:
         """Fewest wilds with which ``key`` less one of the split ``deltas`` (:meth:`_held_jing`)
-        fits a pattern that is neither a plain ``sets`` one (:meth:`_sets_fewest_profiled`) nor
+        fits a pattern that is neither a plain ``sets`` one (``cp.fewest`` (:func:`_sets_fewest`)) nor
         a plain pairs one (:meth:`_pairs_fewest`)."""
         if cp.kind == "rotten" and (key - deltas[-1][1]) & self.high:
             return None  # a count ≥ 2 even with every 精 wild
@@ -1253,7 +1243,7 @@ class TableChecker:
                 if kinds > cp.sets - n_melds + (1 if cp.pair else 0):
                     continue  # no reading (the pattern is free: no 精钓 one either)
             if mode == "profiled":
-                w, rest_need, broken = self._sets_fewest_profiled(cp, key, jing, jbits, total, n_melds, False, top, gw)
+                w, rest_need, broken = cp.fewest(key, jing, jbits, top, gw, False, total, n_melds)
             elif mode == "pairs":
                 w = self._pairs_fewest(cp, nat, deltas, odd, total, False)
             elif cp.kind == "rotten" and nat & self.high:
@@ -1273,7 +1263,7 @@ class TableChecker:
                 k2 = key - take
                 if mode == "profiled":
                     if jg is None:
-                        jw = self._sets_fewest_profiled(cp, k2, j2, jb2, total - 2, n_melds, True, d2[-1][0])[0]
+                        jw = cp.fewest(k2, j2, jb2, d2[-1][0], -1, True, total - 2, n_melds)[0]
                     elif broken:
                         jw = None
                     else:
