@@ -199,6 +199,8 @@ def main() -> None:
     print(f"tables without a cache: wild-free {b['build_wild_free_s']} s, all {b['build_all_s']} s; "
           f"first run with an empty cache (built and written): all {e['build_all_s']} s; "
           f"from the cache: {c['build_wild_free_s']} s, all {c['build_all_s']} s")
+    print("per case: our first pass (then: the same hands again), the peer, and the ratio peer/ours of the "
+          "run with the median ratio [the lowest–highest ratio of the runs]")
     for case in ("wild-free", "jing-1", "jing-2", "jing-4", "readings-4"):
         r = report[case]
         lo, hi = r.get("ratio_first_pass_range", [r["ratio_first_pass"]] * 2)

@@ -87,6 +87,12 @@ def test_a_changed_rule_that_never_fires_is_warned_about():
     assert r.exit_code == 0 and "jing.杠精 not exercised in 25 hands" in r.stdout
 
 
+def test_with_value_bots_the_warning_only_says_to_raise_n():
+    j = _json("nanchang", "nanchang-table", "-n", "25", "--seed", "2", "--bots", "value")
+    warned = [w for w in j["warnings"] if w.startswith("jing.杠精 not exercised")]
+    assert warned == ["jing.杠精 not exercised in 25 hands: raise N"]
+
+
 def test_json_keys():
     j = _json("nanchang", "chongguan", "-n", "25")
     assert list(j) == ["a", "b", "hands", "seed", "bots", "scoring_effect", "why_no_scoring_effect", "effects",

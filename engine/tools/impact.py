@@ -61,6 +61,7 @@ SCORING_KINDS = ("pattern", "fan", "payment", "factor", "jing", "indicator", "ex
 RESCORED_POLICY = "follow_first_discard"  # the one flow policy that settles (抄庄)
 CLAIMS = ("pung", "kong", "chow", "concealed_kong", "added_kong")  # events that end the first go-around
 WARN_HINT = "raise N or use `--bots value`"
+WARN_HINT_VALUE = "raise N"  # the hint when every seat already plays the value bot
 EXAMPLE_CHARS = 200  # an unscorable hand's example message, cut to this
 
 
@@ -365,7 +366,8 @@ class Report:
                 row.update(kind="scoring", a=f["a"][c.path], b=f["b"][c.path],
                            a_hands_by_b=f["a_by_b"][c.path], b_hands_by_a=f["b_by_a"][c.path])
                 if not (row["a"] or row["b"] or row["a_hands_by_b"] or row["b_hands_by_a"]):
-                    row["warning"] = f"{c.path} not exercised in {self.hands} hands: {WARN_HINT}"
+                    hint = WARN_HINT_VALUE if set(self.bots) == {"value"} else WARN_HINT
+                    row["warning"] = f"{c.path} not exercised in {self.hands} hands: {hint}"
             out.append(row)
         return out
 
