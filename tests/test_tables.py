@@ -339,3 +339,30 @@ def test_the_first_run_writes_the_dense_file_too(tmp_path, monkeypatch):
     missing = tables.NONE | tables.NONE << tables.VALUE_BITS
     for key in _every_key(SPEC[0], 4):
         assert tables._UNPACK[dense[tables.dense_index(key, SPEC[0], 5)]] == built.get(key, missing)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "huge"])
+def test_a_cache_file_that_is_no_regular_file_or_too_big_is_not_read(tmp_path, monkeypatch, kind):
+    """The cache is untrusted: a FIFO (which would block an open), a device, or a file larger
+    than any table is skipped before reading, and the table is rebuilt with the same answers."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.delenv("MJRULES_NO_CACHE", raising=False)
+    monkeypatch.setattr(tables, "_LAZY", {})
+    monkeypatch.setattr(tables, "_LOADED", {})
+    d = tmp_path / "mjrules"
+    d.mkdir()
+    path = d / f"table-{tables.spec_hash(('dense', SPEC))}.bin"
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "device":
+        path.symlink_to("/dev/zero")
+    else:
+        with open(path, "wb") as f:
+            f.truncate(tables._HEADER.size + 5 ** SPEC[0] + 1)  # sparse: no disk used
+    assert tables._read_bounded(path, tables._HEADER.size + 5 ** SPEC[0]) == b""
+    built = tables.build_table(*SPEC)
+    tables.load_table(SPEC)
+    monkeypatch.setattr(tables, "_LOADED", {})
+    lazy = tables.load_table_lazy(SPEC)
+    missing = tables.NONE | tables.NONE << tables.VALUE_BITS
+    assert all(lazy[key] == built.get(key, missing) for key in _every_key(SPEC[0], 4))

@@ -37,6 +37,7 @@ import hashlib
 import itertools
 import json
 import os
+import stat
 import struct
 import sys
 import tempfile
@@ -361,7 +362,7 @@ def load_table_lazy(spec: tuple) -> LazyTable:
             got = LazyTable(dense=dense, n=n, base=base)
     elif full is None and d is not None:
         try:
-            arrays = _decode_arrays((d / f"table-{spec_hash(name)}.bin").read_bytes(),
+            arrays = _decode_arrays(_read_bounded(d / f"table-{spec_hash(name)}.bin", MAX_SPARSE_BYTES),
                                     (1 << (FIELD_BITS * n)) - 1, 2 * VALUE_BITS)
         except OSError:
             arrays = None
@@ -382,7 +383,7 @@ def _load_or_build_dense(d: Path, spec: tuple, n: int, base: int, full: dict | N
     if full is not None and path.exists():
         return None
     try:
-        data = path.read_bytes() if full is None else b""
+        data = _read_bounded(path, _HEADER.size + size) if full is None else b""
     except OSError:
         data = b""
     dense = _decode_dense(data, size)
@@ -440,7 +441,7 @@ def _load_or_build(name, build, n_kinds: int, value_bits: int) -> dict[int, int]
     max_key = (1 << (FIELD_BITS * n_kinds)) - 1
     if path is not None:
         try:
-            got = _decode(path.read_bytes(), max_key, value_bits)
+            got = _decode(_read_bounded(path, MAX_SPARSE_BYTES), max_key, value_bits)
         except OSError:
             got = None
         if got is not None:
@@ -449,6 +450,20 @@ def _load_or_build(name, build, n_kinds: int, value_bits: int) -> dict[int, int]
     if path is not None:
         _write_atomic(d, path, _encode(table))
     return table
+
+
+MAX_SPARSE_BYTES = _HEADER.size + MAX_CACHE_ENTRIES * _ENTRY_BYTES  # the largest sparse file read
+
+
+def _read_bounded(path: Path, most: int) -> bytes:
+    """A cache file's bytes, or b"" (read as damaged) when it is not a regular file of at most
+    ``most`` bytes: checked before the file is opened (a FIFO would block ``open``) and read no
+    further than that. Raises OSError as ``stat`` and ``open`` do."""
+    st = path.stat()
+    if not stat.S_ISREG(st.st_mode) or st.st_size > most:
+        return b""
+    with open(path, "rb") as f:
+        return f.read(most + 1)
 
 
 def _write_atomic(d: Path, path: Path, data: bytes) -> bool:
