@@ -97,7 +97,8 @@ NOT_RULES = {
                        64: "lru_cache size; MAX_CACHE_FILES, a bound on the disk cache",
                        4096: "MAX_FIT_MEMO: a bound on a memo",
                        21: "DENSE_MAX: 2**21 entries, a bound on a dense table's size",
-                       4: "DENSE_BITS: bits per field of a dense table's byte"},
+                       4: "DENSE_BITS: bits per field of a dense table's byte",
+                       18: "MAX_LAZY_ENTRIES = 2**18, a bound on a memo"},
 }
 
 # Generated files whose numbers are not written by hand. Each is checked elsewhere to be exactly

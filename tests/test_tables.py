@@ -366,3 +366,55 @@ def test_a_cache_file_that_is_no_regular_file_or_too_big_is_not_read(tmp_path, m
     lazy = tables.load_table_lazy(SPEC)
     missing = tables.NONE | tables.NONE << tables.VALUE_BITS
     assert all(lazy[key] == built.get(key, missing) for key in _every_key(SPEC[0], 4))
+
+
+def test_pairs_with_natural_honours_and_a_lone_jing_honour_won_from_a_discard(tmp_path):
+    """A 精 honour taken from a discard is natural: alone, it breaks an `honours natural` pairs
+    pattern (the 精钓 reading, with the 精 beside it, is the only one). Found by a review."""
+    f = tmp_path / "zqd.rules"
+    f.write_text('ruleset zqd "pairs, honours natural"\nextends nanchang\npattern 字七对 = pairs 7, honours natural\n',
+                 encoding="utf-8")
+    scorer = Scorer(compile_ruleset(str(f)))
+    ev, t = scorer.hands, scorer.tiles
+    hand = t.parse("112233445566m中白")
+    jing = frozenset(t.parse("中白"))
+    got = ev.readings(hand, [], jing, t.parse_one("中"), True)
+    assert got == ev._readings_recursive(hand, [], jing, t.parse_one("中"), True)
+    assert ("字七对", 1, True) in got and ("字七对", 1, False) not in got
+
+
+def test_a_rotten_rooms_file_missing_an_entry_is_not_trusted(tmp_path, monkeypatch):
+    """A well-hashed cache file of the 十三烂 rooms with an entry taken out: the rooms are
+    computed again, never a KeyError."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.delenv("MJRULES_NO_CACHE", raising=False)
+    monkeypatch.setattr(tables, "_LOADED", {})
+    ranks, gap = tuple(range(1, 10)), 3
+    tables._rotten_rooms.cache_clear()
+    want = tables._rooms(ranks, gap)
+    assert tables._rotten_rooms(ranks, gap) == want  # writes the file
+    [path] = (tmp_path / "mjrules").iterdir()
+    stored = {k: v + 1 for k, v in want.items() if k}  # key 0 dropped
+    path.write_bytes(tables._encode(stored))
+    monkeypatch.setattr(tables, "_LOADED", {})
+    tables._rotten_rooms.cache_clear()
+    assert tables._rotten_rooms(ranks, gap) == want
+    tables._rotten_rooms.cache_clear()
+
+
+def test_a_pair_of_four_keeps_its_jing_wait_reading(tmp_path):
+    """With pairs of four tiles a 精钓 reading does not imply a plain one, so the shortcut that
+    skips 精钓 for a pattern with no plain reading must not apply (found by a review)."""
+    f = tmp_path / "pair4.rules"
+    f.write_text('ruleset pair4 "pair of four"\nextends nanchang\noverride meld 将 pair = same 4\n'
+                 "override table hand = 15\noverride table deal = 4 4 4 3\n"
+                 "override pattern 小七对 = pairs 4, concealed, quads as pairs\n"
+                 "remove pattern 十三烂\nremove pattern 七星十三烂\nremove fan 十三烂\nremove fan 七星十三烂\n",
+                 encoding="utf-8")
+    scorer = Scorer(compile_ruleset(str(f)))
+    ev, t = scorer.hands, scorer.tiles
+    hand = t.parse("34444m122256p")
+    melds = [MeldTiles("kong", tuple(t.parse("6666s")))]
+    jing = frozenset(t.parse("12p"))
+    got = ev.readings(hand, melds, jing, t.parse_one("4m"), True)
+    assert got == ev._readings_recursive(hand, melds, jing, t.parse_one("4m"), True) == [("平胡", 4, True)]

@@ -36,6 +36,7 @@ import functools
 import hashlib
 import itertools
 import json
+import math
 import os
 import stat
 import struct
@@ -68,6 +69,8 @@ _ENTRY_BYTES = array("Q").itemsize + array("I").itemsize  # a key (uint64) and a
 MAX_CACHE_ENTRIES = 2_000_000  # a cache file claiming more is not read
 MAX_CACHE_FILES = 64  # table files kept in the cache directory
 MAX_FIT_MEMO = 4096  # meld combinations whose fitting patterns a checker remembers
+MAX_LAZY_ENTRIES = 1 << 18  # entries a lazy table keeps in its dict; past that, looked up each time
+MAX_KEPT = 32  # tables (and wild-free checks) a process keeps, the latest ones
 
 
 # ---- building ------------------------------------------------------------------------------
@@ -166,13 +169,13 @@ def _encode(table: dict[int, int]) -> bytes:
     return _HEADER.pack(MAGIC, CACHE_VERSION, len(table), hashlib.sha256(body).digest()) + body
 
 
-def _arrays(data: bytes):
-    """(keys, values) arrays of an intact table file (magic, version, a bounded count, the
-    body's length and SHA-256 all right), or None."""
+def _arrays(data: bytes, most: int = MAX_CACHE_ENTRIES):
+    """(keys, values) arrays of an intact table file (magic, version, a count of at most
+    ``most`` entries, the body's length and SHA-256 all right), or None."""
     if len(data) < _HEADER.size:
         return None
     magic, version, count, digest = _HEADER.unpack_from(data)
-    if magic != MAGIC or version != CACHE_VERSION or count > MAX_CACHE_ENTRIES:
+    if magic != MAGIC or version != CACHE_VERSION or count > min(most, MAX_CACHE_ENTRIES):
         return None
     body = memoryview(data)[_HEADER.size:]
     if len(body) != count * _ENTRY_BYTES or hashlib.sha256(body).digest() != digest:
@@ -186,10 +189,10 @@ def _arrays(data: bytes):
     return keys, values
 
 
-def _decode(data: bytes, max_key: int, value_bits: int) -> dict[int, int] | None:
-    """The table in ``data``, or None when it is not a well-formed, intact table file whose keys
-    are at most ``max_key`` and values below ``2**value_bits``."""
-    got = _arrays(data)
+def _decode(data: bytes, max_key: int, value_bits: int, most: int = MAX_CACHE_ENTRIES) -> dict[int, int] | None:
+    """The table in ``data``, or None when it is not a well-formed, intact table file of at most
+    ``most`` entries whose keys are at most ``max_key`` and values below ``2**value_bits``."""
+    got = _arrays(data, most)
     if got is None:
         return None
     keys, values = got
@@ -199,12 +202,12 @@ def _decode(data: bytes, max_key: int, value_bits: int) -> dict[int, int] | None
     return out
 
 
-def _decode_arrays(data: bytes, max_key: int, value_bits: int):
+def _decode_arrays(data: bytes, max_key: int, value_bits: int, most: int = MAX_CACHE_ENTRIES):
     """(keys, values) arrays of the table in ``data``, or None when it is not a well-formed,
     intact table file. Entries are checked on lookup (:class:`LazyTable`), not here: a file
     whose keys are out of order or whose values are out of range (which the hash cannot rule
     out, any more than wrong values in range) gives "cannot complete" answers, never an error."""
-    got = _arrays(data)
+    got = _arrays(data, most)
     if got is None:
         return None
     keys, values = got
@@ -249,7 +252,8 @@ class LazyTable(dict):
             v = self._values[i] if i < len(keys) and keys[i] == key else NONE | NONE << VALUE_BITS
             if v >> (VALUE_BITS + VALUE_BITS):
                 v = NONE | NONE << VALUE_BITS  # out of range: a damaged file
-        self[key] = v
+        if len(self) < MAX_LAZY_ENTRIES:
+            self[key] = v
         return v
 
 
@@ -278,7 +282,7 @@ def natural_table(spec: tuple) -> NaturalTable:
     """:func:`load_table_lazy` of ``spec`` as a :class:`NaturalTable` (one per spec)."""
     got = _NATURAL.get(spec)
     if got is None:
-        got = _NATURAL[spec] = NaturalTable(load_table_lazy(spec))
+        got = _keep(_NATURAL, spec, NaturalTable(load_table_lazy(spec)))
     return got
 
 
@@ -362,16 +366,16 @@ def load_table_lazy(spec: tuple) -> LazyTable:
             got = LazyTable(dense=dense, n=n, base=base)
     elif full is None and d is not None:
         try:
-            arrays = _decode_arrays(_read_bounded(d / f"table-{spec_hash(name)}.bin", MAX_SPARSE_BYTES),
-                                    (1 << (FIELD_BITS * n)) - 1, 2 * VALUE_BITS)
+            most = vectors(spec[4])
+            arrays = _decode_arrays(_read_bounded(d / f"table-{spec_hash(name)}.bin", _sparse_bytes(most)),
+                                    (1 << (FIELD_BITS * n)) - 1, 2 * VALUE_BITS, most)
         except OSError:
             arrays = None
         if arrays is not None:
             got = LazyTable(*arrays)
     if got is None:
         got = LazyTable(full=load_table(spec))
-    _LAZY[spec] = got
-    return got
+    return _keep(_LAZY, spec, got)
 
 
 def _load_or_build_dense(d: Path, spec: tuple, n: int, base: int, full: dict | None = None):
@@ -380,7 +384,10 @@ def _load_or_build_dense(d: Path, spec: tuple, n: int, base: int, full: dict | N
     ``full`` table already in memory, only makes sure the file is there."""
     path = d / f"table-{spec_hash(('dense', spec))}.bin"
     size = base ** n
-    if full is not None and path.exists():
+    try:
+        if full is not None and path.exists():
+            return None
+    except OSError:  # a folder it may not search
         return None
     try:
         data = _read_bounded(path, _HEADER.size + size) if full is None else b""
@@ -423,25 +430,44 @@ def load_table(spec: tuple, part: str = "full") -> dict[int, int]:
     else:
         def build():
             return build_table(*spec)
-    return cached_table((part, spec), build, spec[0], 2 * VALUE_BITS)
+    return cached_table((part, spec), build, spec[0], 2 * VALUE_BITS, vectors(spec[4]))
 
 
-def cached_table(name, build, n_kinds: int, value_bits: int) -> dict[int, int]:
-    """A packed table named ``name`` (plain data: its hash is the file name): from this process,
-    else from the disk cache, else ``build()`` (then written to the cache, atomically)."""
+def vectors(copies) -> int:
+    """How many count vectors a group with these copies has: no table of it holds more entries."""
+    return math.prod(min(c, FIELD_MASK) + 1 for c in copies)
+
+
+def _sparse_bytes(entries: int) -> int:
+    return _HEADER.size + min(entries, MAX_CACHE_ENTRIES) * _ENTRY_BYTES
+
+
+def cached_table(name, build, n_kinds: int, value_bits: int, most: int = MAX_CACHE_ENTRIES) -> dict[int, int]:
+    """A packed table named ``name`` (plain data: its hash is the file name) of at most ``most``
+    entries: from this process, else from the disk cache, else ``build()`` (then written to the
+    cache, atomically)."""
     got = _LOADED.get(name)
     if got is None:
-        got = _LOADED[name] = _load_or_build(name, build, n_kinds, value_bits)
+        got = _keep(_LOADED, name, _load_or_build(name, build, n_kinds, value_bits, most))
     return got
 
 
-def _load_or_build(name, build, n_kinds: int, value_bits: int) -> dict[int, int]:
+def _keep(cache: dict, key, value):
+    """``cache[key] = value``, the oldest entries dropped past :data:`MAX_KEPT` (a process that
+    compiles many rulesets, a server, keeps the tables of the latest few)."""
+    while len(cache) >= MAX_KEPT:
+        del cache[next(iter(cache))]
+    cache[key] = value
+    return value
+
+
+def _load_or_build(name, build, n_kinds: int, value_bits: int, most: int = MAX_CACHE_ENTRIES) -> dict[int, int]:
     d = cache_dir()
     path = d / f"table-{spec_hash(name)}.bin" if d else None
     max_key = (1 << (FIELD_BITS * n_kinds)) - 1
     if path is not None:
         try:
-            got = _decode(_read_bounded(path, MAX_SPARSE_BYTES), max_key, value_bits)
+            got = _decode(_read_bounded(path, _sparse_bytes(most)), max_key, value_bits, most)
         except OSError:
             got = None
         if got is not None:
@@ -452,17 +478,16 @@ def _load_or_build(name, build, n_kinds: int, value_bits: int) -> dict[int, int]
     return table
 
 
-MAX_SPARSE_BYTES = _HEADER.size + MAX_CACHE_ENTRIES * _ENTRY_BYTES  # the largest sparse file read
-
 
 def _read_bounded(path: Path, most: int) -> bytes:
     """A cache file's bytes, or b"" (read as damaged) when it is not a regular file of at most
-    ``most`` bytes: checked before the file is opened (a FIFO would block ``open``) and read no
-    further than that. Raises OSError as ``stat`` and ``open`` do."""
-    st = path.stat()
-    if not stat.S_ISREG(st.st_mode) or st.st_size > most:
-        return b""
-    with open(path, "rb") as f:
+    ``most`` bytes: opened without blocking (a FIFO would block a plain ``open``), checked on
+    the open descriptor, and read no further than that. Raises OSError as ``os.open`` does."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO would block a plain open
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > most:
+            return b""
         return f.read(most + 1)
 
 
@@ -503,7 +528,7 @@ class _ZeroGroups:
     __slots__ = ("specs", "checks", "loaded")
 
     def __init__(self, specs: list[tuple], checks: tuple):
-        self.specs = specs  # (shift, mask, table name, kinds, build)
+        self.specs = specs  # (shift, mask, table name, kinds, most entries, build)
         self.checks = checks  # (per tile count: (sel, pat, ones, counted)), low, high, fmask, hshift, allbig
         self.loaded = None  # the check function, once read
 
@@ -514,8 +539,8 @@ class _ZeroGroups:
         needs), the patterns that also count honours one by one."""
         if self.loaded is None:
             combined, low, high, fmask, hshift, allbig = self.checks
-            groups = [(shift, mask, cached_table(name, build, n, ZERO_VALUE_BITS).get)
-                      for shift, mask, name, n, build in self.specs]
+            groups = [(shift, mask, cached_table(name, build, n, ZERO_VALUE_BITS, most).get)
+                      for shift, mask, name, n, most, build in self.specs]
             total = " + ".join(f"g{i}((key >> {int(shift)}) & {int(mask)}, d)" for i, (shift, mask, _) in enumerate(groups))
             lines = ["    def check(key, n):"]
             for n, (sel, pat, ones, counted) in sorted(combined.items()):
@@ -555,12 +580,13 @@ def _sets_fewest(cp: "_Plan", pair_size: int, profile):
     ``rest`` and ``broken``: with ``gw`` a group index (the winning tile's), the wilds the
     groups without 精 other than ``gw`` need without the pair, and whether one of them cannot
     complete — what :meth:`TableChecker._sets_jing_wait` starts from; with ``gw = -1``, or a
-    free pattern that has no reading, the loop may stop early (``rest`` is then meaningless)."""
+    pattern that has no reading where a 精钓 reading implies a plain one (``wait_implies_reading``),
+    the loop may stop early (``rest`` is then meaningless)."""
     lines = ["    def fewest(key, jing, jbits, top, gw, pair_removed, total, n_melds):",
              "        pair = CPAIR and not pair_removed",
              "        k = SETS - n_melds",
              "        fits = k >= 0 and total == SIZE * k + (PS if pair else 0)",
-             "        stop = gw < 0 or FREE",  # a free pattern with no reading has no 精钓 one
+             "        stop = gw < 0 or IMPLIES",  # no reading: no 精钓 one either (wait_implies_reading)
              "        if not fits and stop:",
              "            return None, 0, True",
              "        base = 0", "        delta = NONE", "        rest = 0", "        broken = False",
@@ -618,7 +644,7 @@ def _sets_fewest(cp: "_Plan", pair_size: int, profile):
               "        return None, rest, broken",
               "    return fewest"]
     return _generated(lines, NONE=NONE, VB=VALUE_BITS, PS=pair_size, CPAIR=bool(cp.pair), SETS=cp.sets,
-                      SIZE=cp.set_size, FREE=bool(cp.free), profile=profile, fold=_fold,
+                      SIZE=cp.set_size, IMPLIES=bool(cp.wait_implies_reading), profile=profile, fold=_fold,
                       **{f"t{i}": table for i, (_, _, table, _) in enumerate(cp.groups)})
 
 
@@ -666,7 +692,7 @@ class _Plan:
 
     __slots__ = ("name", "plan", "kind", "groups", "want", "pair", "natural", "min_honours",
                  "honours_natural", "quads", "needs_splits", "set_size", "sets", "pairs", "specs", "free", "mode",
-                 "paired", "one_kind", "fit", "fewest")
+                 "paired", "one_kind", "fit", "fewest", "wait_implies_reading")
 
 
 class TableChecker:
@@ -739,6 +765,9 @@ class TableChecker:
             cp.mode = ("profiled" if plain and cp.kind == "sets" else
                        "pairs" if plain and cp.kind == "pairs" and self.ps == self.two else "splits")
             cp.paired = bool(cp.pair or cp.pairs)  # a pattern with a pair (or pairs) can be 精钓
+            # a 精钓 reading (the pair = the winning tile + a 精 standing as a wild) is then also a
+            # plain one: with no plain reading, none is looked for (two-tile pairs only)
+            cp.wait_implies_reading = cp.free and self.ps == self.two
             # every set one kind (pungs): natural tiles of more kinds than sets + pair never fit
             cp.one_kind = cp.kind == "sets" and cp.free and all(len(set(t)) == 1 for spec in cp.specs for t in spec[1])
             self.plans.append(cp)
@@ -764,7 +793,7 @@ class TableChecker:
                     tuple((cp.kind, cp.sets, cp.pair, cp.pairs, cp.quads, cp.min_honours,
                            cp.plan.rotten_gap, cp.honours_natural, tuple(cp.specs)) for cp in self.plans))
         if memo_key not in _ZERO:
-            _ZERO[memo_key] = self._zero_tables(memo_key)
+            _keep(_ZERO, memo_key, self._zero_tables(memo_key))
         self.zero = _ZERO[memo_key]
 
     def _zero_tables(self, memo_key: tuple) -> "_ZeroGroups | None":
@@ -785,7 +814,7 @@ class TableChecker:
             name = ("zero", self.ps, ev.set_size, self.hand_size, g.is_suit, n, copies, ranks, big, fb, hshift,
                     [(cp.kind, cp.sets, cp.pair, cp.pairs, cp.quads, cp.plan.rotten_gap, cp.honours_natural,
                       cp.specs[gi] if cp.specs else None) for cp in self.plans])
-            groups.append((FIELD_BITS * lo, (1 << (FIELD_BITS * n)) - 1, json.dumps(name), n,
+            groups.append((FIELD_BITS * lo, (1 << (FIELD_BITS * n)) - 1, json.dumps(name), n, vectors(copies),
                            functools.partial(self._zero_group, gi, g, lo, n, copies, big, fb, hshift)))
         checks: dict[int, list] = {}
         for i, cp in enumerate(self.plans):
@@ -956,13 +985,15 @@ class TableChecker:
             for k in sorted(wild_kinds):
                 held = (key >> (FIELD_BITS * k)) & FIELD_MASK
                 c = held - (1 if k == locked else 0)  # the winning tile taken from a discard stays natural
+                h = k in honours
                 if c > 0:
                     o = self.one[k]
-                    h = k in honours
                     rows = [(u + x, d + x * o, p + (held - x) % 2, q + (held - x) % 2 * h, b or held - x > 2)
                             for u, d, p, q, b in rows for x in range(c + 1)]
                     gi, go = self._kind_group[k]
                     groups[gi] = groups.get(gi, ()) + ((go, c),)
+                elif held:  # only the natural winning tile: natural in every split
+                    rows = [(u, d, p + held % 2, q + held % 2 * h, b or held > 2) for u, d, p, q, b in rows]
             rows.sort(key=_first)
             if len(self._split_memo) >= MAX_FIT_MEMO:
                 self._split_memo.clear()
@@ -1252,7 +1283,7 @@ class TableChecker:
         kinds = None  # natural kinds held (every 精 wild), for the one-kind-sets filter
         for cp in self._fitting(melds) if melds else self.plans:
             mode = cp.mode
-            if cp.one_kind:
+            if cp.one_kind and cp.wait_implies_reading:
                 if kinds is None:
                     kinds = ((nat + self.nonzero_add) & self.carry).bit_count()
                 if kinds > cp.sets - n_melds + (1 if cp.pair else 0):
@@ -1267,7 +1298,7 @@ class TableChecker:
                 w = self._fewest(cp, key, deltas, total, n_melds, False)
             if w is not None:
                 out.append(_new_reading(Reading, (cp.name, w, False)))
-            if not cp.paired or (w is None and cp.free):
+            if not cp.paired or (w is None and cp.wait_implies_reading):
                 continue  # no reading with the 精 free to stand anywhere: none with one beside the winning tile
             if variants is None:
                 variants = waits.get(win_tile)
@@ -1302,7 +1333,9 @@ def _rotten_rooms(ranks: tuple[int, ...], gap: int) -> dict[int, int]:
     """Suit ranks, counts ≤ 1: packed key → free ranks left by the gap rule, -1 if broken.
     Kept in the table cache (stored plus one: cache values are unsigned)."""
     stored = cached_table(json.dumps(["rotten", ranks, gap]), lambda: {k: v + 1 for k, v in _rooms(ranks, gap).items()},
-                          len(ranks), 2 * VALUE_BITS)
+                          len(ranks), 2 * VALUE_BITS, 1 << len(ranks))
+    if len(stored) != 1 << len(ranks) or any(v > len(ranks) + 1 for v in stored.values()):
+        return _rooms(ranks, gap)  # a damaged (well-hashed) file: every key must be there
     return {k: v - 1 for k, v in stored.items()}
 
 
