@@ -48,10 +48,9 @@ class GreedyBot:
 
     def __call__(self, game: Game, seat: str) -> Action:
         by_kind = game.actions_by_kind(seat)
-        if "win" in by_kind:
-            return by_kind["win"][0]
-        if "draw" in by_kind:
-            return by_kind["draw"][0]
+        now = game.taken_at_once(by_kind)
+        if now is not None:
+            return now
         sh = self._sh(game)
         hand = game.hands[seat]
         wild = game.wild

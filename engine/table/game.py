@@ -371,6 +371,15 @@ class Game:
             out.setdefault(a.kind, []).append(a)
         return out
 
+    @staticmethod
+    def taken_at_once(by_kind: dict[str, list[Action]]) -> Action | None:
+        """What every bot takes without weighing anything: a win when one is offered, else the
+        draw when it is the seat's turn to draw; None when there is a choice to make."""
+        for kind in ("win", "draw"):
+            if kind in by_kind:
+                return by_kind[kind][0]
+        return None
+
     def _concealed_kong_allowed(self, seat: str) -> bool:
         p = self.policies["no_concealed_kong"]
         if p is None or self.discards[seat]:

@@ -393,10 +393,9 @@ class ValueBot:
     # ---- choosing ----------------------------------------------------------------------------------------
     def __call__(self, game: Game, seat: str) -> Action:
         by_kind = game.actions_by_kind(seat)
-        if "win" in by_kind:
-            return by_kind["win"][0]
-        if "draw" in by_kind:
-            return by_kind["draw"][0]
+        now = game.taken_at_once(by_kind)
+        if now is not None:
+            return now
         ctx = self._context(game, seat)
         hand = game.hands[seat]
         if "discard" in by_kind:
