@@ -2,7 +2,9 @@
 timed test; issue 8).
 
 1. Hands per CPU second (``time.process_time``) of ``simulate`` (one process, the same seeds on
-   every run, after a one-hand warm-up) with four random bots and with four greedy bots.
+   every run, after a one-hand warm-up) with four random bots and with four greedy bots, in
+   ``--rounds`` rounds interleaved with the peer's (a slow spell of a shared machine then falls
+   on both sides); the totals give the rates, and the ratio of each round is listed too.
 2. The peer: RLCard's mahjong environment (``rlcard.make("mahjong")``, pip install rlcard) with
    four ``RandomAgent``s, hands per CPU second of ``env.run`` on the same machine in the same
    run; the report gives our rate divided by the peer's. The games differ (RLCard plays a plain
@@ -11,7 +13,7 @@ timed test; issue 8).
 3. Memory: the peak resident set (VmHWM, MiB) of a child process running
    ``mjrules simulate RULES -n 1000`` (random bots, one worker).
 
-    python benchmarks/loop.py [--rules nanchang] [--random 300] [--greedy 150] [--peer 100]
+    python benchmarks/loop.py [--rules nanchang] [--random 300] [--greedy 150] [--peer 100] [--rounds 5]
                               [--memory-hands 1000] [--profile random|greedy] [--json]
 
 ``--profile KIND`` prints the cProfile functions taking the most time for that bot kind.
@@ -28,16 +30,20 @@ from engine.tools.simulate import simulate
 
 
 def ours(rules: str, bots: str, hands: int, seed: int) -> float:
-    """Hands per CPU second of ``simulate`` with four ``bots`` (one process), after one warm-up
-    hand: the grammar's parser is built once per process (start-up, not the loop)."""
-    simulate(rules, {}, 1, seed, [bots])
+    """CPU seconds of ``simulate`` of ``hands`` hands with four ``bots`` (one process; call
+    :func:`warm` first: the grammar's parser is built once per process, start-up not loop)."""
     start = time.process_time()
     simulate(rules, {}, hands, seed, [bots])
-    return hands / (time.process_time() - start)
+    return time.process_time() - start
+
+
+def warm(rules: str, seed: int) -> None:
+    for bots in ("random", "greedy"):
+        simulate(rules, {}, 1, seed, [bots])
 
 
 def peer(hands: int, seed: int) -> float | str:
-    """Hands per CPU second of RLCard's mahjong env with four random agents, or why not."""
+    """CPU seconds of ``hands`` hands of RLCard's mahjong env with four random agents, or why not."""
     try:
         import rlcard
         from rlcard.agents import RandomAgent
@@ -48,7 +54,7 @@ def peer(hands: int, seed: int) -> float | str:
     start = time.process_time()
     for _ in range(hands):
         env.run(is_training=False)
-    return hands / (time.process_time() - start)
+    return time.process_time() - start
 
 
 _CHILD = """
@@ -90,6 +96,7 @@ def main() -> None:
     ap.add_argument("--random", type=int, default=300, help="hands with random bots")
     ap.add_argument("--greedy", type=int, default=150, help="hands with greedy bots")
     ap.add_argument("--peer", type=int, default=100, help="RLCard hands")
+    ap.add_argument("--rounds", type=int, default=5, help="interleaved rounds (each: random, greedy, peer)")
     ap.add_argument("--memory-hands", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--profile", choices=("random", "greedy"))
@@ -98,17 +105,36 @@ def main() -> None:
     if args.profile:
         profile(args.rules, args.profile, args.random if args.profile == "random" else args.greedy, args.seed)
         return
-    report: dict = {"rules": args.rules, "clock": "CPU time (time.process_time)"}
-    report["random_hands_per_cpu_s"] = round(ours(args.rules, "random", args.random, args.seed), 1)
-    report["greedy_hands_per_cpu_s"] = round(ours(args.rules, "greedy", args.greedy, args.seed), 1)
-    p = peer(args.peer, args.seed)
+    report: dict = {"rules": args.rules, "clock": "CPU time (time.process_time)", "rounds": args.rounds}
+    warm(args.rules, args.seed)
+    # interleaved rounds (ours random, ours greedy, the peer; seeds seed, seed + 1, …): a slow
+    # spell of this shared machine then falls on all three, not on one of them
+    cpu = {"random": 0.0, "greedy": 0.0, "peer": 0.0}
+    rounds: list[tuple[float, float, float]] = []
+    p: float | str = 0.0
+    for r in range(args.rounds):
+        t_random = ours(args.rules, "random", args.random, args.seed + r)
+        t_greedy = ours(args.rules, "greedy", args.greedy, args.seed + r)
+        cpu["random"] += t_random
+        cpu["greedy"] += t_greedy
+        p = peer(args.peer, args.seed + r)
+        if isinstance(p, str):
+            break
+        cpu["peer"] += p
+        rounds.append((args.random / t_random, args.greedy / t_greedy, args.peer / p))
+    n = args.rounds
+    report["random_hands_per_cpu_s"] = round(args.random * n / cpu["random"], 1)
+    report["greedy_hands_per_cpu_s"] = round(args.greedy * n / cpu["greedy"], 1)
     if isinstance(p, str):
         report["peer"] = p
     else:
+        peer_rate = args.peer * n / cpu["peer"]
         report["peer"] = "rlcard.make('mahjong') with four RandomAgent, env.run"
-        report["peer_hands_per_cpu_s"] = round(p, 1)
-        report["random_to_peer_ratio"] = round(report["random_hands_per_cpu_s"] / p, 2)
-        report["greedy_to_peer_ratio"] = round(report["greedy_hands_per_cpu_s"] / p, 2)
+        report["peer_hands_per_cpu_s"] = round(peer_rate, 1)
+        report["random_to_peer_ratio"] = round(report["random_hands_per_cpu_s"] / peer_rate, 2)
+        report["greedy_to_peer_ratio"] = round(report["greedy_hands_per_cpu_s"] / peer_rate, 2)
+        report["random_ratio_per_round"] = [round(a / c, 2) for a, _, c in rounds]
+        report["greedy_ratio_per_round"] = [round(b / c, 2) for _, b, c in rounds]
     report[f"peak_rss_mib_simulate_{args.memory_hands}"] = peak_rss_mib(args.rules, args.memory_hands, args.seed)
     if args.json:
         print(json.dumps(report, ensure_ascii=False, indent=2))
