@@ -27,3 +27,14 @@ def nanchang():
     from engine import Scorer, compile_ruleset
 
     return Scorer(compile_ruleset("nanchang"))
+
+
+def scenario_params(files):
+    """Every case of the scenario ``files``, run, as pytest params named ``file::case``."""
+    from engine.tools.scenario import run_file
+
+    return [pytest.param(r, id=f"{f.stem}::{r.name}") for f in files for r in run_file(f)]
+
+
+def assert_case_passed(result) -> None:
+    assert result.passed, "\n".join(result.differences + [f"fired: {result.fired}"] + result.explanation)

@@ -17,6 +17,8 @@ from engine.lang.compiler import compile_ruleset
 from engine.lang.fmt import format_text
 from engine.tools.scenario import run_file
 
+from .conftest import assert_case_passed, scenario_params
+
 HOUSE = Path(__file__).resolve().parent.parent / "docs" / "house-rules"
 RULES = sorted(HOUSE.glob("*.rules"))
 YAMLS = sorted(HOUSE.glob("*.yaml"))
@@ -94,15 +96,9 @@ def test_diff_shows_the_new_constructs():
     assert "jing.打出 = count discarded" in out
 
 
-def _cases():
-    for y in YAMLS:
-        for r in run_file(y):
-            yield pytest.param(r, id=f"{y.stem}::{r.name}")
-
-
-@pytest.mark.parametrize("result", list(_cases()))
+@pytest.mark.parametrize("result", scenario_params(YAMLS))
 def test_case_passes(result):
-    assert result.passed, "\n".join(result.differences + [f"fired: {result.fired}"] + result.explanation)
+    assert_case_passed(result)
 
 
 def _with_option_off(y: Path, tmp_path: Path) -> Path:

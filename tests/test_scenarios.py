@@ -10,20 +10,14 @@ import pytest
 
 from engine.tools.scenario import run_file
 
-from .conftest import CASES, SHARED_EXAMPLES
+from .conftest import CASES, SHARED_EXAMPLES, assert_case_passed, scenario_params
 
 FILES = sorted(CASES.glob("*.yaml")) + ([SHARED_EXAMPLES] if SHARED_EXAMPLES.exists() else [])
 
 
-def _cases():
-    for f in FILES:
-        for r in run_file(f):
-            yield pytest.param(r, id=f"{f.stem}::{r.name}")
-
-
-@pytest.mark.parametrize("result", list(_cases()))
+@pytest.mark.parametrize("result", scenario_params(FILES))
 def test_case(result):
-    assert result.passed, "\n".join(result.differences + [f"fired: {result.fired}"] + result.explanation)
+    assert_case_passed(result)
 
 
 def test_every_case_file_has_cases():

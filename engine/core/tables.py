@@ -690,7 +690,7 @@ def _sets_fit(groups: list[tuple], pair_size: int):
 class _Plan:
     """A pattern compiled for the table check."""
 
-    __slots__ = ("name", "plan", "kind", "groups", "want", "pair", "natural", "min_honours",
+    __slots__ = ("name", "plan", "kind", "groups", "pair", "min_honours",
                  "honours_natural", "quads", "needs_splits", "set_size", "sets", "pairs", "specs", "free", "mode",
                  "paired", "one_kind", "fit", "fewest", "wait_implies_reading")
 
