@@ -35,7 +35,7 @@ NOT_RULES = {
                   8: "tab stops every 8 cells", 100: "characters of a long source line echoed each side of the error"},
     "core/hands.py": {10: "INF = 10**6", 6: "INF = 10**6", 4096: "lru_cache size", 200_000: "lru_cache size",
                       50_000: "GROUP_MEMO_LIMIT, a bound on a memo"},
-    "core/expr.py": {4096: "CACHE_LIMIT, expression nodes kept compiled (bounds memory)"},
+    "lang/expr.py": {4096: "CACHE_LIMIT, expression nodes kept compiled (bounds memory)"},
     "core/snapshot.py": {2: "skip a keyword and its value when reading a meld"},
     "table/game.py": {2: "words in an action's text (`S pung`); two_rolls throws the dice twice",
                 3: "words in an action's text with a tile (`S discard 5p`)",

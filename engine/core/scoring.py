@@ -19,9 +19,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from engine.errors import IllegalAction, ImpossibleState, MjError, RuleError
 from engine.lang import flow as FLOW
-from engine.core.expr import ExprCache
+from engine.lang.expr import ExprCache
 from engine.core.hands import HandEvaluator, MeldTiles, Reading, check_hand_size
-from engine.lang.ruleset import BinOp, BoolOp, Cmp, Fan, Neg, Not, Num, PatternIs, Ruleset, Var
+from engine.lang.ruleset import Fan, Ruleset
 from engine.core.tiles import TileSet
 
 WIN_BY = ("discard", "self_draw", "kong_draw", "rob_kong")
@@ -130,8 +130,43 @@ class WinScore:
     alternatives: list[tuple[Reading, int]]  # every reading with the winner's gain
 
 
+@dataclass(frozen=True)
+class Roles:
+    """Who is who in one win: ``seats`` in play order, the ``dealer``, the ``winner`` and the
+    ``discarder`` (the seat whose discard is won; None for a self-draw, 杠开 or 抢杠)."""
+
+    seats: tuple[str, ...]
+    dealer: str
+    winner: str
+    discarder: str | None = None
+
+    @staticmethod
+    def of(snap: Snapshot) -> "Roles":
+        """The roles of a snapshot's win (:class:`ValueError` when it has none)."""
+        w = snap.win
+        if w is None:
+            raise ValueError("a snapshot without a win has no winner")
+        return Roles(tuple(snap.seats), snap.dealer, w.seat, w.from_seat if w.by == "discard" else None)
+
+
+@dataclass(frozen=True)
+class JingScore:
+    """A seat's 精 score for one indicator: ``score`` 子 from each payer before the settlement
+    factors, the ``parts`` trail that explains it and the ``names`` of the 精 rules that applied."""
+
+    score: int
+    parts: tuple[str, ...] = ()
+    names: tuple[str, ...] = ()
+
+
 class Scorer:
-    """Scores snapshots under one ruleset. Built once; stateless per call."""
+    """Scores snapshots under one ruleset. Built once; stateless per call.
+
+    Each rule's arithmetic is one public method here, which every caller uses (the game, the
+    value bot's model, the impact review): :meth:`win_transfers` (what each payer pays for a
+    reading of a win), :meth:`jing_score` (a 精 count's score), :meth:`settled` (the settlement
+    factors and caps of 精 and 荒庄 transfers), :meth:`kong_items` (a kong's points),
+    :meth:`follow_first` (the 抄庄 payment)."""
 
     def __init__(self, rs: Ruleset):
         self.rs = rs
@@ -183,39 +218,10 @@ class Scorer:
 
     # ---- expressions --------------------------------------------------------------------------------
     def eval(self, expr, env: dict, reading: Reading | None = None):
-        """Evaluate a condition or formula: compiled once per node into a closure
-        (:func:`engine.core.expr.compile_expr`, the same semantics as :meth:`walk`)."""
-        return self._compiled(expr)(env, reading)
-
-    def walk(self, expr, env: dict, reading: Reading | None = None):
-        """Evaluate a condition or formula by walking the tree (bounded: no loops); the
-        reference semantics of :meth:`eval`."""
-        if isinstance(expr, Num):
-            return expr.value
-        if isinstance(expr, Var):
-            return env.get(expr.name, 0)
-        if isinstance(expr, PatternIs):
-            return reading is not None and reading.pattern == expr.pattern
-        if isinstance(expr, Not):
-            return not self.walk(expr.arg, env, reading)
-        if isinstance(expr, BoolOp):
-            vals = (self.walk(a, env, reading) for a in expr.args)
-            return all(vals) if expr.op == "and" else any(vals)
-        if isinstance(expr, Neg):
-            return -self.walk(expr.arg, env, reading)
-        if isinstance(expr, (Cmp, BinOp)):
-            a, b = self.walk(expr.left, env, reading), self.walk(expr.right, env, reading)
-            op = expr.op
-            if op == "+":
-                return a + b
-            if op == "-":
-                return a - b
-            if op == "*":
-                return a * b
-            if op == "/":
-                return a // b if b else 0
-            return {">=": a >= b, "<=": a <= b, "==": a == b, "!=": a != b, ">": a > b, "<": a < b}[op]
-        raise TypeError(f"unknown expression node {expr!r}")
+        """The value of a condition or formula (a number or a bool) for the facts ``env`` and,
+        where one is in question, ``reading``'s pattern: :mod:`engine.lang.expr`, compiled once
+        per node."""
+        return self._compiled(expr)(env, reading.pattern if reading is not None else None)
 
     def _factors(self, scope: str, env: dict, after: bool, only: set[str] | None = None,
                  reading: Reading | None = None) -> list[tuple[str, int]]:
@@ -340,22 +346,27 @@ class Scorer:
                 return spec, weights[spec]
         return None
 
-    def _score_reading(self, snap: Snapshot, reading: Reading) -> tuple[Ledger, list[str]]:
-        w = snap.win
-        env = self.win_facts(snap, reading)
+    def win_transfers(self, env: dict, reading: Reading, roles: Roles) -> tuple[list[Transfer], list[Fan], str]:
+        """What each payer pays the winner for one reading of a win (RULES.md §2 Win score).
+
+        ``env``: the win facts (:meth:`win_facts`; engine/lang/facts.py names them), ``roles``:
+        who won, who dealt, who discarded. Per payer: ``payment base`` × the payment weight of
+        its role (or a ``fixed`` fan's amount and the factors it keeps) × the fans' multipliers ×
+        the win-score factors, then the fans' adders, then the factors declared ``after
+        adders``, then the caps (``at most``); a ``paid by discarder`` payment moves the others'
+        shares onto the discarder. Returns (the transfers, in play order of the payers; the
+        fans that fired, after ``instead of``; the payment's name). Raises :class:`MjError`
+        when no payment applies, :class:`RuleError` for an amount past :data:`MAX_AMOUNT`."""
         fans = self.fired_fans(env, reading)
         payment = self._payment(env, reading)
-        discarder = w.from_seat if w.by == "discard" else None
+        discarder, dealer, winner = roles.discarder, roles.dealer, roles.winner
         base = self.rs.base.amount
-        mult = 1
-        for f in fans:
-            mult *= f.multiplier
         fixed = [f for f in fans if f.fixed]
-        ledger = Ledger(fired=list(dict.fromkeys([reading.pattern] + [f.name for f in fans] + [payment.name])))
-        for payer in snap.seats:
-            if payer == w.seat:
+        out: list[Transfer] = []
+        for payer in roles.seats:
+            if payer == winner:
                 continue
-            tenv = dict(env, payer_is_dealer=payer == snap.dealer, collector_is_dealer=w.seat == snap.dealer)
+            tenv = dict(env, payer_is_dealer=payer == dealer, collector_is_dealer=winner == dealer)
             parts: list[str] = []
             if fixed:
                 ff = max(fixed, key=lambda f: f.fixed.amount)
@@ -364,7 +375,7 @@ class Scorer:
                 keep = set(ff.fixed.with_factors)
                 factors = self._factors("win", tenv, after=False, only=keep, reading=reading)
             else:
-                wt = self._weight(payment.weights, payer, discarder, snap.dealer)
+                wt = self._weight(payment.weights, payer, discarder, dealer)
                 if wt is None:
                     continue
                 amount = base * wt[1]
@@ -382,7 +393,7 @@ class Scorer:
             for f in fans:
                 for a in f.adders:
                     spec = a.payer if (a.payer != "discarder" or discarder) else a.fallback
-                    if spec and self._payer_matches(spec, payer, discarder, snap.dealer):
+                    if spec and self._payer_matches(spec, payer, discarder, dealer):
                         amount += a.amount
                         parts.append(f"fan.{f.name} +{a.amount}")
             for name, v in self._factors("win", tenv, after=True, reading=reading):
@@ -395,8 +406,13 @@ class Scorer:
                 source = discarder
                 parts.append(f"payment.{payment.name} paid by discarder {discarder} for {payer}")
             if amount:
-                ledger.transfers.append(Transfer(source, w.seat, amount, "hand", "win", tuple(parts)))
-        return ledger, [f.name for f in fans]
+                out.append(Transfer(source, winner, amount, "hand", "win", tuple(parts)))
+        return out, fans, payment.name
+
+    def _score_reading(self, snap: Snapshot, reading: Reading) -> tuple[Ledger, list[str]]:
+        transfers, fans, payment = self.win_transfers(self.win_facts(snap, reading), reading, Roles.of(snap))
+        fired = list(dict.fromkeys([reading.pattern] + [f.name for f in fans] + [payment]))
+        return Ledger(transfers, fired), [f.name for f in fans]
 
     # ---- what the game could produce, and what it allows ------------------------------------------
     def _flow_text(self, policy_name: str) -> str:
@@ -561,7 +577,11 @@ class Scorer:
                                     hint="a reading none of these `no win` fans fires on may win")
 
     def _no_win_fans(self, snap: Snapshot, reading: Reading) -> list[Fan]:
-        env = self.win_facts(snap, reading)
+        return self.refusals(self.win_facts(snap, reading), reading)
+
+    def refusals(self, env: dict, reading: Reading) -> list[Fan]:
+        """The ``no win`` fans that fire on ``reading`` with the win facts ``env``: a reading
+        with any may not win (RULES.md §1 Winning hands; house rules such as 无平胡)."""
         return [f for f in self.rs.fans.values() if f.no_win and self.eval(f.when, env, reading)]
 
     def allowed_readings(self, snap: Snapshot, readings: list[Reading]) -> list[Reading]:
@@ -621,15 +641,8 @@ class Scorer:
                 for payer in snap.seats:
                     if payer == payee or not self._payer_matches(ex.payer, payer, None, snap.dealer):
                         continue
-                    env = self._transfer_env(snap, payer, payee)
-                    amount = ex.amount
-                    parts = [f"exhaustive.{ex.name} {ex.amount}"]
-                    for after in (False, True):
-                        for name, v in self._factors("exhaustive", env, after):
-                            if v != 1:
-                                amount *= v
-                                parts.append(f"factor.{name} x{v}")
-                    amount = self._cap("exhaustive", env, amount, parts)
+                    env = self.transfer_env(snap.floor, payer == snap.dealer, payee == snap.dealer)
+                    amount, parts = self.settled("exhaustive", ex.amount, env, [f"exhaustive.{ex.name} {ex.amount}"])
                     ledger.transfers.append(Transfer(payer, payee, amount, "hand", f"exhaustive.{ex.name}",
                                                      tuple(parts)))
         return ledger
@@ -642,12 +655,13 @@ class Scorer:
             return 0
         return sum(v.main for t in tiles if t == main) + sum(v.next for t in tiles if t == nxt)
 
-    def _jing_score(self, n: int, sole: bool, floor: int) -> tuple[int, list[str], list[str]]:
-        """A seat's 精 score from n: the formula (the n ≥ 5 bonus) then the multipliers.
-
-        Returns (score in 子, the factor trail, the names of the rules that applied)."""
+    def jing_score(self, n: int, sole: bool, floor: int) -> JingScore:
+        """A seat's 精 score from each payer for a count ``n`` (RULES.md §2 精 settlement): the
+        first formula whose condition holds (the n ≥ 5 bonus), then every multiplier (霸王
+        when ``sole``), then every adder (a 霸王 bonus); 0 for n ≤ 0. ``floor`` is the 爬楼
+        floor, a fact the conditions may test; the settlement factors are :meth:`settled`'s."""
         if n <= 0:
-            return 0, [], []
+            return JingScore(0)
         env = {"n": n, "sole_holder": sole, "floor": floor}
         score, parts, names = n, [f"n={n}"], []
         for r in self.rs.jing_rules("formula"):
@@ -666,7 +680,7 @@ class Scorer:
                 score += r.amount
                 parts.append(f"jing.{r.name} +{r.amount}")
                 names.append(r.name)
-        return score, parts, names
+        return JingScore(score, tuple(parts), tuple(names))
 
     def _formula_fires(self, rule_name: str, n: int, floor: int) -> bool:
         r = self.rs.jing[rule_name]
@@ -694,7 +708,7 @@ class Scorer:
         def scores(all_tiles: dict[str, list[int]], outside_kongs: dict[str, list[int]]):
             counts = {s: self.jing_count(all_tiles[s], main, nxt) for s in seats}
             holders = {s for s in seats if any(t in jing for t in outside_kongs[s])}  # kongs never make 霸王
-            return {s: self._jing_score(counts[s], holders == {s}, snap.floor) for s in seats}, counts
+            return {s: self.jing_score(counts[s], holders == {s}, snap.floor) for s in seats}, counts
 
         def undo(claims: list[tuple[str, MeldTiles]]):
             """Tiles as if these claims had not happened: each claimed 精 back with its discarder."""
@@ -732,8 +746,8 @@ class Scorer:
                 if s in liable:
                     ledger.fired.append(lia.name)
         as_if = scores(*undo([(s, m) for s, (_, m) in liable.items()]))[0] if liable else actual
-        for _, _, names in actual.values():
-            ledger.fired += names
+        for js in actual.values():
+            ledger.fired += js.names
         payers = len(seats) - 1
         for payee in seats:
             for payer in seats:
@@ -741,59 +755,101 @@ class Scorer:
                     continue
                 rule = name
                 if not liable:
-                    amount, parts, _ = actual[payee]
+                    amount, parts = actual[payee].score, list(actual[payee].parts)
                 elif payee in liable and liable[payee][0] == payer:
-                    amount, parts, _ = actual[payee]
-                    amount, parts = amount * payers, parts + [f"liable for all {payers} payers x{payers}"]
+                    amount = actual[payee].score * payers
+                    parts = [*actual[payee].parts, f"liable for all {payers} payers x{payers}"]
                     rule = f"{name}.liability"
                 else:
-                    amount, parts, _ = as_if[payee]
-                    parts = parts + ["as if the 精 was not claimed"]
-                self._jing_transfer(ledger, payer, payee, amount, parts, name, rule, self._transfer_env(snap, payer, payee))
+                    amount, parts = as_if[payee].score, [*as_if[payee].parts, "as if the 精 was not claimed"]
+                self._jing_transfer(ledger, snap, payer, payee, amount, parts, name, rule)
         if ind.with_kongs:
             self._kong_points(snap, ledger, jing, name)
         ledger.fired = list(dict.fromkeys(ledger.fired))
         return ledger
 
     @staticmethod
-    def _transfer_env(snap: Snapshot, payer: str, payee: str) -> dict:
-        return {"floor": snap.floor, "payer_is_dealer": payer == snap.dealer, "collector_is_dealer": payee == snap.dealer}
+    def transfer_env(floor: int, payer_is_dealer: bool, collector_is_dealer: bool) -> dict:
+        """The facts of one settlement transfer (the ``settle`` context of engine/lang/facts.py)."""
+        return {"floor": floor, "payer_is_dealer": payer_is_dealer, "collector_is_dealer": collector_is_dealer}
 
-    def _jing_transfer(self, ledger, payer, payee, amount, parts, part, rule, env):
-        if not amount:
-            return
+    def settled(self, scope: str, amount: int, env: dict, parts: list[str]) -> tuple[int, list[str]]:
+        """``amount`` 子 of one 精 or 荒庄 transfer (``scope`` ``jing`` or ``exhaustive``) after the
+        factors declared ``on`` that scope (those before adders, then those after: 爬楼, a dealer
+        factor) and its caps (``at most``), with the trail ``parts`` extended."""
         parts = list(parts)
         for after in (False, True):
-            for fname, v in self._factors("jing", env, after):
+            for fname, v in self._factors(scope, env, after):
                 if v != 1:
                     amount *= v
                     parts.append(f"factor.{fname} x{v}")
-        amount = self._cap("jing", env, amount, parts)
+        return self._cap(scope, env, amount, parts), parts
+
+    def jing_paid(self, n: int, sole: bool, floor: int, payer_is_dealer: bool, collector_is_dealer: bool) -> int:
+        """子 one payer pays a seat whose count for an indicator is ``n`` (no liability in play):
+        :meth:`jing_score`, then :meth:`settled` with the transfer's facts."""
+        score = self.jing_score(n, sole, floor).score
+        if not score:
+            return 0
+        return self.settled("jing", score, self.transfer_env(floor, payer_is_dealer, collector_is_dealer), [])[0]
+
+    def _jing_transfer(self, ledger: Ledger, snap: Snapshot, payer: str, payee: str, amount: int,
+                       parts: list[str], part: str, rule: str) -> None:
+        if not amount:
+            return
+        env = self.transfer_env(snap.floor, payer == snap.dealer, payee == snap.dealer)
+        amount, parts = self.settled("jing", amount, env, parts)
         ledger.transfers.append(Transfer(payer, payee, amount, part, rule, tuple(parts)))
 
-    def _kong_points(self, snap: Snapshot, ledger: Ledger, jing: set, part: str) -> None:
-        kong_rules = self.rs.jing_rules("kong")
+    def kong_items(self, meld: MeldTiles, jing: set[int]) -> list[tuple[int, str]]:
+        """What one kong earns from each other seat in a settlement ``with kongs`` (RULES.md §2
+        Kongs, 杠精): (子 before the settlement factors, rule path) per item — the 精-kong bonus
+        when its four tiles are one of the ``jing`` kinds, and the kong points (concealed,
+        added or exposed) unless a bonus replaces them. Not a kong: no items."""
+        if meld.meld_kind != "kong":
+            return []
         bonus_rules = self.rs.jing_rules("kong_bonus")
+        is_jing_kong = len(set(meld.tiles)) == 1 and meld.tiles[0] in jing
+        items: list[tuple[int, str]] = []
+        if is_jing_kong:
+            items += [(b.amount, f"jing.{b.name}") for b in bonus_rules]
+        if not (is_jing_kong and any(b.replaces_kong_points for b in bonus_rules)):
+            for k in self.rs.jing_rules("kong"):
+                pts = k.concealed if meld.concealed else k.added if meld.added else k.exposed
+                items.append((pts, f"jing.{k.name}"))
+        return items
+
+    def _kong_points(self, snap: Snapshot, ledger: Ledger, jing: set, part: str) -> None:
+        bonus = {f"jing.{b.name}": b.name for b in self.rs.jing_rules("kong_bonus")}
         for s in snap.seats:
             for m in snap.hands.get(s, SeatHand()).melds:
-                if m.meld_kind != "kong":
-                    continue
-                is_jing_kong = len(set(m.tiles)) == 1 and m.tiles[0] in jing
-                items: list[tuple[int, str]] = []
-                if is_jing_kong:
-                    for b in bonus_rules:
-                        items.append((b.amount, f"jing.{b.name}"))
-                        ledger.fired.append(b.name)
-                if not (is_jing_kong and any(b.replaces_kong_points for b in bonus_rules)):
-                    for k in kong_rules:
-                        pts = k.concealed if m.concealed else k.added if m.added else k.exposed
-                        items.append((pts, f"jing.{k.name}"))
-                for amount, rule in items:
+                for amount, rule in self.kong_items(m, jing):
+                    if rule in bonus:
+                        ledger.fired.append(bonus[rule])
                     for payer in snap.seats:
                         if payer != s:
-                            self._jing_transfer(ledger, payer, s, amount,
-                                                [f"{rule} {self.tiles.format(list(m.tiles))} {amount}"],
-                                                part, rule, self._transfer_env(snap, payer, s))
+                            self._jing_transfer(ledger, snap, payer, s, amount,
+                                                [f"{rule} {self.tiles.format(list(m.tiles))} {amount}"], part, rule)
+
+    # ---- 抄庄 -------------------------------------------------------------------------------------------
+    def follow_first(self, first_discards: list[tuple[str, int]], seats: list[str], dealer: str) -> Ledger | None:
+        """The 抄庄 payment (RULES.md §1 Dealer, §2; the ``follow_first_discard`` flow policy).
+
+        ``first_discards``: the hand's first discards (seat, tile kind) in order, up to a claim or
+        kong (which ends the first go-around). When there are as many as seats and all are one
+        tile, the dealer pays the policy's ``pays`` 子 to each other seat: a ledger of part
+        ``follow_first``. None when the ruleset has no such policy or the discards do not make
+        one (fewer than the seats, or not all the same)."""
+        p = FLOW.policy(self.rs, "follow_first_discard")
+        if p is None or len(first_discards) < len(seats) or len({t for _, t in first_discards[:len(seats)]}) != 1:
+            return None
+        pays = p["pays"][0]
+        lg = Ledger(fired=["follow_first_discard"])
+        for other in seats:
+            if other != dealer and pays:
+                lg.transfers.append(Transfer(dealer, other, pays, "follow_first", "flow.follow_first_discard",
+                                             (f"pays {pays}",)))
+        return lg
 
     # ---- whole hand -----------------------------------------------------------------------------------
     def settle_end_parts(self, snap: Snapshot) -> tuple[list[tuple[str, Ledger]], WinScore | None]:

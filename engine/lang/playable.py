@@ -35,6 +35,7 @@ from math import comb
 
 from engine.errors import Location, RuleError
 from engine.lang import flow as FLOW
+from engine.lang.expr import ExprCache
 from engine.lang.ruleset import (
     BinOp, BoolOp, Cmp, Decl, Neg, Not, Num, PatternIs, Ruleset, Var,
 )
@@ -325,27 +326,6 @@ def _walk(expr, names: set[str], nums: set[int], patterns: list) -> None:
         _walk(expr.right, names, nums, patterns)
 
 
-def _eval(expr, env: dict, pattern: str | None):
-    """The value of a condition, as the scorer computes it (bounded: a tree walk)."""
-    if isinstance(expr, Num):
-        return expr.value
-    if isinstance(expr, Var):
-        return env.get(expr.name, 0)
-    if isinstance(expr, PatternIs):
-        return pattern == expr.pattern
-    if isinstance(expr, Not):
-        return not _eval(expr.arg, env, pattern)
-    if isinstance(expr, Neg):
-        return -_eval(expr.arg, env, pattern)
-    if isinstance(expr, BoolOp):
-        vals = (_eval(a, env, pattern) for a in expr.args)
-        return all(vals) if expr.op == "and" else any(vals)
-    a, b = _eval(expr.left, env, pattern), _eval(expr.right, env, pattern)
-    return {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b, "/": lambda: a // b if b else 0,
-            ">=": lambda: a >= b, "<=": lambda: a <= b, "==": lambda: a == b, "!=": lambda: a != b,
-            ">": lambda: a > b, "<": lambda: a < b}[expr.op]()
-
-
 def _check_payments(rs: Ruleset, fail: _Fail) -> None:
     """Some payment applies to every win the game can make (the scorer's _payment never fails)."""
     names: set[str] = set()
@@ -358,6 +338,7 @@ def _check_payments(rs: Ruleset, fail: _Fail) -> None:
     free = sorted(names - set(_BY["discard"]) - ({"wilds_used"} if "wilds" in names else set()))
     domains = [values.get(f, (False, True)) for f in free]
     patterns = list(rs.patterns) if pats else [None]
+    evaluate = ExprCache()  # the scorer's evaluator: a payment applies here iff it applies there
     cases = len(patterns)
     for d in domains:
         cases *= len(d)
@@ -374,7 +355,7 @@ def _check_payments(rs: Ruleset, fail: _Fail) -> None:
             if "wilds" in env:
                 env["wilds_used"] = env["wilds"] > 0
             for pat in patterns:
-                if any(_eval(p.when, env, pat) for p in rs.payments.values()):
+                if any(evaluate(p.when)(env, pat) for p in rs.payments.values()):
                     continue
                 shown = ", ".join(f"{k} = {v}" for k, v in zip(free, combo))
                 last = list(rs.payments.values())[-1] if rs.payments else rs.base

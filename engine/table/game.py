@@ -28,7 +28,7 @@ from engine.lang import flow as FLOW
 from engine.errors import IllegalAction, MjError
 from engine.core.hands import MeldTiles
 from engine.lang.ruleset import Ruleset
-from engine.core.scoring import Ledger, Scorer, SeatHand, Snapshot, Transfer, WinInfo
+from engine.core.scoring import Ledger, Scorer, SeatHand, Snapshot, WinInfo
 from engine.table.wall import Wall, break_position, roll
 
 DRAW, ACT, CLAIM, ROB, OVER = "draw", "act", "claim", "rob", "over"
@@ -173,7 +173,7 @@ class Game:
         self.robbed: tuple[str, int] | None = None
         self.discard_count = 0
         self.interrupted = False  # a claim or kong has happened (no more 天胡/地胡/抄庄)
-        self.first_discards: list[tuple[str, int]] = []
+        self.first_discards: list[tuple[str, int]] = []  # (seat, tile) of the first go-around, until a claim
         self.follow_first = False
         self.result: HandResult | None = None
         self.parts: list[tuple[str, str, Ledger]] = []
@@ -755,19 +755,16 @@ class Game:
 
     # ---- 抄庄 ----------------------------------------------------------------------------------------
     def _track_follow_first(self, seat: str, tile: int) -> None:
-        p = self.policies["follow_first_discard"]
-        if p is None or self.interrupted or self.discard_count > len(self.seats):
+        """Note a discard of the first go-around; the scorer says whether they make a 抄庄."""
+        if self.interrupted or self.discard_count > len(self.seats):
             return
         self.first_discards.append((seat, tile))
-        if len(self.first_discards) == len(self.seats) and len({t for _, t in self.first_discards}) == 1:
-            self.follow_first = True
-            lg = Ledger(fired=["follow_first_discard"])
-            for other in self.seats:
-                if other != self.dealer and p["pays"][0]:
-                    lg.transfers.append(Transfer(self.dealer, other, p["pays"][0], "follow_first",
-                                                 "flow.follow_first_discard", (f"pays {p['pays'][0]}",)))
-            self.parts.append(("during", "follow_first", lg))
-            self._log("follow_first", tile=self.tiles.code(tile), net=lg.net(self.seats))
+        if len(self.first_discards) == len(self.seats):
+            lg = self.scorer.follow_first(self.first_discards, self.seats, self.dealer)
+            if lg is not None:
+                self.follow_first = True
+                self.parts.append(("during", "follow_first", lg))
+                self._log("follow_first", tile=self.tiles.code(tile), net=lg.net(self.seats))
 
     # ---- the end ---------------------------------------------------------------------------------------
     def _end(self, win: WinInfo | None) -> None:

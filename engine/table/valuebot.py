@@ -5,17 +5,20 @@ Everything it values is read from the compiled ruleset (never a pattern's or a f
 - **patterns**: for each declared ``pattern`` a distance (shanten restricted to that pattern:
   :class:`~engine.core.shanten.Shanten` over a view of the hand evaluator holding that pattern
   alone; a pattern the seat's declared melds no longer fit is out of reach);
-- **what a win with it pays**: the win score the ruleset's ``payment``/``fan`` declarations give
-  that pattern (base × payment weights × the multipliers of the fans that fire × … + adders),
-  averaged over a win on a discard and a self-draw, once with 精 used as wilds and once without
-  (the fans conditioned on ``not wilds_used``, 德国 in the bundled files). A rule file that makes a
-  pattern's fan ×4 makes the bot chase it more;
+- **what a win with it pays**: what the scorer pays for it (:meth:`Scorer.win_transfers`, the
+  one function of the win score: payment weights per role, fans, factors, adders, caps, ``paid by
+  discarder``; 0 where a ``no win`` fan refuses it), on typical facts (:meth:`ValueModel.facts`),
+  averaged over a discard from each other seat and a self-draw, once with 精 used as wilds and
+  once without (the fans conditioned on ``not wilds_used``, 德国 in the bundled files), for a
+  seat that deals and one that does not. A rule file that makes a pattern's fan ×4 makes the
+  bot chase it more;
 - **how likely it is reached**: ``P(d, T)``, the chance of ``d + 1`` useful tiles in ``T`` own
   draws (a binomial tail), ``T`` being the seat's share of the live wall, shortened because
   another seat usually wins first; per pattern kind a different chance per draw (sets are helped
   by claims, pairs and rotten hands only by draws);
-- **精 held at the end**: each 正/副精 of a revealed indicator settled at the end is worth the
-  ruleset's ``jing value`` through its formulas and multipliers, collected from each other seat;
+- **精 held at the end**: each 正/副精 of a revealed indicator settled at the end adds its count
+  to n, and n is worth what :meth:`Scorer.jing_paid` pays (formulas, multipliers, adders, the
+  settlement factors), collected from each other seat;
 - **feeding a liability rule**: discarding a 精 that another seat could claim costs the
   ruleset's liability (``jing … = liability RULE``): the score of RULE at its threshold from each
   payer, times a small chance of the claim;
@@ -52,7 +55,8 @@ from collections import Counter
 from functools import lru_cache
 
 from engine.core.hands import HandEvaluator, MeldTiles, Reading
-from engine.core.scoring import Scorer
+from engine.core.scoring import Roles, Scorer
+from engine.errors import MjError
 from engine.core.shanten import Shanten
 from engine.table.game import Action, Game
 
@@ -94,7 +98,9 @@ class ValueModel:
     """What the value bot knows of one ruleset, built once per :class:`Scorer` and shared.
 
     ``patterns``: the declared patterns in order; ``value[p]``: (子 of a win with 精 used as
-    wilds, 子 without) for pattern ``p``; ``chance[p]``: the per-draw chance of its kind."""
+    wilds, 子 without) for pattern ``p`` won by a seat that is not the dealer,
+    ``value_as_dealer[p]`` the same for the dealer; ``chance[p]``: the per-draw chance of its
+    kind. Every 子 is the scorer's (:meth:`pays`, :meth:`jing_score`): the model restates no rule."""
 
     def __init__(self, scorer: Scorer):
         self.scorer = scorer
@@ -107,6 +113,8 @@ class ValueModel:
         # one copy of the per-group memos for all of them (they do not depend on the patterns)
         self.shanten = {p: Shanten(_OnePattern(ev, p), share=self.any_shanten) for p in self.patterns}
         self.value = {p: (self._win_value(p, True), self._win_value(p, False)) for p in self.patterns}
+        self.value_as_dealer = {p: (self._win_value(p, True, True), self._win_value(p, False, True))
+                                for p in self.patterns}
         self.deal_in = self._deal_in()
         self.chance = {}
         for p, plan in ev.plans.items():
@@ -115,94 +123,89 @@ class ValueModel:
         self.fit_memo: dict[tuple, tuple[str, ...]] = {}
         self.worth_memo: dict[int, float] = {}
         self.honours = frozenset(ev.honour_kinds)
-        # 精: the value rule, the indicators settled at the end, kong points, liability
-        self.jing_value = scorer.jing_value
+        # 精: the indicators settled at the end (with kongs or not), liability
         self.end_indicators = [n for n, ind in rs.indicators.items() if ind.settle == "at_end" and not ind.hidden]
         self.kong_indicators = [n for n, ind in rs.indicators.items() if ind.settle == "at_end" and ind.with_kongs]
-        self.kong_rules = rs.jing_rules("kong")
-        self.kong_bonus = rs.jing_rules("kong_bonus")
         self.liability = 0.0
         for lia in rs.jing_rules("liability"):
             n = self._threshold(lia.rule)
             if n is not None:
                 self.liability = max(self.liability, self.jing_score(n, False) * (len(self.seats) - 1))
 
-    # ---- a win's value ----------------------------------------------------------------------------
-    def _win_value(self, pattern: str, wilds_used: bool) -> float:
-        """Expected 子 a win with ``pattern`` brings its seat (not the dealer, floor 1)."""
+    # ---- a win's value: the scorer's arithmetic on typical facts -------------------------------------
+    def roles(self, winner_is_dealer: bool, discarder: int | None) -> Roles:
+        """A seating for the model's estimates: the first seat deals; the winner is the dealer or
+        the next seat; ``discarder`` (an index among the other seats) or None for a self-draw."""
+        seats = tuple(self.seats)
+        winner = seats[0] if winner_is_dealer else seats[1]
+        others = [s for s in seats if s != winner]
+        return Roles(seats, seats[0], winner, None if discarder is None else others[discarder])
+
+    @staticmethod
+    def facts(reading: Reading, roles: Roles, floor: int = 1) -> dict:
+        """The win facts the model assumes for a win with ``reading`` (engine/lang/facts.py): as
+        :meth:`Scorer.win_facts` computes them, with the ones a seat cannot know ahead taken as
+        typical (no first-turn win, no 精钓, some seat holds a 精, claimed melds, no 精 discarded)."""
+        return {"self_drawn": roles.discarder is None, "discard": roles.discarder is not None,
+                "robbed_kong": False, "after_kong": False, "first_turn": False,
+                "dealer_wins": roles.winner == roles.dealer, "discarder_is_dealer": roles.discarder == roles.dealer,
+                "wilds_used": reading.wilds > 0, "wilds": reading.wilds, "anyone_holds_wild": True,
+                "jing_wait": reading.jing_wait, "concealed_hand": False, "floor": floor,
+                "wilds_held": reading.wilds, "discarded_main": 0, "discarded_next": 0}
+
+    def pays(self, env: dict, reading: Reading, roles: Roles) -> int:
+        """子 the winner collects for ``reading`` with the win facts ``env``: what
+        :meth:`Scorer.win_transfers` pays (0 for a reading a ``no win`` fan refuses, or one no
+        payment covers)."""
+        s = self.scorer
+        if s.refusals(env, reading):
+            return 0
+        try:
+            transfers, _, _ = s.win_transfers(env, reading, roles)
+        except MjError:
+            return 0
+        return sum(t.amount for t in transfers)
+
+    def _win_value(self, pattern: str, wilds_used: bool, winner_is_dealer: bool = False) -> float:
+        """Expected 子 a win with ``pattern`` brings its seat (floor 1): a discard win
+        (``SHARE_DISCARD``, each other seat discarding alike) or a self-draw."""
         reading = Reading(pattern, 1 if wilds_used else 0, False)
+        others = len(self.seats) - 1
         total = 0.0
-        for discard, share in ((True, SHARE_DISCARD), (False, 1 - SHARE_DISCARD)):
-            env = {"self_drawn": not discard, "discard": discard, "robbed_kong": False, "after_kong": False,
-                   "first_turn": False, "dealer_wins": False, "discarder_is_dealer": False,
-                   "wilds_used": wilds_used, "wilds": reading.wilds, "anyone_holds_wild": True,
-                   "jing_wait": False, "concealed_hand": False, "floor": 1,
-                   "payer_is_dealer": False, "collector_is_dealer": False}
-            total += share * self._gain(env, reading, discard)
-        return total
+        for d in range(others):
+            roles = self.roles(winner_is_dealer, d)
+            total += SHARE_DISCARD / others * self.pays(self.facts(reading, roles), reading, roles)
+        roles = self.roles(winner_is_dealer, None)
+        return total + (1 - SHARE_DISCARD) * self.pays(self.facts(reading, roles), reading, roles)
 
     def _deal_in(self) -> float:
-        """子 the discarder pays for a win on its discard: the mean over patterns of a win with 精
-        used and one without (a bound of what a dangerous discard risks)."""
+        """子 the discarder pays for a win on its discard (its own share, and the others' where
+        the discarder pays for all): the mean over patterns, a win with 精 used and one without,
+        dealer or not on either side (a bound of what a dangerous discard risks)."""
         out = []
         for p in self.patterns:
             for used in (True, False):
-                env = {"discard": True, "wilds_used": used, "wilds": int(used), "anyone_holds_wild": True, "floor": 1}
-                out.append(self._gain(env, Reading(p, int(used), False), True, discarder_only=True))
+                reading = Reading(p, int(used), False)
+                for winner_is_dealer in (False, True):
+                    roles = self.roles(winner_is_dealer, 0 if winner_is_dealer else 1)
+                    env = self.facts(reading, roles)
+                    if self.scorer.refusals(env, reading):
+                        continue
+                    try:
+                        transfers, _, _ = self.scorer.win_transfers(env, reading, roles)
+                    except MjError:
+                        continue
+                    out.append(sum(t.amount for t in transfers if t.payer == roles.discarder))
         return sum(out) / len(out) if out else 0.0
 
-    def _gain(self, env: dict, reading, discard: bool, discarder_only: bool = False) -> float:
-        s = self.scorer
-        rs = s.rs
-        fans = s.fired_fans(env, reading)
-        payment = next((p for p in rs.payments.values() if s.eval(p.when, env, reading)), None)
-        base = rs.base.amount if rs.base else 0
-        mult = math.prod(f.multiplier for f in fans)
-        fixed = [f for f in fans if f.fixed]
-        others = len(self.seats) - 1
-        payers = ["discarder"] + ["other"] * (others - 1) if discard else ["other"] * others
-        if discarder_only:
-            payers = payers[:1]
-        gain = 0.0
-        for who in payers:
-            if fixed:
-                amount = max(f.fixed.amount for f in fixed)
-            else:
-                if payment is None:
-                    return 0.0
-                w = payment.weights
-                weight = (w.get("discarder") if who == "discarder" else None)
-                if weight is None:
-                    weight = w.get("others") if (discard and who != "discarder") or not discard else None
-                if weight is None:
-                    weight = w.get("each", 0)
-                amount = base * weight
-            amount *= mult
-            for f in fans:
-                for a in f.adders:
-                    spec = a.payer if (a.payer != "discarder" or discard) else a.fallback
-                    if spec == "each" or (spec == "discarder" and who == "discarder") or (
-                            spec == "others" and who != "discarder"):
-                        amount += a.amount
-            gain += amount
-        return gain
-
     # ---- 精 ------------------------------------------------------------------------------------------
+    def jing_pays(self, n: int, sole: bool, floor: int, payer_is_dealer: bool, collector_is_dealer: bool) -> int:
+        """子 one payer pays a holder of count ``n`` in an end settlement: :meth:`Scorer.jing_paid`."""
+        return self.scorer.jing_paid(n, sole, floor, payer_is_dealer, collector_is_dealer)
+
     def jing_score(self, n: int, sole: bool) -> float:
-        """A holder's 精 score from each payer for a count ``n`` (formulas, then multipliers)."""
-        if n <= 0:
-            return 0.0
-        s = self.scorer
-        env = {"n": n, "sole_holder": sole, "floor": 1}
-        score = n
-        for r in s.rs.jing_rules("formula"):
-            if s.eval(r.when, env):
-                score = int(s.eval(r.score, env))
-                break
-        for r in s.rs.jing_rules("multiplier"):
-            if s.eval(r.when, env):
-                score *= r.factor
-        return score
+        """A holder's 精 score from one payer for a count ``n`` (floor 1, neither side the dealer)."""
+        return self.jing_pays(n, sole, 1, False, False)
 
     def _threshold(self, rule: str) -> int | None:
         """The smallest count at which the 精 rule ``rule`` applies (None: never, up to a bound)."""
@@ -322,18 +325,18 @@ class ValueBot:
                 if s == seat or not meld.concealed:
                     for t in meld.tiles:
                         unseen[t] -= 1
-        jing_of: dict[int, int] = {}  # tile kind -> its value for the end settlement
-        v = m.jing_value
-        if v is not None:
-            for name in m.end_indicators:
-                if name in game.indicators:
-                    main, nxt = game.scorer.jing_kinds(game.indicators[name])
-                    jing_of[main] = jing_of.get(main, 0) + v.main
-                    if nxt is not None:
-                        jing_of[nxt] = jing_of.get(nxt, 0) + v.next
+        jing_of: dict[int, int] = {}  # tile kind -> what one of it adds to n in the end settlements
+        for name in m.end_indicators:
+            if name in game.indicators:
+                main, nxt = game.scorer.jing_kinds(game.indicators[name])
+                for k in {main, nxt} - {None}:
+                    jing_of[k] = jing_of.get(k, 0) + game.scorer.jing_count([k], main, nxt)
+        jing_of = {k: v for k, v in jing_of.items() if v}
         draws = max(round(game.live_remaining / len(game.seats) * RACE), 1)
         claim_need = (game.meld_size.get("pung") or len(game.seats)) - 1  # copies another seat needs to claim
-        return {"m": m, "unseen": unseen, "jing_of": jing_of, "draws": draws, "claim_need": claim_need}
+        value = m.value_as_dealer if seat == game.dealer else m.value
+        return {"m": m, "unseen": unseen, "jing_of": jing_of, "draws": draws, "claim_need": claim_need,
+                "value": value}
 
     def _worth_each(self, ctx: dict, game: Game, concealed: list[int], melds: list[MeldTiles],
                     candidates: list[int | None]) -> list[float]:
@@ -349,7 +352,7 @@ class ValueBot:
         draws = ctx["draws"]
         for p in fits:
             sh = m.shanten[p]
-            vw, vn = m.value[p]
+            vw, vn = ctx["value"][p]
             ch = m.chance[p]
             dw = sh.of_each_discard(concealed, nm, wild, real) if real else []
             d0 = sh.of(concealed, nm, wild) if len(real) < len(candidates) else None
@@ -486,22 +489,20 @@ class ValueBot:
         return out
 
     def _kong_points(self, ctx: dict, game: Game, tile: int, how: str) -> float:
+        """子 a kong of ``tile`` made ``how`` (``concealed``, ``added``, ``exposed``) earns in the
+        end settlements with kongs: :meth:`Scorer.kong_items`, settled per payer (floor 1)."""
         m: ValueModel = ctx["m"]
         if not m.kong_indicators:
             return 0.0
-        payers = len(game.seats) - 1
-        jing = set()
+        sc = game.scorer
+        jing: set[int] = set()
         for name in m.kong_indicators:
             if name in game.indicators:
-                jing |= set(game.scorer.jing_kinds(game.indicators[name])) - {None}
-        pts = 0.0
-        if tile in jing and m.kong_bonus:
-            pts += sum(b.amount for b in m.kong_bonus)
-            if any(b.replaces_kong_points for b in m.kong_bonus):
-                return pts * payers
-        for k in m.kong_rules:
-            pts += getattr(k, how)
-        return pts * payers
+                jing |= set(sc.jing_kinds(game.indicators[name])) - {None}
+        meld = MeldTiles("kong", (tile,) * game.meld_size["kong"], concealed=how == "concealed", added=how == "added")
+        env = sc.transfer_env(1, False, False)
+        pts = sum(sc.settled("jing", amount, env, [])[0] for amount, _ in sc.kong_items(meld, jing))
+        return pts * (len(game.seats) - 1)
 
     def _kong_worth(self, ctx: dict, game: Game, seat: str, a: Action) -> float:
         hand = game.hands[seat]

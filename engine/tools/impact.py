@@ -59,7 +59,6 @@ ROLE_TEXT = {"dealer": "dealer", "others": "others (each)", "zi_moved": "子 mov
 # kinds of rule path whose firing a ledger records; the others act on play or are in force always
 SCORING_KINDS = ("pattern", "fan", "payment", "factor", "jing", "indicator", "exhaustive")
 RESCORED_POLICY = "follow_first_discard"  # the one flow policy that settles (抄庄)
-CLAIMS = ("pung", "kong", "chow", "concealed_kong", "added_kong")  # events that end the first go-around
 WARN_HINT = "raise N or use `--bots value`"
 WARN_HINT_VALUE = "raise N"  # the hint when every seat already plays the value bot
 EXAMPLE_CHARS = 200  # an unscorable hand's example message, cut to this
@@ -229,7 +228,7 @@ def rescore(g: Game, rs: Ruleset, scorer: Scorer, previous: dict[str, int]) -> t
     if _deal(y) != _deal(g):
         return None, "deal differs", "this side deals other hands from the same wall", indicators
     try:
-        _follow_first(y, g)
+        follow = scorer.follow_first(g.first_discards, list(y.seats), y.dealer)
         hands = {s: SeatHand(list(h.concealed), list(h.melds)) for s, h in g.hands.items()}
         win = g.result.win
         if win is not None:  # the winning tile ends in the winner's hand; a snapshot holds it apart
@@ -242,20 +241,9 @@ def rescore(g: Game, rs: Ruleset, scorer: Scorer, previous: dict[str, int]) -> t
         return None, "no win", exc.message, indicators
     except MjError as exc:
         return None, "not settled", exc.message, indicators
-    parts = y.parts + [("end", name, lg) for name, lg in end]
+    parts = y.parts + ([("during", "follow_first", follow)] if follow else []) + [("end", name, lg) for name, lg in end]
     reading, fans = (ws.reading.pattern, ws.fans) if ws else (None, [])
     return Scored(g.seats.index(g.dealer), _net(g.seats, parts), fired_paths(rs, parts, reading, fans)), "", "", indicators
-
-
-def _follow_first(y: Game, g: Game) -> None:
-    """Give ``y`` (just dealt) ``g``'s first discards until a claim or kong, so that ``y``'s own
-    抄庄 rule (:meth:`Game._track_follow_first`) settles them as it would have in play."""
-    for e in g.events:
-        if e["event"] in CLAIMS or y.discard_count >= len(y.seats):
-            break
-        if e["event"] == "discard":
-            y.discard_count += 1
-            y._track_follow_first(e["seat"], y.tiles.parse_one(e["tile"]))
 
 
 def _play(rs: Ruleset, scorer: Scorer, seed: int, block: int, count: int, bots: list[str],

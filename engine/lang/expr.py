@@ -1,11 +1,14 @@
-"""Conditions and formulas of the IR compiled once into Python closures (issue 8).
+"""The one evaluator of the IR's conditions and formulas: each tree compiled once into closures.
 
 :func:`compile_expr` turns an expression tree of :mod:`engine.lang.ruleset` (``Num``, ``Var``,
-``PatternIs``, ``Not``, ``BoolOp``, ``Cmp``, ``BinOp``, ``Neg``) into ``fn(env, reading)`` with
-exactly the semantics of a tree walk: a missing fact is 0; ``and``/``or`` stop at the first
-deciding argument and give a bool; both sides of a comparison or an operator are evaluated;
-``/`` is floor division, 0 when dividing by 0. Closures only: no text is ever evaluated. The
-depth of the tree is bounded by the compiler's expression limits, as the walk was.
+``PatternIs``, ``Not``, ``BoolOp``, ``Cmp``, ``BinOp``, ``Neg``) into ``fn(env, pattern)``:
+``env`` maps fact names (engine/lang/facts.py) to numbers or bools, ``pattern`` is the name of
+the reading's pattern (or None, where no reading is in question). Its semantics: a missing
+fact is 0; ``and``/``or`` stop at the first deciding argument and give a bool; both sides of a
+comparison or an operator are evaluated; ``/`` is floor division, 0 when dividing by 0. Closures only: no text is ever evaluated. The
+depth of the tree is bounded by the compiler's expression limits (engine/lang/limits.py).
+Every caller (the scorer, the value bot through the scorer, the compiler's playability checks)
+uses this module; a tree walk survives only as the test oracle (tests/test_expr_compiled.py).
 """
 from __future__ import annotations
 
@@ -14,7 +17,7 @@ from typing import Any, Callable
 
 from engine.lang.ruleset import BinOp, BoolOp, Cmp, Neg, Not, Num, PatternIs, Var
 
-Compiled = Callable[[dict, Any], Any]
+Compiled = Callable[[dict, Any], Any]  # fn(env, pattern name or None) -> number or bool
 
 _CMP = {">=": operator.ge, "<=": operator.le, "==": operator.eq, "!=": operator.ne, ">": operator.gt,
         "<": operator.lt}
@@ -26,42 +29,42 @@ def _div(a, b):
 
 
 def compile_expr(expr) -> Compiled:
-    """``fn(env, reading)`` computing ``expr``: a number or a bool, as the tree walk gives.
+    """``fn(env, pattern)`` computing ``expr``: a number or a bool.
 
     An unknown node raises :class:`TypeError` (and an unknown operator :class:`KeyError`) when
-    the closure is called, not before, as the walk did."""
+    the closure is called, not before."""
     if isinstance(expr, Num):
         value = expr.value
-        return lambda env, reading: value
+        return lambda env, pattern: value
     if isinstance(expr, Var):
         name = expr.name
-        return lambda env, reading: env.get(name, 0)
+        return lambda env, pattern: env.get(name, 0)
     if isinstance(expr, PatternIs):
-        pattern = expr.pattern
-        return lambda env, reading: reading is not None and reading.pattern == pattern
+        pattern_name = expr.pattern
+        return lambda env, pattern: pattern == pattern_name
     if isinstance(expr, Not):
         arg = compile_expr(expr.arg)
-        return lambda env, reading: not arg(env, reading)
+        return lambda env, pattern: not arg(env, pattern)
     if isinstance(expr, BoolOp):
         args = tuple(compile_expr(a) for a in expr.args)
         if expr.op == "and":
-            return lambda env, reading: all(a(env, reading) for a in args)
-        return lambda env, reading: any(a(env, reading) for a in args)
+            return lambda env, pattern: all(a(env, pattern) for a in args)
+        return lambda env, pattern: any(a(env, pattern) for a in args)
     if isinstance(expr, Neg):
         arg = compile_expr(expr.arg)
-        return lambda env, reading: -arg(env, reading)
+        return lambda env, pattern: -arg(env, pattern)
     if isinstance(expr, (Cmp, BinOp)):
         left, right = compile_expr(expr.left), compile_expr(expr.right)
         op = expr.op
         fn = _div if op == "/" else _ARITH.get(op) or _CMP.get(op)
         if fn is None:
-            def unknown(env, reading):
-                left(env, reading), right(env, reading)
+            def unknown(env, pattern):
+                left(env, pattern), right(env, pattern)
                 raise KeyError(op)
             return unknown
-        return lambda env, reading: fn(left(env, reading), right(env, reading))
+        return lambda env, pattern: fn(left(env, pattern), right(env, pattern))
 
-    def bad(env, reading):
+    def bad(env, pattern):
         raise TypeError(f"unknown expression node {expr!r}")
     return bad
 

@@ -1,0 +1,149 @@
+"""One scoring meaning: what the value bot's model expects a reading or a 精 count to pay is what
+the scorer pays for it, on the final states of played hands under every bundled ruleset and every
+docs/house-rules file with each value of each of its options."""
+from __future__ import annotations
+
+import itertools
+import zlib
+from pathlib import Path
+
+import pytest
+
+from engine import Scorer, compile_ruleset
+from engine.core.scoring import Roles, SeatHand, Snapshot
+from engine.errors import RuleError
+from engine.table.bots import BOTS
+from engine.table.match import Match
+from engine.table.valuebot import ValueModel
+
+from .conftest import ROOT
+
+BUNDLED = ["nanchang", "nanchang-table", "chongguan", "ganzhou"]
+HOUSE = sorted(str(p) for p in (ROOT / "docs" / "house-rules").glob("*.rules"))
+HANDS = 24  # played hands per ruleset and option value
+
+
+def variants() -> list[tuple[str, dict[str, str]]]:
+    """(ruleset, options): each file at its defaults, then each option at each other value that
+    compiles (an inherited option may contradict the file: no-lower's 下精 = after_deal
+    overrides the indicator no-lower removes, which the compiler refuses)."""
+    out = []
+    for ref in BUNDLED + HOUSE:
+        rs = compile_ruleset(ref)
+        out.append((ref, {}))
+        for name, info in rs.options.items():
+            for v in info.choices:
+                if v == info.default:
+                    continue
+                try:
+                    compile_ruleset(ref, {name: v})
+                except RuleError:
+                    continue
+                out.append((ref, {name: v}))
+    return out
+
+
+def _id(v) -> str:
+    ref, opts = v
+    return Path(ref).stem + "".join(f"-{k}={x}" for k, x in opts.items())
+
+
+def final_states(rs, seed: int):
+    """(scorer, snapshot) of the end of each hand of a match of greedy bots."""
+    match = Match(rs, seed)
+    out = []
+
+    def on_hand(g):
+        hands = {s: SeatHand(list(h.concealed), list(h.melds)) for s, h in g.hands.items()}
+        win = g.result.win
+        if win is not None:
+            hands[win.seat].concealed.remove(win.tile)
+        disc = {s: list(d) for s, d in g.discards.items()}
+        out.append(Snapshot(list(g.seats), g.dealer, g.floor, dict(g.indicators), hands, win, disc))
+
+    players = {s: BOTS["greedy"](i) for i, s in enumerate(match.seats)}
+    match.play(players, HANDS, on_hand)
+    return match.scorer, out
+
+
+def holdings(rs, scorer: Scorer, snap: Snapshot, name: str) -> dict[str, tuple[int, bool]]:
+    """Each seat's (n, sole holder) for indicator ``name``, counted here from the tiles: concealed,
+    melds and the winning tile count in n; kongs do not make a holder (RULES.md §2)."""
+    main, nxt = scorer.jing_kinds(snap.indicators[name])
+    jing = {main, nxt} - {None}
+    counted, outside = {}, {}
+    for s in snap.seats:
+        h = snap.hands[s]
+        tiles = list(h.concealed) + ([snap.win.tile] if snap.win and snap.win.seat == s else [])
+        thrown = [t for t in snap.discards.get(s, ()) if t in jing] if rs.jing_rules("discarded") else []
+        counted[s] = scorer.jing_count(tiles + [t for m in h.melds for t in m.tiles] + thrown, main, nxt)
+        not_kongs = tiles + thrown + [t for m in h.melds if m.meld_kind != "kong" for t in m.tiles]
+        outside[s] = any(t in jing for t in not_kongs)
+    holders = {s for s in snap.seats if outside[s]}
+    return {s: (counted[s], holders == {s}) for s in snap.seats}
+
+
+@pytest.mark.parametrize("variant", variants(), ids=_id)
+def test_the_value_model_pays_what_the_scorer_pays(variant):
+    ref, opts = variant
+    rs = compile_ruleset(ref, opts)
+    scorer, snaps = final_states(rs, seed=zlib.crc32(_id(variant).encode()) % 1000)
+    model = ValueModel(scorer)
+    readings = jing_checked = 0
+    for snap in snaps:
+        if snap.win is not None:
+            ws = scorer.score_win(snap)
+            for reading, gain in ws.alternatives:
+                env = scorer.win_facts(snap, reading)
+                assert model.pays(env, reading, Roles.of(snap)) == gain, (reading, env)
+                readings += 1
+        for name, ind in rs.indicators.items():
+            if ind.settle != "at_end" or name not in snap.indicators:
+                continue
+            ledger = scorer.settle_indicator(snap, name)
+            if any(t.rule.endswith(".liability") for t in ledger.transfers):
+                continue  # a liable claim moves who pays: not the model's estimate
+            held = holdings(rs, scorer, snap, name)
+            for payee, payer in itertools.permutations(snap.seats, 2):
+                paid = sum(t.amount for t in ledger.transfers if t.payer == payer and t.payee == payee and t.rule == name)
+                n, sole = held[payee]
+                want = model.jing_pays(n, sole, snap.floor, payer == snap.dealer, payee == snap.dealer)
+                assert want == paid, (name, payee, payer, n, sole)
+                jing_checked += 1
+    assert readings > 0 and jing_checked > 0  # the states exercise both
+
+
+def test_overlord_bonus_is_seen_by_the_value_model():
+    """霸王 = bonus (docs/house-rules/overlord-bonus.rules): a sole holder with n = 3 scores
+    3 + 10 = 13 from each payer — in the scorer and in the value model alike; ×2 gives 6."""
+    path = str(ROOT / "docs" / "house-rules" / "overlord-bonus.rules")
+    bonus = Scorer(compile_ruleset(path, {"霸王": "bonus"}))
+    assert bonus.jing_score(3, True, 1).score == 13
+    assert ValueModel(bonus).jing_score(3, True) == 13
+    assert ValueModel(bonus).jing_score(3, False) == 3
+    double = Scorer(compile_ruleset(path, {"霸王": "x2"}))
+    assert ValueModel(double).jing_score(3, True) == double.jing_score(3, True, 1).score == 6
+
+
+def test_the_model_values_a_pattern_by_the_house_files_fans(tmp_path):
+    """A house rule that forbids a pattern's wins makes the model value that pattern at 0, and
+    a payment weight of the dealer reaches the dealer's value (payment weights per role)."""
+    base = ValueModel(Scorer(compile_ruleset("nanchang")))
+    f = tmp_path / "h.rules"
+    f.write_text("ruleset h\nextends nanchang\nfan 禁 = no win when pattern 平胡\n", encoding="utf-8")
+    banned = ValueModel(Scorer(compile_ruleset(str(f))))
+    assert base.value["平胡"][0] > 0 and banned.value["平胡"] == (0.0, 0.0)
+    assert banned.value["小七对"] == base.value["小七对"]
+
+
+
+def test_a_wins_value_is_the_scorers_worked_table():
+    """平胡 with a 精 used (no fan), floor 1, RULES.md §2 (003's table): a 闲 winning on the
+    dealer's discard collects 4 + 1 + 1 = 6, on a 闲's 2 + 2 + 1 = 5, self-drawn 4 + 2 + 2 = 8;
+    the dealer on any discard 4 + 2 + 2 = 8, self-drawn 4 × 3 = 12. The model weighs a discard
+    win (SHARE_DISCARD, each other seat alike) against a self-draw."""
+    from engine.table.valuebot import SHARE_DISCARD as D
+
+    m = ValueModel(Scorer(compile_ruleset("nanchang")))
+    assert m.value["平胡"][0] == pytest.approx(D * (6 + 5 + 5) / 3 + (1 - D) * 8)
+    assert m.value_as_dealer["平胡"][0] == pytest.approx(D * 8 + (1 - D) * 12)
