@@ -12,8 +12,8 @@ from typer.testing import CliRunner
 from engine.cli import MAX_HANDS, app
 from engine.core.scoring import Scorer
 from engine.table.game import Game
-from engine.tools.impact import EFFECTS, ROLES, SECTION_TITLES, Scored, _play
-from engine.tools.simulate import Summary, _compiled
+from engine.tools.impact import EFFECTS, ROLES, SECTION_TITLES, Scored, play_block
+from engine.tools.simulate import Summary, compiled
 from engine.tools.stats import Dist
 
 runner = CliRunner()
@@ -41,12 +41,12 @@ def test_a_ruleset_against_itself_changes_nothing_exactly():
 
 
 def test_paired_hands_share_seeds_walls_and_dice():
-    rs_a, sc_a = _compiled("nanchang", {})
-    rs_b, sc_b = _compiled("chongguan", {})
+    rs_a, sc_a = compiled("nanchang", {})
+    rs_b, sc_b = compiled("chongguan", {})
     bots = ["greedy"] * 4
-    a = _play(rs_a, sc_a, 7, 3, 6, bots, None, Summary(["E", "S", "W", "N"]))
-    b = _play(rs_b, sc_b, 7, 3, 6, bots, None, Summary(["E", "S", "W", "N"]))
-    walls_a, walls_b = [h[-1] for h in a], [h[-1] for h in b]
+    a = play_block(rs_a, sc_a, 7, 3, 6, bots, None, Summary(["E", "S", "W", "N"]))
+    b = play_block(rs_b, sc_b, 7, 3, 6, bots, None, Summary(["E", "S", "W", "N"]))
+    walls_a, walls_b = [h.deal for h in a], [h.deal for h in b]
     assert walls_a == walls_b and len({w[0] for w in walls_a}) == 6  # six hands, six seeds, the same under both
     assert all(len(w[1]) == 136 for w in walls_a)
 
@@ -231,7 +231,7 @@ def _follow_first_game(rs, scorer):
 def test_rescoring_a_hand_by_its_own_rules_gives_its_own_nets_with_follow_first():
     from engine.tools.impact import rescore, scored_as_played
 
-    rs, scorer = _compiled("nanchang", {})
+    rs, scorer = compiled("nanchang", {})
     g = _follow_first_game(rs, scorer)
     assert any(part == "follow_first" for _, part, _ in g.result.parts)
     own = scored_as_played(g)
@@ -239,7 +239,7 @@ def test_rescoring_a_hand_by_its_own_rules_gives_its_own_nets_with_follow_first(
     assert (why, msg) == ("", "") and again == own
     assert "flow.抄庄" in own.fired and "indicator.lower" in own.fired
     # scored by a ruleset without 抄庄's payment, the dealer keeps what it paid (5 to each other seat)
-    rs_b, scorer_b = _compiled("nanchang", {})
+    rs_b, scorer_b = compiled("nanchang", {})
     rs_b = rs_b.model_copy(update={"flow": {k: f for k, f in rs.flow.items() if f.policy != "follow_first_discard"}})
     other, why, _, _ = rescore(g, rs_b, Scorer(rs_b), {})
     d = g.seats.index(g.dealer)

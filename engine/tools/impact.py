@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, NamedTuple
 
 from engine.core.scoring import Scorer, SeatHand, Snapshot
 from engine.errors import IllegalAction, ImpossibleState, MjError
@@ -42,7 +42,7 @@ from engine.table.game import Game
 from engine.table.match import Match, hand_seed
 from engine.tools.diff import Change, diff
 from engine.tools.runner import run_blocks
-from engine.tools.simulate import BLOCK, Summary, _compiled, seat_bots
+from engine.tools.simulate import BLOCK, Summary, compiled, seat_bots
 from engine.tools.stats import Dist
 
 SIDES = ("a", "b")
@@ -77,6 +77,65 @@ class Scored:
     def moved(self) -> int:
         """子 that changed hands: the sum of the gains."""
         return sum(v for v in self.net if v > 0)
+
+
+class Rescored(NamedTuple):
+    """A hand scored again by the other side (:func:`rescore`): its :class:`Scored` or None, and
+    then the ``reason`` and the scorer's ``message``; ``indicators``: that side's indicators of
+    the hand (for the next hand's ``previous …`` indicators)."""
+
+    scored: Scored | None
+    reason: str
+    message: str
+    indicators: dict
+
+
+@dataclass(frozen=True)
+class PlayedHand:
+    """One hand of a block as :func:`play_block` gives it: ``own`` (scored by its own side),
+    ``other`` (re-scored by the other side, :class:`Rescored`, or None when the sides are not
+    compared), the 精 子 it moved, whether the dealer won, and ``deal`` (hand seed, the wall's
+    ring, the dice): what pairs it with the other side's hand."""
+
+    own: Scored
+    other: Rescored | None
+    jing_moved: int
+    dealer_won: bool
+    deal: tuple
+
+
+@dataclass
+class Attribution:
+    """Re-scored hands counted under one set of changed rules: how many, how many whose nets
+    changed, Σ Δ of the dealer's 子 and Σ Δ 子 moved."""
+
+    hands: int = 0
+    changed: int = 0
+    dealer: int = 0
+    zi_moved: int = 0
+
+    def merge(self, o: "Attribution") -> None:
+        """Add another block's counts."""
+        self.hands += o.hands
+        self.changed += o.changed
+        self.dealer += o.dealer
+        self.zi_moved += o.zi_moved
+
+
+@dataclass(frozen=True)
+class BlockJob:
+    """One block of paired hands to play (picklable: it crosses to worker processes)."""
+
+    ref_a: str
+    opts_a: dict
+    ref_b: str
+    opts_b: dict
+    seed: int
+    block: int
+    count: int
+    bots: list
+    comparable: bool
+    changed: tuple
 
 
 @dataclass
@@ -116,7 +175,7 @@ class Tally:
     jing_moved: dict = field(default_factory=dict)  # side -> Dist of 子 moved by 精 settlements a hand
     effects: dict = field(default_factory=dict)  # EFFECTS name -> Effect
     fired: dict = field(default_factory=dict)  # "a" / "b" / "a_by_b" / "b_by_a" -> Counter of paths
-    attribution: dict = field(default_factory=dict)  # tuple of changed paths -> [hands, changed, Σdealer, Σmoved]
+    attribution: dict = field(default_factory=dict)  # tuple of changed paths -> Attribution
     unscorable: dict = field(default_factory=dict)  # "a_hands_under_b" / … -> Counter of reasons
     examples: dict = field(default_factory=dict)  # (which, reason) -> first message
 
@@ -142,9 +201,7 @@ class Tally:
         for k, c in o.fired.items():
             self.fired[k].update(c)
         for key, v in o.attribution.items():
-            mine = self.attribution.setdefault(key, [0, 0, 0, 0])
-            for i, x in enumerate(v):
-                mine[i] += x
+            self.attribution.setdefault(key, Attribution()).merge(v)
         for k, c in o.unscorable.items():
             self.unscorable[k].update(c)
         for k, m in o.examples.items():
@@ -209,13 +266,13 @@ def _deal(g: Game) -> dict | None:
     return next((e["hands"] for e in g.events if e["event"] == "deal"), None)
 
 
-def rescore(g: Game, rs: Ruleset, scorer: Scorer, previous: dict[str, int]) -> tuple[Scored | None, str, str, dict]:
+def rescore(g: Game, rs: Ruleset, scorer: Scorer, previous: dict[str, int]) -> Rescored:
     """Score finished hand ``g`` (played under another ruleset with the same tiles and seats) by
     ``rs``: ``rs``'s indicators flipped on the same wall (``previous``: ``rs``'s indicators of
     the hand before, for ``previous …`` indicators), its after-deal settlements on the same
     deal, its 抄庄 on the same first discards, its end settlements on the same final state.
 
-    Returns (Scored or None, reason, message, ``rs``'s indicators of this hand); a hand ``rs``
+    Returns a :class:`Rescored` (Scored or None, reason, message, ``rs``'s indicators of this hand); a hand ``rs``
     cannot score gives None with the reason (``no win``: not a win under ``rs``;
     ``impossible``: a state ``rs`` could not produce; ``deal differs``: ``rs`` deals another
     way) and the scorer's message. Raises nothing for a hand it cannot score.
@@ -223,10 +280,10 @@ def rescore(g: Game, rs: Ruleset, scorer: Scorer, previous: dict[str, int]) -> t
     try:
         y = Game(rs, g.seed, dealer=g.dealer, floor=g.floor, previous_indicators=previous, scorer=scorer)
     except MjError as exc:  # an after-deal settlement this side cannot make
-        return None, "not settled", exc.message, {}
+        return Rescored(None, "not settled", exc.message, {})
     indicators = dict(y.indicators)
     if _deal(y) != _deal(g):
-        return None, "deal differs", "this side deals other hands from the same wall", indicators
+        return Rescored(None, "deal differs", "this side deals other hands from the same wall", indicators)
     try:
         follow = scorer.follow_first(g.first_discards, list(y.seats), y.dealer)
         hands = {s: SeatHand(list(h.concealed), list(h.melds)) for s, h in g.hands.items()}
@@ -236,62 +293,67 @@ def rescore(g: Game, rs: Ruleset, scorer: Scorer, previous: dict[str, int]) -> t
         snap = Snapshot(list(g.seats), g.dealer, g.floor, indicators, hands, win)
         end, ws = scorer.settle_end_parts(snap)
     except ImpossibleState as exc:
-        return None, "impossible", exc.message, indicators
+        return Rescored(None, "impossible", exc.message, indicators)
     except IllegalAction as exc:
-        return None, "no win", exc.message, indicators
+        return Rescored(None, "no win", exc.message, indicators)
     except MjError as exc:
-        return None, "not settled", exc.message, indicators
+        return Rescored(None, "not settled", exc.message, indicators)
     parts = y.parts + ([("during", "follow_first", follow)] if follow else []) + [("end", name, lg) for name, lg in end]
     reading, fans = (ws.reading.pattern, ws.fans) if ws else (None, [])
-    return Scored(g.seats.index(g.dealer), _net(g.seats, parts), fired_paths(rs, parts, reading, fans)), "", "", indicators
+    return Rescored(Scored(g.seats.index(g.dealer), _net(g.seats, parts), fired_paths(rs, parts, reading, fans)), "", "",
+                    indicators)
 
 
-def _play(rs: Ruleset, scorer: Scorer, seed: int, block: int, count: int, bots: list[str],
-          other: tuple[Ruleset, Scorer] | None, summary: Summary):
-    """Play one block under ``rs``; per hand (own Scored, other side's Scored or None, reason,
-    message, 精 子 moved, dealer won, (hand seed, the wall's ring, the dice)): the last is what
-    pairs a hand with the other side's (tests check it)."""
+def play_block(rs: Ruleset, scorer: Scorer, seed: int, block: int, count: int, bots: list[str],
+               other: tuple[Ruleset, Scorer] | None, summary: Summary) -> list[PlayedHand]:
+    """Play one block under ``rs``, each hand re-scored by ``other`` (when given) and counted in
+    ``summary``; a :class:`PlayedHand` per hand."""
     match = Match(rs, hand_seed(seed, block), scorer=scorer)
     players = {s: BOTS[kind](hand_seed(hand_seed(seed, block), i)) for i, (s, kind) in enumerate(zip(match.seats, bots))}
-    out = []
+    out: list[PlayedHand] = []
     previous: dict[str, int] = {}
 
     def on_hand(g: Game) -> None:
         nonlocal previous
         summary.add(g)
-        theirs, why, msg = None, "", ""
+        theirs = None
         if other is not None:
-            theirs, why, msg, previous = rescore(g, other[0], other[1], previous)
-        out.append((scored_as_played(g), theirs, why, msg, _jing_moved(rs, g.seats, g.result.parts),
-                    g.result.winner == g.dealer, (g.seed, tuple(g.ring or ()), tuple(g.dice_rolls))))
+            theirs = rescore(g, other[0], other[1], previous)
+            previous = theirs.indicators
+        out.append(PlayedHand(scored_as_played(g), theirs, _jing_moved(rs, g.seats, g.result.parts),
+                              g.result.winner == g.dealer, (g.seed, tuple(g.ring or ()), tuple(g.dice_rolls))))
 
     match.play(players, count, on_hand)
     return out
 
 
-def _block(args) -> Tally:
+def play_paired_block(job: BlockJob) -> Tally:
     """Play one block under both sides and count it (runs in a worker process)."""
-    ref_a, opts_a, ref_b, opts_b, seed, block, count, bots, comparable, changed = args
-    rs_a, sc_a = _compiled(ref_a, opts_a)
-    rs_b, sc_b = _compiled(ref_b, opts_b)
+    rs_a, sc_a = compiled(job.ref_a, job.opts_a)
+    rs_b, sc_b = compiled(job.ref_b, job.opts_b)
     t = Tally([str(v) for v in rs_a.table["seats"].values], [str(v) for v in rs_b.table["seats"].values])
-    hands_a = _play(rs_a, sc_a, seed, block, count, bots, (rs_b, sc_b) if comparable else None, t.sides["a"])
-    hands_b = _play(rs_b, sc_b, seed, block, count, bots, (rs_a, sc_a) if comparable else None, t.sides["b"])
-    changed = frozenset(changed)
-    for (own_a, b_of_a, why_a, msg_a, jing_a, dw_a, _), (own_b, a_of_b, why_b, msg_b, jing_b, dw_b, _) in zip(hands_a, hands_b):
+    compare = job.comparable
+    hands_a = play_block(rs_a, sc_a, job.seed, job.block, job.count, job.bots, (rs_b, sc_b) if compare else None,
+                         t.sides["a"])
+    hands_b = play_block(rs_b, sc_b, job.seed, job.block, job.count, job.bots, (rs_a, sc_a) if compare else None,
+                         t.sides["b"])
+    changed = frozenset(job.changed)
+    for ha, hb in zip(hands_a, hands_b):
+        own_a, own_b = ha.own, hb.own
         t.effects["total"].add(own_a, own_b)
         t.fired["a"].update(own_a.fired & changed)
         t.fired["b"].update(own_b.fired & changed)
-        t.jing_moved["a"].add(jing_a)
-        t.jing_moved["b"].add(jing_b)
-        t.dealer_wins["a"] += dw_a
-        t.dealer_wins["b"] += dw_b
-        if not comparable:
+        t.jing_moved["a"].add(ha.jing_moved)
+        t.jing_moved["b"].add(hb.jing_moved)
+        t.dealer_wins["a"] += ha.dealer_won
+        t.dealer_wins["b"] += hb.dealer_won
+        if ha.other is None or hb.other is None:
             continue
-        for which, other, why, msg in (("a_hands_under_b", b_of_a, why_a, msg_a), ("b_hands_under_a", a_of_b, why_b, msg_b)):
-            if other is None:
-                t.unscorable[which][why] += 1
-                t.examples.setdefault((which, why), msg[:EXAMPLE_CHARS])
+        for which, re in (("a_hands_under_b", ha.other), ("b_hands_under_a", hb.other)):
+            if re.scored is None:
+                t.unscorable[which][re.reason] += 1
+                t.examples.setdefault((which, re.reason), re.message[:EXAMPLE_CHARS])
+        b_of_a, a_of_b = ha.other.scored, hb.other.scored
         if b_of_a is not None:
             t.fired["a_by_b"].update(b_of_a.fired & changed)
             t.effects["scoring_on_a_hands"].add(own_a, b_of_a)
@@ -308,12 +370,11 @@ def _block(args) -> Tally:
 def _attribute(t: Tally, x: Scored, y: Scored, changed: frozenset) -> None:
     """Count one re-scored hand under the set of changed rules that fired in it (either side)."""
     key = tuple(sorted((x.fired | y.fired) & changed))
-    row = t.attribution.setdefault(key, [0, 0, 0, 0])
-    dd, dm = y.net[y.dealer] - x.net[x.dealer], y.moved - x.moved
-    row[0] += 1
-    row[1] += y.net != x.net
-    row[2] += dd
-    row[3] += dm
+    row = t.attribution.setdefault(key, Attribution())
+    row.hands += 1
+    row.changed += y.net != x.net
+    row.dealer += y.net[y.dealer] - x.net[x.dealer]
+    row.zi_moved += y.moved - x.moved
 
 
 def coverage_kind(path: str) -> str:
@@ -362,8 +423,9 @@ class Report:
     def attribution(self) -> list[dict]:
         """The scoring effect by the set of changed rules that fired (re-scored hands of both
         sides): hands, hands whose nets changed, Σ Δ dealer 子 and Σ Δ 子 moved."""
-        rows = sorted(self.tally.attribution.items(), key=lambda kv: (-kv[1][0], kv[0]))
-        return [{"rules": list(k), "hands": v[0], "changed": v[1], "dealer": v[2], "zi_moved": v[3]} for k, v in rows]
+        rows = sorted(self.tally.attribution.items(), key=lambda kv: (-kv[1].hands, kv[0]))
+        return [{"rules": list(k), "hands": v.hands, "changed": v.changed, "dealer": v.dealer, "zi_moved": v.zi_moved}
+                for k, v in rows]
 
     def by_rule(self) -> list[dict]:
         """Per changed rule: the re-scored hands it fired in, those with other changed rules
@@ -373,10 +435,10 @@ class Report:
             rows = [(k, v) for k, v in self.tally.attribution.items() if c.path in k]
             if coverage_kind(c.path) != "scoring" and c.path not in self.flow_settles:
                 continue
-            out.append({"path": c.path, "hands": sum(v[0] for _, v in rows),
-                        "shared": sum(v[0] for k, v in rows if len(k) > 1),
-                        "changed": sum(v[1] for _, v in rows), "dealer": sum(v[2] for _, v in rows),
-                        "zi_moved": sum(v[3] for _, v in rows)})
+            out.append({"path": c.path, "hands": sum(v.hands for _, v in rows),
+                        "shared": sum(v.hands for k, v in rows if len(k) > 1),
+                        "changed": sum(v.changed for _, v in rows), "dealer": sum(v.dealer for _, v in rows),
+                        "zi_moved": sum(v.zi_moved for _, v in rows)})
         return out
 
     def warnings(self) -> list[str]:
@@ -447,8 +509,8 @@ def impact(ref_a: str, opts_a: dict[str, str], ref_b: str, opts_b: dict[str, str
     for an unknown bot, a ruleset that cannot be compiled, or two rulesets with different
     numbers of seats (hands cannot be paired).
     """
-    rs_a, _ = _compiled(ref_a, opts_a)
-    rs_b, _ = _compiled(ref_b, opts_b)
+    rs_a, _ = compiled(ref_a, opts_a)
+    rs_b, _ = compiled(ref_b, opts_b)
     seats = [str(v) for v in rs_a.table["seats"].values]
     if len(rs_b.table["seats"].values) != len(seats):
         raise MjError(f"A seats {len(seats)} players and B {len(rs_b.table['seats'].values)}: hands cannot be paired")
@@ -458,11 +520,11 @@ def impact(ref_a: str, opts_a: dict[str, str], ref_b: str, opts_b: dict[str, str
     flow_settles = {c.path for c in changes if c.path.startswith("flow.") and any(
         f.policy == RESCORED_POLICY for rs in (rs_a, rs_b) for n, f in rs.flow.items() if f"flow.{n}" == c.path)}
     changed = tuple(c.path for c in changes)
-    blocks = [(ref_a, opts_a, ref_b, opts_b, seed, b, min(BLOCK, hands - b * BLOCK), bots, comparable == "", changed)
-              for b in range((hands + BLOCK - 1) // BLOCK)]
+    blocks = [BlockJob(ref_a, opts_a, ref_b, opts_b, seed, b, min(BLOCK, hands - b * BLOCK), bots, comparable == "",
+                       changed) for b in range((hands + BLOCK - 1) // BLOCK)]
     total = Tally(seats, [str(v) for v in rs_b.table["seats"].values])
     done = 0
-    for t in run_blocks(_block, blocks, workers, backend, address):
+    for t in run_blocks(play_paired_block, blocks, workers, backend, address):
         total.merge(t)
         done += t.sides["a"].hands
         if progress:

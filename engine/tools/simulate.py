@@ -28,7 +28,7 @@ BLOCK = 25  # hands per block: the unit of work a worker takes
 _COMPILED: dict[tuple, tuple[Ruleset, Scorer]] = {}
 
 
-def _compiled(ref: str, options: dict[str, str]) -> tuple[Ruleset, Scorer]:
+def compiled(ref: str, options: dict[str, str]) -> tuple[Ruleset, Scorer]:
     """The ruleset and scorer of (ref, options), compiled once per process."""
     key = (ref, tuple(sorted(options.items())))
     if key not in _COMPILED:
@@ -134,7 +134,7 @@ def _block(args) -> tuple[Summary, list[dict]]:
     ref, options, seed, block, count, bots, want_records = args
     from engine.table.records import game_record
 
-    rs, scorer = _compiled(ref, options)
+    rs, scorer = compiled(ref, options)
     match = Match(rs, hand_seed(seed, block), scorer=scorer)
     players = {s: BOTS[kind](hand_seed(hand_seed(seed, block), i)) for i, (s, kind) in enumerate(zip(match.seats, bots))}
     summary = Summary(match.seats)
@@ -170,7 +170,7 @@ def simulate(ref: str, options: dict[str, str], hands: int, seed: int, bots: lis
     summary does not depend on them. Raises :class:`MjError` for an unknown bot, a ruleset that
     cannot be compiled, or a backend that cannot run (see :func:`run_blocks`).
     """
-    rs, _ = _compiled(ref, options)
+    rs, _ = compiled(ref, options)
     seats = [str(v) for v in rs.table["seats"].values]
     bots = seat_bots(bots, seats)
     blocks = [(ref, options, seed, b, min(BLOCK, hands - b * BLOCK), bots, records_dir is not None)
