@@ -180,6 +180,7 @@ def test_warning_messages(tmp_path):
     "fan 好 = +5 from discarder when discard\n",                  # W202: no x1 written
     "jing 正 = score n - 3 when n >= 3\n",                        # W204: bounded by its condition
     "jing 正 = score n * (n - 3) when n >= 5\n",
+    "jing 正 = score n*(n-3) - n*(n-10)*(n >= 10) when n >= 5\n",  # W204: never negative (an interval says -∞)
     "override fan 大七对 = x4 when pattern 大七对\n",               # W301: a real change
     "option 选 = a {\n  a: { }\n  b: { override fan 大七对 = x4 when pattern 大七对 }\n}\n",  # W302: differs
     "pattern 碰碰胡 = sets 4 of 刻子 + pair\nfan 碰碰胡 = x2 when pattern 碰碰胡\n",  # W101: no 杠: not 大七对

@@ -27,6 +27,7 @@ from typing import Any, Iterable, NamedTuple
 from engine.errors import Location, RuleError
 from engine.lang import facts as F
 from engine.lang.compiler import Checked, check_text, read_rule_file
+from engine.lang.expr import compile_expr
 from engine.lang.ruleset import (
     BinOp,
     BoolOp,
@@ -68,6 +69,7 @@ _PHASE_CODES = {"file": "E001", "syntax": "E101", "declaration": "E201", "resolv
                 "table": "E501"}
 _MAX_ATOMS = 10  # a condition testing more yes/no atoms than this is not searched (2**10 cases)
 _INF = float("inf")
+_MAX_COUNT_TRIED = 1000  # W204: a 精 formula is tried at every count up to this (else bounded by intervals)
 _NOQA = re.compile(r"#\s*noqa(?::\s*([A-Z]\d+(?:[\s,]+[A-Z]\d+)*))?", re.IGNORECASE)
 
 
@@ -334,7 +336,10 @@ class _Linter:
             expr = d.score if isinstance(d, JingFormula) else d.value if isinstance(d, Factor) else None
             if expr is None:
                 continue
-            low, _ = _interval(expr, _bounds(d.when))
+            bounds = _bounds(d.when)
+            low = self._least_jing_score(d) if isinstance(d, JingFormula) else None
+            if low is None:
+                low, _ = _interval(expr, bounds)
             if low < 0:
                 least = "no least value" if low == -_INF else f"a value as low as {int(low)}"
                 span = self.find(d, r"\bscore\s+" if isinstance(d, JingFormula) else r"=\s*")
@@ -342,6 +347,26 @@ class _Linter:
                 self.warn("W204", f"{d.kind} {d.name}: the formula can be negative ({least}), which would "
                           "turn who pays around", line, col,
                           hint="bound it with its `when` condition (e.g. `when n >= 5`)")
+
+    def _least_jing_score(self, d: JingFormula) -> float | None:
+        """The least value a 精 formula takes on the counts its condition lets through, tried at
+        every n a seat can have (n counts the tiles of two kinds: at most the most copies of a
+        kind × (正 + 副 value)), with and without 霸王; None when the formula or its condition
+        tests another fact (then the interval bound of :func:`_interval` stands) or the ruleset
+        gives 精 no value (a count of 0)."""
+        facts = _fact_names(d.score) | (_fact_names(d.when) if d.when is not None else set())
+        values = self.rs.jing_rules("value")
+        if not facts <= {"n", "sole_holder"} or not values:
+            return None
+        copies = max((g.copies for g in [*self.rs.suits.values(), *self.rs.honours.values()]), default=0)
+        top = copies * (values[0].main + values[0].next)
+        if top > _MAX_COUNT_TRIED:
+            return None
+        when = compile_expr(d.when) if d.when is not None else None
+        score = compile_expr(d.score)
+        lows = [score(env, None) for n in range(1, top + 1) for sole in (False, True)
+                for env in ({"n": n, "sole_holder": sole},) if when is None or when(env, None)]
+        return min(lows, default=0)
 
     # -- W301: an override that changes nothing
     def overrides(self) -> None:
@@ -506,6 +531,19 @@ def _bounds(when) -> dict[str, tuple[float, float]]:
         elif op == "==":
             lo, hi = max(lo, v), min(hi, v)
         out[left.name] = (lo, hi)
+    return out
+
+
+def _fact_names(expr) -> set[str]:
+    """The facts an expression names."""
+    if isinstance(expr, Var):
+        return {expr.name}
+    out: set[str] = set()
+    for child in ("arg", "left", "right"):
+        if hasattr(expr, child):
+            out |= _fact_names(getattr(expr, child))
+    for a in getattr(expr, "args", ()):
+        out |= _fact_names(a)
     return out
 
 
