@@ -100,8 +100,12 @@ class OptionError(RuleError):
     value: str | None = None
 
 
+@dataclass
 class ScenarioError(MjError):
-    """A scenario file (or a hand given on the command line) is malformed."""
+    """A scenario file (or a hand given on the command line) is malformed. ``at``: the keys, from
+    the case, of what is wrong (``("win", "from")``), so the file's reader can point at it."""
+
+    at: tuple = ()
 
 
 class IllegalAction(MjError):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from engine.errors import IllegalAction, ScenarioError
+from engine.errors import IllegalAction, ScenarioError, did_you_mean
 from engine.core.hands import MeldTiles, check_hand_size
 from engine.core.scoring import WIN_BY, Scorer, SeatHand, Snapshot, WinInfo
 
@@ -86,29 +86,41 @@ def parse_hand(scorer: Scorer, value, seats: list[str]) -> SeatHand:
 def parse_win(scorer: Scorer, value: dict, seats: list[str]) -> WinInfo:
     """``{seat, tile, by, from, first_turn}`` → :class:`WinInfo`."""
     if not isinstance(value, dict):
-        raise ScenarioError("`win` is a mapping: {seat: S, tile: 4p, by: discard, from: W}")
+        raise ScenarioError("`win` is a mapping: {seat: S, tile: 4p, by: discard, from: W}", at=("win",))
     unknown = set(value) - {"seat", "tile", "by", "from", "first_turn"}
     if unknown:
-        raise ScenarioError(f"unknown win key {sorted(unknown)[0]!r}",
-                            hint="win keys: seat, tile, by, from, first_turn")
+        key = sorted(unknown)[0]
+        raise ScenarioError(f"unknown win key {key!r}", hint="win keys: seat, tile, by, from, first_turn",
+                            at=("win", key))
     seat = value.get("seat")
     if seat not in seats:
-        raise ScenarioError(f"win.seat {seat!r} is not a seat", hint=f"seats: {' '.join(seats)}")
+        raise ScenarioError(f"win.seat {seat!r} is not a seat", hint=f"seats: {' '.join(seats)}",
+                            at=("win", "seat") if "seat" in value else ("win",))
     by = value.get("by")
     if by not in WIN_BY:
-        raise ScenarioError(f"win.by {by!r} is not one of {', '.join(WIN_BY)}")
+        close = did_you_mean(str(by), list(WIN_BY)) if by is not None else None
+        raise ScenarioError(f"win.by {by!r} is not one of {', '.join(WIN_BY)}", hint=close,
+                            at=("win", "by") if "by" in value else ("win",))
     frm = value.get("from")
+    if by in ("discard", "rob_kong") and frm is None:
+        raise ScenarioError(f"a {by.replace('_', '-')} win needs `from`: the seat whose tile was taken",
+                            hint=f"seats: {' '.join(seats)}", at=("win",))
     if by in ("discard", "rob_kong") and frm not in seats:
-        raise ScenarioError(f"a {by} win needs `from`: the seat whose tile was taken", hint=f"seats: {' '.join(seats)}")
+        raise ScenarioError(f"win.from {frm!r} is not a seat", hint=f"seats: {' '.join(seats)}", at=("win", "from"))
     if by in ("self_draw", "kong_draw") and frm is not None:
         raise ScenarioError(f"a {by} win takes no `from`: the winning tile is the winner's own draw",
-                            hint="leave out `from`, or use `by: discard` / `by: rob_kong`")
+                            hint="leave out `from`, or use `by: discard` / `by: rob_kong`", at=("win", "from"))
     if "tile" not in value:
-        raise ScenarioError("win needs `tile`: the winning tile")
+        raise ScenarioError("win needs `tile`: the winning tile", at=("win",))
     first = value.get("first_turn", False)
     if not isinstance(first, bool):
-        raise ScenarioError(f"win.first_turn is true or false, not {first!r}")
-    return WinInfo(seat, scorer.tiles.parse_one(str(value["tile"])), by, frm, first)
+        raise ScenarioError(f"win.first_turn is true or false, not {first!r}", at=("win", "first_turn"))
+    try:
+        tile = scorer.tiles.parse_one(str(value["tile"]))
+    except ScenarioError as exc:
+        exc.at = exc.at or ("win", "tile")
+        raise
+    return WinInfo(seat, tile, by, frm, first)
 
 
 def wild_indicator(scorer: Scorer) -> str | None:
@@ -141,16 +153,20 @@ def build_snapshot(scorer: Scorer, *, hands: dict, jing: str | None = None, lowe
     seats = seats_of(scorer)
     dealer = dealer or seats[0]
     if dealer not in seats:
-        raise ScenarioError(f"dealer {dealer!r} is not a seat", hint=f"seats: {' '.join(seats)}")
+        raise ScenarioError(f"dealer {dealer!r} is not a seat", hint=f"seats: {' '.join(seats)}", at=("dealer",))
     if not isinstance(floor, int) or floor < 1:
-        raise ScenarioError(f"floor must be a whole number ≥ 1, not {floor!r}")
+        raise ScenarioError(f"floor must be a whole number ≥ 1, not {floor!r}", at=("floor",))
     if not isinstance(hands, dict):
-        raise ScenarioError("`hands` is a mapping seat → hand")
+        raise ScenarioError("`hands` is a mapping seat → hand", at=("hands",))
     parsed = {}
     for seat, value in hands.items():
         if seat not in seats:
-            raise ScenarioError(f"no seat {seat!r}", hint=f"seats: {' '.join(seats)}")
-        parsed[seat] = parse_hand(scorer, value, seats)
+            raise ScenarioError(f"no seat {seat!r}", hint=f"seats: {' '.join(seats)}", at=("hands", seat))
+        try:
+            parsed[seat] = parse_hand(scorer, value, seats)
+        except ScenarioError as exc:
+            exc.at = exc.at or ("hands", seat)
+            raise
     for s in seats:
         parsed.setdefault(s, SeatHand())
     discards = {seat: scorer.tiles.parse(str(value.get("discards") or "")) for seat, value in hands.items()
@@ -159,23 +175,27 @@ def build_snapshot(scorer: Scorer, *, hands: dict, jing: str | None = None, lowe
     if jing is not None:
         name = wild_indicator(scorer)
         if name is None:
-            raise ScenarioError("`jing` is given but the ruleset declares no wild indicator")
-        indicators_dict[name] = scorer.tiles.parse_one(str(jing))
+            raise ScenarioError("`jing` is given but the ruleset declares no wild indicator", at=("jing",))
+        indicators_dict[name] = _tile_at(scorer, jing, ("jing",))
     if lower is not None:
         name = lower_indicator(scorer)
         if name is None:
-            raise ScenarioError("`lower` is given but the ruleset declares no indicator `under` the wild one")
-        indicators_dict[name] = scorer.tiles.parse_one(str(lower))
+            raise ScenarioError("`lower` is given but the ruleset declares no indicator `under` the wild one",
+                                at=("lower",))
+        indicators_dict[name] = _tile_at(scorer, lower, ("lower",))
     if indicators is not None:
         if not isinstance(indicators, dict):
-            raise ScenarioError("`indicators` is a mapping indicator name → tile")
+            raise ScenarioError("`indicators` is a mapping indicator name → tile", at=("indicators",))
         for name, tile in indicators.items():
             if name not in scorer.rs.indicators:
+                close = did_you_mean(str(name), list(scorer.rs.indicators))
                 raise ScenarioError(f"the ruleset declares no indicator {name!r}",
-                                    hint="indicators: " + ", ".join(scorer.rs.indicators))
+                                    hint=close or "indicators: " + ", ".join(scorer.rs.indicators),
+                                    at=("indicators", name))
             if name in indicators_dict:
-                raise ScenarioError(f"indicator {name!r} is given twice (by `jing`/`lower` and by `indicators`)")
-            indicators_dict[name] = scorer.tiles.parse_one(str(tile))
+                raise ScenarioError(f"indicator {name!r} is given twice (by `jing`/`lower` and by `indicators`)",
+                                    at=("indicators", name))
+            indicators_dict[name] = _tile_at(scorer, tile, ("indicators", name))
     w = parse_win(scorer, win, seats) if win is not None else None
     snap = Snapshot(seats, dealer, floor, indicators_dict, parsed, w, discards)
     check_copies(scorer, snap)
@@ -187,6 +207,15 @@ def build_snapshot(scorer: Scorer, *, hands: dict, jing: str | None = None, lowe
         except IllegalAction as exc:  # here it is input to fix, not a move refused
             raise ScenarioError(exc.message, hint="the winner's concealed tiles exclude the winning tile") from None
     return snap
+
+
+def _tile_at(scorer: Scorer, text, at: tuple) -> int:
+    """One tile kind from scenario text; a :class:`ScenarioError` placed ``at`` those keys."""
+    try:
+        return scorer.tiles.parse_one(str(text))
+    except ScenarioError as exc:
+        exc.at = exc.at or at
+        raise
 
 
 def check_copies(scorer: Scorer, snap: Snapshot) -> None:

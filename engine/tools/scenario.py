@@ -262,10 +262,14 @@ def _run_one(scorer: Scorer, file: str, text: str, doc, i: int, case, names: set
                               dealer=case.get("dealer"), floor=case.get("floor", 1), win=case.get("win"),
                               indicators=case.get("indicators"))
     except (ScenarioError, IllegalAction) as exc:
-        key = next((k for k in ("hands", "win", "jing", "lower", "indicators", "dealer", "floor") if k in case),
-                   "name")
-        raise type(exc)(f"case {name!r}: {exc.message}", _loc(file, case, key), hint=exc.hint,
-                        source_text=text) from None
+        at = getattr(exc, "at", ())
+        if at and at[0] in case:
+            where = node_location(file, case, at, key=len(at) == 1)
+        else:
+            key = next((k for k in ("hands", "win", "jing", "lower", "indicators", "dealer", "floor") if k in case),
+                       "name")
+            where = _loc(file, case, key)
+        raise type(exc)(f"case {name!r}: {exc.message}", where, hint=exc.hint, source_text=text) from None
     return _run_case(scorer, file, name, snap, expect, err, case)
 
 

@@ -1,0 +1,45 @@
+"""A scenario's `win:` and table keys are reported at the key that is wrong, with what to write."""
+from __future__ import annotations
+
+import pytest
+
+from engine.errors import ScenarioError
+from engine.tools.scenario import run_file
+
+CASE = """ruleset: chongguan
+cases:
+  - name: t
+    jing: 9s
+    hands:
+      S: 123p456p789p东南西5s
+    win: {WIN}
+    expect:
+      hand: {{E: -21}}
+"""
+
+
+@pytest.mark.parametrize("win,column,message,hint", [
+    ("{seat: S, tile: 5s, by: discard, from: Q}", 49, "win.from 'Q' is not a seat", "seats: E S W N"),
+    ("{seat: X, tile: 5s, by: discard, from: E}", 17, "win.seat 'X' is not a seat", "seats: E S W N"),
+    ("{seat: S, tile: 5s, by: dicard, from: E}", 34, "win.by 'dicard' is not one of", "did you mean discard?"),
+    ("{seat: S, tile: 5q, by: self_draw}", 26, "", None),
+    ("{seat: S, tile: 5s, by: discard}", 5, "a discard win needs `from`", "seats: E S W N"),
+])
+def test_a_win_error_points_at_its_key(tmp_path, win, column, message, hint):
+    f = tmp_path / "t.yaml"
+    f.write_text(CASE.format(WIN=win), encoding="utf-8")
+    with pytest.raises(ScenarioError) as e:
+        run_file(f)
+    where = e.value.location
+    assert (where.line, where.column) == (7, column), e.value.render()
+    assert message in e.value.message
+    if hint is not None:
+        assert e.value.hint == hint
+
+
+def test_a_bad_tile_in_a_hand_points_at_that_seat(tmp_path):
+    f = tmp_path / "t.yaml"
+    f.write_text(CASE.format(WIN="{seat: S, tile: 5s, by: self_draw}").replace("东南西5s", "东南西5x"), encoding="utf-8")
+    with pytest.raises(ScenarioError) as e:
+        run_file(f)
+    assert (e.value.location.line, e.value.location.column) == (6, 10), e.value.render()
