@@ -80,7 +80,7 @@ def test_a_sample_of_60_is_run_and_classified(seeds, tmp_path):
     assert sum(s["total"][o] for o in fuzz.OUTCOMES) == 60
     assert sum(c["count"] for c in s["classes"]) == sum(outcomes[o] for o in fuzz.FAILURES)
     assert all(r["peak_mb"] > 0 for r in results)  # memory is measured
-    # issue 7: no input ends in an internal error, a hang over 5 CPU-seconds or a memory failure
+    # hostile input: no input ends in an internal error, a hang over 5 CPU-seconds or a memory failure
     failures = [(r["command"], r["outcome"], r["exception"], r["where"]) for r in results if r["outcome"] in fuzz.FAILURES]
     assert not failures, failures
 

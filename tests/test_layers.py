@@ -1,6 +1,6 @@
 """engine/ is layered: lang (rule text → IR) < core (what a hand is worth) < table (playing
 hands) < tools (what people run); ``engine.errors`` sits below them all and ``engine.cli``
-above. Each module imports only from its own layer or the layers below (issue 7 §0)."""
+above. Each module imports only from its own layer or the layers below."""
 from __future__ import annotations
 
 import ast
