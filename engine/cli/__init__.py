@@ -65,13 +65,13 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 
-# in the order `mjrules --help` lists them
-for _command, _name in ((_rules.check, None), (_serve.lsp, None), (_serve.serve, None), (_rules.export, None),
-                        (_score.score, None), (_score.test, None), (_sim.diff, None), (_sim.impact, None),
-                        (_sim.simulate, None), (_play.replay, None), (_play.play, None), (_rules.sheet, None),
-                        (_rules.fmt_, "fmt"), (_rules.list_, "list")):
-    app.command(name=_name)(_command)
-del _command, _name
+# the commands, in the order `mjrules --help` lists them
+for _command in (_rules.check, _serve.lsp, _serve.serve, _rules.export, _score.score, _score.test, _sim.diff,
+                 _sim.impact, _sim.simulate, _play.replay, _play.play, _rules.sheet):
+    app.command()(_command)
+app.command(name="fmt")(_rules.fmt_)
+app.command(name="list")(_rules.list_)
+del _command
 
 
 def main() -> None:

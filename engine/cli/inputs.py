@@ -34,6 +34,7 @@ def check_count(flag: str, value: int, most: int, what: str) -> None:
         raise MjError(f"{flag} {value}: at most {most:,} {what}",
                       hint="split the work into several runs with different --seed" if "hands" in what else None)
 
+
 RulesOpt = Annotated[str, typer.Option("--rules", "-r", metavar="RULES",
                                        help="Bundled ruleset name or path to a .rules file.")]
 OptionOpt = Annotated[Optional[list[str]], typer.Option("--option", "-o", metavar="NAME=VALUE",
@@ -56,6 +57,7 @@ def name_values(specs: list[str] | None, flag: str, example: str) -> dict[str, s
 
 
 def parse_options(pairs: list[str] | None) -> dict[str, str]:
+    """``--option NAME=VALUE`` flags as a dict; :class:`MjError` for a malformed one."""
     return name_values(pairs, "--option", "NAME=VALUE, with a name the rule file declares")
 
 

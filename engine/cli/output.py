@@ -63,6 +63,8 @@ BUG_LINE = 300             # characters of an internal error's message shown (on
 
 
 def fail(exc: MjError, as_json: bool, code: int = 2) -> None:
+    """Print ``exc`` (as JSON on stdout with ``as_json``, else rendered on stderr) and exit
+    ``code`` (2: bad input). Never returns: raises :class:`typer.Exit`."""
     if as_json:
         print(json.dumps(exc.to_json(), ensure_ascii=False, indent=2))
     else:
@@ -98,6 +100,7 @@ def flush_or_quiet() -> None:
 
 
 def check_summary(rs) -> dict:
+    """What ``check`` says of a ruleset that compiles: its name, chain, counts and options (JSON)."""
     counts = {
         "tile kinds": sum(len(range(s.low, s.high + 1)) for s in rs.suits.values()) + sum(len(h.tiles) for h in rs.honours.values()),
         "melds": len(rs.melds), "patterns": len(rs.patterns), "indicators": len(rs.indicators),
@@ -109,6 +112,7 @@ def check_summary(rs) -> dict:
 
 
 def print_check_summary(rs) -> None:
+    """:func:`check_summary` as the lines ``check`` prints (``ok: NAME …``)."""
     counts = check_summary(rs)["counts"]
     chain = f" (extends {' ← '.join(reversed(rs.extends))})" if rs.extends else ""
     out.print(f"ok: {rs.name}{chain} — {rs.label or ''}".rstrip(" —"), markup=False)
@@ -118,6 +122,8 @@ def print_check_summary(rs) -> None:
 
 
 def print_score(scorer, snap, parts, nets, winres) -> None:
+    """``score``'s tables: the indicators, the rules of the win, the ledger and net 子 per seat
+    (``parts``: part name → ledger; ``nets``: part name → seat → 子; ``winres`` None for 荒庄)."""
     from rich.table import Table
 
     rs = scorer.rs
@@ -212,6 +218,7 @@ def where_file(rs) -> str:
 
 
 def print_summary(rules: str, seed: int, bots: str, d: dict) -> None:
+    """``simulate``'s tables from its JSON summary ``d``: by seat, 子 moved, rates, shares."""
     from rich.table import Table
 
     out.print(f"simulate {rules}: {d['hands']} hands, seed {seed}, bots {bots}", markup=False)
@@ -237,6 +244,7 @@ def print_summary(rules: str, seed: int, bots: str, d: dict) -> None:
 
 
 def event_text(e: dict) -> str:
+    """One game event (a record's dict) as one line of ``replay``'s listing."""
     kind = e["event"]
     rest = " ".join(f"{k}={v}" for k, v in e.items() if k not in ("n", "event", "seat"))
     return f"{e['n']:4d} {e.get('seat', '-'):>2} {kind:15s} {rest}"
