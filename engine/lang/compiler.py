@@ -101,8 +101,8 @@ def check_text(text: str, file: str = "<text>", options: dict[str, str] | None =
         raise
     except RuleError as exc:
         errors.append(exc if hasattr(exc, "phase") else tag(exc, "check"))
-        return Checked(None, errors, pf, state["entries"])
+        return Checked(None, errors, pf, state.entries)
     if pf.unparsed:  # a name whose statement has a syntax error is not unknown: one error, not two
         errors = [e for e in errors if not set(getattr(e, "paths", ())) & pf.unparsed]
     errors.sort(key=lambda e: (e.location.file != file, e.location.line, e.location.column) if e.location else (True, 0, 0))
-    return Checked(None if errors else rs, errors, pf, state["entries"])
+    return Checked(None if errors else rs, errors, pf, state.entries)

@@ -4,12 +4,11 @@ default, or the caller's) applied last, and the result assembled into a
 :class:`~engine.lang.ruleset.Ruleset`, checked (:mod:`engine.lang.checks`) and proved playable
 (:mod:`engine.lang.playable`).
 
-The resolution state is a dict: ``entries`` (``KIND.NAME`` → :class:`Entry`), ``removed``
-(``KIND.NAME`` → where), ``option_infos``, ``pending_options``, and the chain's ``name``,
-``label``, ``files``, ``extends`` and ``sources``.
+What has been resolved so far is a :class:`Resolution`, filled from the root of the chain down.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.errors import Location, OptionError, RuleError, did_you_mean
@@ -22,12 +21,30 @@ from engine.lang.ruleset import Base, OptionInfo, Origin, Ruleset
 from engine.lang.statements import SECTIONS, Entry, OptionStmt, ParsedFile, Stmt, about, tag
 
 
-def check_options_used(options: dict[str, str], used: set[str], state: dict) -> None:
+@dataclass
+class Resolution:
+    """A chain of rule files resolved so far: each ``KIND.NAME`` and the statement that won,
+    where each removed one was removed, the options declared (in declaration order) and the
+    chosen choices' statements still to apply, and the chain's name, label, files (child first),
+    parents (root first) and sources."""
+
+    entries: dict[str, Entry] = field(default_factory=dict)
+    removed: dict[str, Location] = field(default_factory=dict)
+    option_infos: dict[str, OptionInfo] = field(default_factory=dict)
+    pending_options: list[tuple[list[Stmt], str]] = field(default_factory=list)  # (statements, file text)
+    name: str | None = None
+    label: str | None = None
+    files: list[str] = field(default_factory=list)
+    extends: list[str] = field(default_factory=list)
+    sources: list[str] = field(default_factory=list)
+
+
+def check_options_used(options: dict[str, str], used: set[str], state: Resolution) -> None:
     """Every option the caller chose is declared by some file of the chain, else
     :class:`OptionError` naming the closest declared one."""
     unknown = set(options) - used
     if unknown:
-        declared = list(state["option_infos"])  # in declaration order
+        declared = list(state.option_infos)  # in declaration order
         name = sorted(unknown)[0]
         listing = f"options of this ruleset: {', '.join(declared)}" if declared else "this ruleset declares no options"
         close = did_you_mean(name, declared)
@@ -37,7 +54,7 @@ def check_options_used(options: dict[str, str], used: set[str], state: dict) -> 
 
 
 def resolve(path: Path, options: dict[str, str], used: set[str], chain: tuple[str, ...],
-             via: tuple[str, Location, str] | None = None) -> dict:
+             via: tuple[str, Location, str] | None = None) -> Resolution:
     """Compile ``path`` and its parents. ``via`` is the child's ``extends`` (reference, location,
     child text): a parent that is not a text file is reported there, never by echoing its bytes."""
     try:
@@ -53,8 +70,8 @@ def resolve(path: Path, options: dict[str, str], used: set[str], chain: tuple[st
 
 
 def resolve_parsed(pf: ParsedFile, options: dict[str, str], used: set[str], chain: tuple[str, ...],
-                    base_dir: Path, errors: list | None = None) -> dict:
-    """The resolution state (module docstring) of a parsed file and its parents. ``chain``: the
+                    base_dir: Path, errors: list | None = None) -> Resolution:
+    """The :class:`Resolution` of a parsed file and its parents. ``chain``: the
     files already being resolved below it (a cycle is an error); ``used`` collects the options
     of ``options`` some file declares. With ``errors``, a statement's own resolution error is
     added to it (tagged ``resolve``) and the rest goes on."""
@@ -75,29 +92,28 @@ def resolve_parsed(pf: ParsedFile, options: dict[str, str], used: set[str], chai
         except RuleError as exc:
             raise RuleError(exc.message, loc, hint=exc.hint, source_text=pf.text) from None
         state = resolve(parent_path, options, used, (*chain, key), via=(parent_ref, loc, pf.text))
-        state["extends"].append(state["name"])
+        state.extends.append(state.name)
     else:
-        state = {"entries": {}, "option_infos": {}, "extends": [], "files": [], "sources": [], "name": None, "label": None,
-                 "removed": {}, "pending_options": []}
-    state["name"] = pf.name or Path(pf.file).stem
-    state["files"] = [pf.file, *state["files"]]
-    state["label"] = pf.label or (state["label"] if pf.extends else None)
-    state["sources"] = state["sources"] + pf.sources
-    entries: dict[str, Entry] = state["entries"]
+        state = Resolution()
+    state.name = pf.name or Path(pf.file).stem
+    state.files = [pf.file, *state.files]
+    state.label = pf.label or (state.label if pf.extends else None)
+    state.sources = state.sources + pf.sources
+    entries: dict[str, Entry] = state.entries
     for st in pf.stmts:
-        _collecting(errors, "resolve", _apply, entries, st, pf.text, state["removed"])
+        _collecting(errors, "resolve", _apply, entries, st, pf.text, state.removed)
     for opt in pf.options:
         _collecting(errors, "resolve", _resolve_option, opt, pf, options, used, state)
     return state
 
 
-def _resolve_option(opt: OptionStmt, pf: ParsedFile, options: dict[str, str], used: set[str], state: dict) -> None:
+def _resolve_option(opt: OptionStmt, pf: ParsedFile, options: dict[str, str], used: set[str], state: Resolution) -> None:
     """One ``option`` of a file: its choice (default or ``options``) is queued to apply last.
 
     Raises :class:`RuleError` (a name given twice, a default that is no choice) or
     :class:`OptionError` (``options`` names no choice of it)."""
-    if opt.name in state["option_infos"]:
-        first = state["option_infos"][opt.name].origin
+    if opt.name in state.option_infos:
+        first = state.option_infos[opt.name].origin
         raise RuleError(f"option {opt.name} is already declared", opt.location, source_text=pf.text,
                         related=[("first declared here", Location(first.file, first.line, first.column))],
                         hint="give each option its own name")
@@ -111,8 +127,8 @@ def _resolve_option(opt: OptionStmt, pf: ParsedFile, options: dict[str, str], us
         raise OptionError(f"option {opt.name} has no choice {chosen!r}", opt.location,
                           hint=f"choose one of: {', '.join(opt.choices)}", source_text=pf.text,
                           option=opt.name, value=chosen)
-    state["pending_options"].append((opt.choices[chosen], pf.text))
-    state["option_infos"][opt.name] = OptionInfo(
+    state.pending_options.append((opt.choices[chosen], pf.text))
+    state.option_infos[opt.name] = OptionInfo(
         name=opt.name, label=opt.label, default=opt.default, chosen=chosen, choices=list(opt.choices),
         origin=Origin(file=opt.location.file, line=opt.location.line, column=opt.location.column))
 
@@ -165,16 +181,16 @@ def _apply(entries: dict[str, Entry], st: Stmt, text: str, removed: dict[str, Lo
         removed[path] = st.location
 
 
-def build_ruleset(path: Path, state: dict, errors: list | None = None) -> Ruleset:
-    """The :class:`Ruleset` of a resolution state: the chosen options applied, then checked
+def build_ruleset(path: Path, state: Resolution, errors: list | None = None) -> Ruleset:
+    """The :class:`Ruleset` of a :class:`Resolution`: the chosen options applied, then checked
     (:func:`~engine.lang.checks.check_ruleset`) and, when nothing else failed, proved playable.
     Raises :class:`RuleError` (or adds to ``errors`` what can be collected)."""
-    entries: dict[str, Entry] = state["entries"]
+    entries: dict[str, Entry] = state.entries
     # the chosen option blocks apply last, after every file of the chain: an option is the
     # user's explicit choice, so it wins over a child's override of the same path
-    for stmts, text in state["pending_options"]:
+    for stmts, text in state.pending_options:
         for st in stmts:
-            _collecting(errors, "resolve", _apply, entries, st, text, state["removed"])
+            _collecting(errors, "resolve", _apply, entries, st, text, state.removed)
     sections: dict[str, dict] = {f: {} for f in SECTIONS.values()}
     base = None
     for e in entries.values():
@@ -183,15 +199,15 @@ def build_ruleset(path: Path, state: dict, errors: list | None = None) -> Rulese
             base = decl
         else:
             sections[SECTIONS[e.stmt.kind]][decl.name] = decl
-    rs = Ruleset(name=state["name"], label=state["label"], file=str(path), sources=state["sources"],
-                 extends=state["extends"], files=state["files"], base=base, options=state["option_infos"], **sections)
-    check_ruleset(rs, entries, state.get("removed", {}), errors)
+    rs = Ruleset(name=state.name, label=state.label, file=str(path), sources=state.sources,
+                 extends=state.extends, files=state.files, base=base, options=state.option_infos, **sections)
+    check_ruleset(rs, entries, state.removed, errors)
     if errors:  # a table is proved playable only once everything else holds
         return rs
     try:
         check_playable(rs, {p: e.file_text for p, e in entries.items()})  # the table can be played
     except RuleError as exc:
-        _note_own_changes(exc, str(path), entries, state.get("removed", {}))
+        _note_own_changes(exc, str(path), entries, state.removed)
         raise tag(exc, "table")
     return rs
 
