@@ -1,5 +1,5 @@
 """Speed of the game loop, in CPU time, against a named peer measured in the same run (not a
-timed test; issue 8).
+timed test).
 
 1. Hands per CPU second (``time.process_time``) of ``simulate`` (one process, the same seeds on
    every run, after a one-hand warm-up) with four random bots and with four greedy bots, in

@@ -1,4 +1,4 @@
-"""Start-up cost of the ``mjrules`` command: CPU time of a cold process (issue 8, "Speed").
+"""Start-up cost of the ``mjrules`` command: CPU time of a cold process.
 
 Runs each command ``--runs`` times, each in a new Python process, and takes the median of the
 CPU time the child used (user + system, its resource usage as ``os.wait4`` reports it, to the

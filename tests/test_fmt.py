@@ -1,4 +1,4 @@
-"""`mjrules fmt` (issue 10 §2): one canonical layout, idempotent and meaning-preserving.
+"""`mjrules fmt`: one canonical layout, idempotent and meaning-preserving.
 
 Properties, over the bundled rulesets and hypothesis mutants of them (the mutator of
 tests/test_mutated_rulesets.py, benchmarks/mutate_rulesets.py): formatting twice changes

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-import engine.cli
+import engine.cli.inputs
 from engine.errors import MjError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -80,7 +80,7 @@ def test_a_sample_of_60_is_run_and_classified(seeds, tmp_path):
     assert sum(s["total"][o] for o in fuzz.OUTCOMES) == 60
     assert sum(c["count"] for c in s["classes"]) == sum(outcomes[o] for o in fuzz.FAILURES)
     assert all(r["peak_mb"] > 0 for r in results)  # memory is measured
-    # issue 7: no input ends in an internal error, a hang over 5 CPU-seconds or a memory failure
+    # hostile input: no input ends in an internal error, a hang over 5 CPU-seconds or a memory failure
     failures = [(r["command"], r["outcome"], r["exception"], r["where"]) for r in results if r["outcome"] in fuzz.FAILURES]
     assert not failures, failures
 
@@ -103,17 +103,17 @@ def test_a_valid_file_is_ok_and_an_mjerror_is_bad_input(seeds, tmp_path, monkeyp
 
 
 def _plant(monkeypatch, fn):
-    monkeypatch.setattr(engine.cli, "compile_ruleset", fn)
+    monkeypatch.setattr(engine.cli.inputs, "compile_ruleset", fn)
 
 
 def test_planted_crash_is_an_internal_error_at_its_engine_line(seeds, tmp_path, monkeypatch):
     def boom(*a, **k):
         return {}["no such key"]
 
-    _plant(monkeypatch, boom)  # (export compiles through engine.cli.compile_ruleset; check lints)
+    _plant(monkeypatch, boom)  # (export compiles through engine.cli.inputs.compile_ruleset; check lints)
     r = fuzz.run_case(_case({"R.rules": seeds.rules["nanchang.rules"]}, "export", "{dir}/R.rules"), tmp_path)
     assert (r["outcome"], r["code"], r["exception"]) == ("internal", 3, "KeyError")
-    assert r["where"].startswith("engine/cli.py:")  # the innermost frame in engine/
+    assert r["where"].startswith("engine/cli/inputs.py:")  # the innermost frame in engine/
     assert r["traceback"][-1] == "KeyError: 'no such key'"
     # two inputs failing the same way are one class
     r2 = fuzz.run_case(_case({"R.rules": b"anything"}, "export", "{dir}/R.rules", index=1), tmp_path)
@@ -152,7 +152,7 @@ def test_planted_memory_error_and_big_peak_are_memory_failures(seeds, tmp_path, 
 
 
 def test_main_exits_1_on_a_planted_crash_and_saves_it(tmp_path, monkeypatch, capsys):
-    real = engine.cli.compile_ruleset
+    real = engine.cli.inputs.compile_ruleset
 
     def boom(ref, *a, **k):  # the fuzzed files only, not the seed records' bundled rulesets
         if "case-" in str(ref):
@@ -167,7 +167,7 @@ def test_main_exits_1_on_a_planted_crash_and_saves_it(tmp_path, monkeypatch, cap
     assert s["total"]["inputs"] == 4
     # a rule file that does not even parse never reaches compile_ruleset here, so: at least one
     cls = [c for c in s["classes"] if c["exception"] == "ZeroDivisionError"]
-    assert cls and cls[0]["where"].startswith("engine/cli.py:")
+    assert cls and cls[0]["where"].startswith("engine/cli/")
     listing = json.loads((tmp_path / "found" / "classes.json").read_text(encoding="utf-8"))
     folder = tmp_path / "found" / next(c["folder"] for c in listing if c["exception"] == "ZeroDivisionError")
     saved = sorted(folder.glob("input-*/command.txt"))

@@ -1,6 +1,6 @@
 """House rules without code: a rule file that `extends nanchang` changes numbers and shapes.
 
-Issue 2 "must show": 杠精 set to 14 and wind chows removed, both taking effect; a new
+What it must show: 杠精 set to 14 and wind chows removed, both taking effect; a new
 pattern 清一色 (one suit only) ×2 defined only in a rule file.
 """
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """engine/ is layered: lang (rule text → IR) < core (what a hand is worth) < table (playing
 hands) < tools (what people run); ``engine.errors`` sits below them all and ``engine.cli``
-above. Each module imports only from its own layer or the layers below (issue 7 §0)."""
+above. Each module imports only from its own layer or the layers below."""
 from __future__ import annotations
 
 import ast
@@ -52,7 +52,7 @@ def test_no_module_imports_a_layer_above_its_own():
 
 
 def test_every_module_is_in_a_layer():
-    loose = [f.name for f in ENGINE.glob("*.py") if f.stem not in ("__init__", "__main__", "cli", "errors")]
+    loose = [f.name for f in ENGINE.glob("*.py") if f.stem not in ("__init__", "__main__", "errors")]
     assert not loose, f"modules outside a layer: {loose}"
 
 
@@ -69,3 +69,20 @@ def test_the_layer_check_can_fail(tmp_path):
     finally:
         T.ROOT = old
     assert len(bad) == 2 and "core imports engine.table.game (table)" in bad[0] and "(tools)" in bad[1]
+
+
+def test_the_cli_package_is_the_top_layer(tmp_path):
+    """engine/cli/ is a package: each of its modules is layer cli, and a lower layer importing one
+    is reported."""
+    assert {_layer(f"engine.cli.{f.stem}") for f in (ENGINE / "cli").glob("*.py")} == {"cli"}
+    fake = tmp_path / "engine" / "tools"
+    fake.mkdir(parents=True)
+    (fake / "bad.py").write_text("from engine.cli.output import fail\n")
+    import tests.test_layers as T
+    old = T.ROOT
+    try:
+        T.ROOT = tmp_path
+        bad = upward_imports(tmp_path / "engine")
+    finally:
+        T.ROOT = old
+    assert bad == ["engine/tools/bad.py:1: tools imports engine.cli.output (cli)"]

@@ -1,4 +1,4 @@
-"""One legality check serves the game and the scorer (issue 7): for every snapshot a game reaches,
+"""One legality check serves the game and the scorer: for every snapshot a game reaches,
 the win the game offers is exactly the win the scorer (``mjrules score`` / ``test``) accepts.
 
 Only the state-only rules are compared; 弃先胡后 (pass_lock) depends on what happened before and

@@ -1,4 +1,4 @@
-"""The game loop's caches (issue 8) change nothing: an action offered before the state changed
+"""The game loop's caches (for speed) change nothing: an action offered before the state changed
 is checked again in full, the count vectors follow the hands, the self-drawn win is the one
 offered."""
 from __future__ import annotations

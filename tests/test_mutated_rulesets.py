@@ -1,4 +1,4 @@
-"""A file that passes `check` plays (issue 7, hostile input).
+"""A file that passes `check` plays (hostile input).
 
 Hypothesis mutates the bundled rulesets (numbers in `table`, `suit`, `honours`, `meld`,
 `pattern`, `indicator`, `payment`/`fan` lines; a declaration line deleted or duplicated; a

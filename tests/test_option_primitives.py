@@ -1,4 +1,4 @@
-"""The general primitives issue 10's room options needed (docs/language.md): `paid by
+"""The general primitives the production room options needed (docs/language.md): `paid by
 discarder`, a cap factor `at most N`, the 精 bonus `+N when`, `count discarded`, the fan effect
 `no win`, the facts wilds_held / discarded_main / discarded_next, and the flow parameters
 floor(falls: …) and dead_wall(per_kong: …). The numbers are checked by docs/house-rules/*.yaml;

@@ -1,4 +1,4 @@
-"""The Ray backend for real (issue 9 §3): `simulate --backend ray` prints the same JSON, byte
+"""The Ray backend for real: `simulate --backend ray` prints the same JSON, byte
 for byte, as `--workers 2` for the same seed, on a Ray it starts itself and on a cluster it
 joins with --address; nothing of Ray's reaches stdout.
 

@@ -1,5 +1,5 @@
 """The max-plus Shanten (engine/core/shanten.py) equals the reference ShantenOracle on random hands
-with 0–8 精, for every bundled ruleset and a house rule without wind chows (issue 8)."""
+with 0–8 精, for every bundled ruleset and a house rule without wind chows."""
 from __future__ import annotations
 
 import tempfile

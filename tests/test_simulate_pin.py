@@ -1,7 +1,7 @@
 """`simulate` is a fixed function of (ruleset, seed, bots): a pinned hash of its JSON output
-catches any change that is meant to change only speed (issue 8: "nothing changes but speed").
+catches any change that is meant to change only speed ("nothing changes but speed").
 
-The hashes were taken on the engine of issue 7 (before the speed work), of the keys it printed
+The hashes were taken on the engine before the speed work, of the keys it printed
 then (see NEW_KEYS; FULL_PINS pin the whole output). If a change is *meant* to change how hands
 are played or paid, re-pin it in the same commit and say so there."""
 from __future__ import annotations
@@ -24,7 +24,7 @@ MORE_PINS = {
 }
 
 
-# keys added after the pins were taken (issue 9 §4: the spread of 子 per hand). The pinned hashes
+# keys added after the pins were taken (the spread of 子 per hand). The pinned hashes
 # are of the output *without* them, re-printed exactly as the command prints (json.dumps, indent 2,
 # a newline): so they still prove every old key byte-identical; FULL_PINS pin the whole output.
 NEW_KEYS = ("spread",)

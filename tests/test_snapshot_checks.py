@@ -1,4 +1,4 @@
-"""Hostile snapshots (issue 7): every seat's melds, the win's state and the ruleset's state-only
+"""Hostile snapshots: every seat's melds, the win's state and the ruleset's state-only
 win policies are checked by the scorer, so `score` and `test` refuse what the game could not
 produce or would not allow — each refusal naming its reason."""
 from __future__ import annotations
@@ -150,7 +150,7 @@ def test_malformed_wins_are_file_errors(nanchang):
 
 
 def test_copies_count_the_indicators(nanchang):
-    """Already checked before issue 7, kept: four 3p in hands plus the 3p indicator is a fifth copy."""
+    """Already checked before the hostile-snapshot checks, kept: four 3p in hands plus the 3p indicator is a fifth copy."""
     with pytest.raises(ScenarioError, match=r"tile 3p is used 5 times; the set has 4 \(indicators count as one copy each\)"):
         build_snapshot(nanchang, jing="3p", hands={"S": "3333p", "N": "4p"})
     with pytest.raises(ScenarioError, match="tile 7s is used 5 times"):

@@ -1,4 +1,4 @@
-"""Start-up (issue 8): the pre-built parser (engine/lang/parsergen.py) and the lazy imports.
+"""Start-up: the pre-built parser (engine/lang/parsergen.py) and the lazy imports.
 
 The committed standalone parser must be the one the grammar gives (same trees, same errors), be
 replaced by one generated in memory when the grammar changed, read and write no cache, and keep
@@ -40,7 +40,7 @@ def _plain(tree):
 
 
 def _lark_now():
-    """The parser Lark builds from the grammar today, as engine/lang/compiler.py did before."""
+    """The parser Lark builds from the grammar today, as the compiler did before the pre-built parser."""
     from lark import Lark
 
     return Lark(grammar_text(), parser="lalr", propagate_positions=True, maybe_placeholders=False)

@@ -1,5 +1,5 @@
 """grammar/mjrules.tmLanguage.json, the TextMate grammar editors highlight `.rules` files with
-(issue 10 §5; docs/editors.md).
+(docs/editors.md).
 
 No light TextMate engine is on PyPI, so this file carries a small interpreter of the subset the
 grammar uses: ``match`` rules with ``name`` or ``captures``, one-line ``begin``/``end`` rules, and

@@ -40,6 +40,7 @@ from typing import Any
 
 from engine.errors import Location, MjError, RuleError
 from engine.lang import compiler as C
+from engine.lang.syntax import STANDALONE
 from engine.lang import limits as L
 
 INDENT = 4          # spaces per block level and per continuation line
@@ -73,8 +74,8 @@ def _token_parser():
     through its interactive interface, :func:`_parse`)."""
     # Only COMMENT gets a callback: Lark chains a callback on a terminal that keywords share
     # (NAME) through a late-bound loop variable, so with callbacks on several terminals some are
-    # never called. The same module as the compiler's parser (``C._P``).
-    return C._P.Lark_StandAlone(propagate_positions=True, lexer_callbacks={"COMMENT": _collect})
+    # never called. The same module as the compiler's parser (:data:`engine.lang.syntax.STANDALONE`).
+    return STANDALONE.Lark_StandAlone(propagate_positions=True, lexer_callbacks={"COMMENT": _collect})
 
 
 def _parse(text: str):

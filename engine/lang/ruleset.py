@@ -42,7 +42,7 @@ class Num(Model):
 
 
 class Var(Model):
-    """A fact, by name (engine/facts.py lists them)."""
+    """A fact, by name (engine/lang/facts.py lists them)."""
     node: Literal["var"] = "var"
     name: str
 

@@ -1,0 +1,547 @@
+"""Parse tree → statements: what each grammar rule of ``grammar/mjrules.lark`` builds.
+
+:class:`Build` is a Lark ``Transformer`` with one method per grammar rule, named as the rule.
+Each declaration becomes a :class:`~engine.lang.statements.Stmt` holding its IR object
+(:mod:`engine.lang.ruleset`) and the names it refers to; a number out of its range, a
+parameter given twice or a clause that contradicts another is a :class:`RuleError` here, at
+its token. Names are checked later, once ``extends`` is resolved (:mod:`engine.lang.checks`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from engine.errors import Location, RuleError, did_you_mean
+from engine.lang import facts as F
+from engine.lang import flow as FLOW
+from engine.lang import limits as L
+from engine.lang.ruleset import (
+    Adder,
+    Base,
+    BinOp,
+    BoolOp,
+    Cmp,
+    Component,
+    Exhaustive,
+    Factor,
+    Fan,
+    Fixed,
+    Flow,
+    Honours,
+    HonourTile,
+    Indicator,
+    JingFormula,
+    JingKong,
+    JingKongBonus,
+    JingLiability,
+    JingAdder,
+    JingDiscarded,
+    JingMultiplier,
+    JingValue,
+    Meld,
+    Neg,
+    Not,
+    Num,
+    Origin,
+    Pattern,
+    PatternIs,
+    Payment,
+    Position,
+    Shape,
+    Suit,
+    TableParam,
+    Var,
+)
+from engine.lang.statements import (
+    REF_FACTOR,
+    REF_FAN,
+    REF_GROUP,
+    REF_INDICATOR,
+    REF_JING_FORMULA,
+    REF_MELD_OR_KIND,
+    REF_PATTERN,
+    OptionStmt,
+    Ref,
+    Stmt,
+)
+from engine.lang.syntax import Token, Transformer, v_args
+
+
+def _in_range(what: str, tok: Token, low: int, high: int, file: str) -> int:
+    """``tok`` as an int within ``low..high``, else a RuleError at the token."""
+    v = int(str(tok).lstrip("x×"))
+    if not low <= v <= high:
+        raise RuleError(f"{what} {v} is out of range ({low}..{high})",
+                        Location(file, tok.line, tok.column))
+    return v
+
+
+
+def _s(tok: Token) -> str:
+    text = str(tok)
+    return text[1:-1] if text.startswith('"') else text
+
+
+def _value(tok: Token) -> str | int:
+    if tok.type == "INT":
+        return int(tok)
+    return _s(tok)
+
+
+@v_args(meta=True)
+class Build(Transformer):
+    """Lark tree → statements. Methods are named after the grammar rules."""
+
+    def __init__(self, file: str):
+        super().__init__()
+        self.file = file
+        self.refs: list[Ref] = []  # collected while building one declaration
+
+    def loc(self, meta_or_tok) -> Location:
+        return Location(self.file, getattr(meta_or_tok, "line", 1), getattr(meta_or_tok, "column", 1))
+
+    def origin(self, meta) -> Origin:
+        return Origin(file=self.file, line=meta.line, column=meta.column)
+
+    def _int(self, what: str, tok: Token, low: int, high: int) -> int:
+        return _in_range(what, tok, low, high, self.file)
+
+    def take_refs(self) -> list[Ref]:
+        refs, self.refs = self.refs, []
+        return refs
+
+    def _ref(self, what: str, tok: Token, context: str | None = None) -> None:
+        self.refs.append(Ref(what, str(tok), self.loc(tok), context))
+
+    def _stmt(self, meta, kind: str, name: Token, decl: Any) -> Stmt:
+        return Stmt("declare", kind, str(name), decl, self.loc(meta), self.take_refs())
+
+    # -- file structure
+    def start(self, meta, items):
+        return items
+
+    def header(self, meta, c):
+        return ("header", str(c[0]), _s(c[1]) if len(c) > 1 else None)
+
+    def extends(self, meta, c):
+        return ("extends", _s(c[0]), self.loc(c[0]))
+
+    def source(self, meta, c):
+        return ("source", _s(c[0]))
+
+    def override(self, meta, c):
+        st: Stmt = c[0]
+        st.op = "override"
+        st.location = self.loc(meta)
+        st.decl = st.decl.model_copy(update={"origin": self.origin(meta)})
+        return st
+
+    def remove(self, meta, c):
+        kind, name = str(c[0]), str(c[1])
+        return Stmt("remove", kind, name, None, self.loc(meta))
+
+    def option(self, meta, c):
+        name = str(c[0])
+        rest = list(c[1:])
+        toks = [x for x in rest if isinstance(x, Token)]
+        label = _s(toks[0]) if len(toks) == 2 else None
+        default = str(_value(toks[-1]))
+        choices: dict[str, list] = {}
+        where: dict[str, Location] = {}
+        for value, stmts, loc in (x for x in rest if isinstance(x, tuple)):
+            if value in choices:
+                raise RuleError(f"option {name}: choice {value!r} is given twice", loc,
+                                related=[("first given here", where[value])])
+            choices[value], where[value] = stmts, loc
+        return OptionStmt(name, label, default, choices, self.loc(meta), self.loc(toks[-1]))
+
+    def choice(self, meta, c):
+        return (str(_value(c[0])), list(c[1:]), self.loc(c[0]))
+
+    # -- tiles
+    def suit(self, meta, c):
+        name = c[0]
+        rest = list(c[1:])
+        label = _s(rest.pop(0)) if rest[0].type == "STRING" else None
+        low, high = (self._int(f"suit {name}: rank", t, 0, L.MAX_RANK) for t in rest[:2])
+        cyclic = any(x == "cyclic" for x in rest[2:])
+        copies = next(x[1] for x in rest[2:] if isinstance(x, tuple))
+        if low > high:
+            raise RuleError(f"suit {name}: ranks {low}..{high} is empty", self.loc(rest[0]),
+                            hint=f"write ranks {high}..{low}")
+        if high - low + 1 > L.MAX_RANKS:
+            raise RuleError(f"suit {name}: {high - low + 1} ranks; a suit has at most {L.MAX_RANKS}",
+                            self.loc(rest[1]))
+        decl = Suit(name=str(name), label=label, low=low, high=high, cyclic=cyclic, copies=copies,
+                    origin=self.origin(meta))
+        return self._stmt(meta, "suit", name, decl)
+
+    def honours(self, meta, c):
+        name = c[0]
+        rest = list(c[1:])
+        label = _s(rest.pop(0)) if isinstance(rest[0], Token) and rest[0].type == "STRING" else None
+        tiles = [x for x in rest if isinstance(x, HonourTile)]
+        if len(tiles) > L.MAX_RANKS:
+            raise RuleError(f"honours {name}: {len(tiles)} tiles; a group has at most {L.MAX_RANKS}", self.loc(meta))
+        cyclic = any(x == "cyclic" for x in rest)
+        copies = next(x[1] for x in rest if isinstance(x, tuple))
+        decl = Honours(name=str(name), label=label, tiles=tiles, cyclic=cyclic, copies=copies,
+                       origin=self.origin(meta))
+        return self._stmt(meta, "honours", name, decl)
+
+    def honour_tile(self, meta, c):
+        return HonourTile(name=str(c[0]), code=_s(c[1]) if len(c) > 1 else None)
+
+    def cyclic(self, meta, c):
+        return "cyclic"
+
+    def copies(self, meta, c):
+        return ("copies", self._int("copies", c[0], 1, L.MAX_COPIES))
+
+    def table(self, meta, c):
+        values = [self._int(f"table {c[0]}: number", v, 0, L.MAX_TABLE_NUMBER) if v.type == "INT" else _value(v)
+                  for v in c[1:]]
+        decl = TableParam(name=str(c[0]), values=values, origin=self.origin(meta))
+        return self._stmt(meta, "table", c[0], decl)
+
+    # -- melds, patterns
+    def meld(self, meta, c):
+        decl = Meld(name=str(c[0]), meld_kind=str(c[1]), shapes=list(c[2:]), origin=self.origin(meta))
+        return self._stmt(meta, "meld", c[0], decl)
+
+    def groups(self, meta, c):
+        for tok in c:
+            self._ref(REF_GROUP, tok)
+        return [str(t) for t in c]
+
+    def run(self, meta, c):
+        return Shape(type="run", size=self._int("run", c[0], 1, L.MAX_SET_TILES), groups=c[1])
+
+    def distinct(self, meta, c):
+        return Shape(type="distinct", size=self._int("distinct", c[0], 1, L.MAX_SET_TILES), groups=c[1])
+
+    def same(self, meta, c):
+        return Shape(type="same", size=self._int("same", c[0], 1, L.MAX_SET_TILES), declared=len(c) > 1)
+
+    def pattern(self, meta, c):
+        comps = [x for x in c[1:] if isinstance(x, Component)]
+        flags: dict[str, Any] = {}
+        for x in c[1:]:
+            if isinstance(x, tuple) and x[0] == "one_of":
+                flags["one_of"], flags["one_of_plus"] = x[1]
+            elif isinstance(x, tuple):
+                flags[x[0]] = x[1]
+        decl = Pattern(name=str(c[0]), components=comps, origin=self.origin(meta), **flags)
+        return self._stmt(meta, "pattern", c[0], decl)
+
+    def sets(self, meta, c):
+        for tok in c[1:]:
+            self._ref(REF_MELD_OR_KIND, tok)
+        return Component(type="sets", count=self._int("sets", c[0], 0, L.MAX_HAND_TILES), of=[str(t) for t in c[1:]])
+
+    def pair(self, meta, c):
+        return Component(type="pair", count=1)
+
+    def pairs(self, meta, c):
+        return Component(type="pairs", count=self._int("pairs", c[0], 1, L.MAX_HAND_TILES))
+
+    def rotten(self, meta, c):
+        return Component(type="rotten", count=1, gap=self._int("rotten gap", c[0], 1, L.MAX_RANKS))
+
+    def concealed(self, meta, c):
+        return ("concealed", True)
+
+    def honours_natural(self, meta, c):
+        return ("honours_natural", True)
+
+    def min_honours(self, meta, c):
+        return ("min_honours", self._int("honours >=", c[0], 0, L.MAX_HAND_TILES))
+
+    def quads_as_pairs(self, meta, c):
+        return ("quads_as_pairs", True)
+
+    def one_of(self, meta, c):
+        return ("one_of", (c[0], c[1] if len(c) > 1 else []))
+
+    def only(self, meta, c):
+        return ("only", c[0])
+
+    # -- indicators
+    def indicator(self, meta, c):
+        name = c[0]
+        rest = list(c[1:])
+        label = _s(rest.pop(0)) if isinstance(rest[0], Token) else None
+        pos: Position = rest.pop(0)
+        attrs: dict[str, Any] = {}
+        for a in rest:
+            attrs.update(a)
+        decl = Indicator(name=str(name), label=label, position=pos, origin=self.origin(meta), **attrs)
+        return self._stmt(meta, "indicator", name, decl)
+
+    def pos_stack_top(self, meta, c):
+        return Position(type="stack_top", end=str(c[0]))
+
+    def _pos(self, type_, c):
+        self._ref(REF_INDICATOR, c[0])
+        return Position(type=type_, ref=str(c[0]))
+
+    def pos_under(self, meta, c):
+        return self._pos("under", c)
+
+    def pos_left(self, meta, c):
+        return self._pos("left", c)
+
+    def pos_right(self, meta, c):
+        return self._pos("right", c)
+
+    def pos_previous(self, meta, c):
+        return self._pos("previous", c)
+
+    def wild(self, meta, c):
+        return {"wild": True}
+
+    def hidden(self, meta, c):
+        return {"hidden": True}
+
+    def settle(self, meta, c):
+        return {"settle": c[0], "with_kongs": len(c) > 1}
+
+    def after_deal(self, meta, c):
+        return "after_deal"
+
+    def at_end(self, meta, c):
+        return "at_end"
+
+    # -- 精
+    def jing(self, meta, c):
+        name, body = c
+        kind_cls, fields = body
+        decl = kind_cls(name=str(name), origin=self.origin(meta), **fields)
+        return self._stmt(meta, "jing", name, decl)
+
+    def jing_value(self, meta, c):
+        ints = [self._int("精 value", t, 0, L.MAX_AMOUNT) for t in c if isinstance(t, Token) and t.type == "INT"]
+        return JingValue, {"main": ints[0], "next": ints[1]}
+
+    def jing_kong(self, meta, c):
+        ints = [self._int("kong points", t, 0, L.MAX_AMOUNT) for t in c]
+        return JingKong, {"concealed": ints[0], "exposed": ints[1], "added": ints[2] if len(ints) > 2 else ints[1]}
+
+    def jing_mult(self, meta, c):
+        self._check_expr(c[1], F.JING)
+        return JingMultiplier, {"factor": self._int("multiplier", c[0], 0, L.MAX_MULTIPLIER), "when": c[1]}
+
+    def jing_formula(self, meta, c):
+        self._check_expr(c[0], F.JING)
+        self._check_expr(c[1], F.JING)
+        return JingFormula, {"score": c[0], "when": c[1]}
+
+    def jing_kong_bonus(self, meta, c):
+        return JingKongBonus, {"amount": self._int("amount", c[0], 0, L.MAX_AMOUNT), "replaces_kong_points": len(c) > 1}
+
+    def jing_liability(self, meta, c):
+        self._ref(REF_JING_FORMULA, c[0])
+        return JingLiability, {"rule": str(c[0])}
+
+    def jing_add(self, meta, c):
+        self._check_expr(c[1], F.JING)
+        return JingAdder, {"amount": self._int("amount", c[0], 0, L.MAX_AMOUNT), "when": c[1]}
+
+    def jing_discarded(self, meta, c):
+        return JingDiscarded, {}
+
+    # -- win score
+    def fan(self, meta, c):
+        name = c[0]
+        fields: dict[str, Any] = {"multiplier": 1, "adders": [], "fixed": None}
+        mults = 0
+        for x in c[1:]:
+            if isinstance(x, tuple) and x[0] == "mult":
+                if mults:
+                    raise RuleError(f"fan {name} has two multipliers", x[2], hint="write one, e.g. x4")
+                mults += 1
+                fields["multiplier"] = x[1]
+            elif isinstance(x, Adder):
+                fields["adders"].append(x)
+            elif isinstance(x, Fixed):
+                fields["fixed"] = x
+            elif isinstance(x, tuple) and x[0] == "no_win":
+                fields["no_win"] = True
+            elif isinstance(x, tuple) and x[0] == "instead":
+                fields["instead_of_all"] = x[1] == "all"
+                fields["instead_of"] = [] if x[1] == "all" else x[1]
+                fields["instead_except"] = x[2]
+            else:
+                self._check_expr(x, F.WIN)
+                fields["when"] = x
+        if fields.get("no_win") and (mults or fields["adders"] or fields["fixed"]):
+            raise RuleError(f"fan {name}: `no win` refuses the win, so it takes no other effect", self.loc(meta),
+                            hint=f"write `fan {name} = no win when …` alone, and the scoring in another fan")
+        decl = Fan(name=str(name), origin=self.origin(meta), **fields)
+        return self._stmt(meta, "fan", name, decl)
+
+    def no_win(self, meta, c):
+        return ("no_win", self.loc(meta))
+
+    def mult(self, meta, c):
+        return ("mult", self._int("multiplier", c[0], 0, L.MAX_MULTIPLIER), self.loc(c[0]))
+
+    def add(self, meta, c):
+        return Adder(amount=self._int("amount", c[0], 0, L.MAX_AMOUNT), payer=str(c[1]), fallback=str(c[2]) if len(c) > 2 else None)
+
+    def fixed(self, meta, c):
+        for tok in c[1:]:
+            self._ref(REF_FACTOR, tok)
+        return Fixed(amount=self._int("amount", c[0], 0, L.MAX_AMOUNT), with_factors=[str(t) for t in c[1:]])
+
+    def instead(self, meta, c):
+        names = [t for t in c if t.type != "ALL"]
+        for tok in names:
+            self._ref(REF_FAN, tok)
+        if c[0].type == "ALL":
+            return ("instead", "all", [str(t) for t in names])
+        return ("instead", [str(t) for t in names], [])
+
+    def payment(self, meta, c):
+        name = c[0]
+        weights = {}
+        paid_by = None
+        for w in c[1:-1]:
+            if w[0] == "paid_by":
+                if w[1] != "discarder":
+                    raise RuleError(f"payment {name} is paid by {w[1]}: only `paid by discarder` is a payment "
+                                    "scheme (the discarder pays every payer's amount)", w[2],
+                                    hint="write `paid by discarder`")
+                paid_by = w[1]
+                continue
+            if w[0] in weights:
+                raise RuleError(f"payment {name} names {w[0]} twice", w[2])
+            weights[w[0]] = w[1]
+        self._check_expr(c[-1], F.WIN)
+        decl = Payment(name=str(name), weights=weights, when=c[-1], paid_by=paid_by, origin=self.origin(meta))
+        return self._stmt(meta, "payment", name, decl)
+
+    def paid_by(self, meta, c):
+        return ("paid_by", str(c[0]), self.loc(c[0]))
+
+    def weight(self, meta, c):
+        return (str(c[0]), self._int("multiplier", c[1], 0, L.MAX_MULTIPLIER), self.loc(c[0]))
+
+    def payment_base(self, meta, c):
+        if str(c[0]) != "base":
+            raise RuleError(f"`payment {c[0]} = {c[1]}` is not a payment", self.loc(c[0]),
+                            hint="a number alone is only allowed for `payment base`; a payment "
+                                 "names its payers: `payment discard = discarder x2, others x1 when discard`")
+        decl = Base(name="base", amount=self._int("payment base", c[1], 0, L.MAX_AMOUNT), origin=self.origin(meta))
+        return self._stmt(meta, "payment", c[0], decl)
+
+    def factor(self, meta, c):
+        name, value = c[0], c[1]
+        cap = None
+        if isinstance(value, tuple) and value[0] == "cap":
+            cap, value = value[1], Num(value=1)
+        scopes = [str(t) for t in c[2:] if isinstance(t, Token) and t.type == "SCOPE"]
+        after = any(isinstance(t, Token) and t.type == "AFTER_ADDERS" for t in c[2:])
+        when = c[-1] if len(c) > 2 and not isinstance(c[-1], Token) else None
+        context = F.TRANSFER if set(scopes) == {"win"} else F.SETTLE
+        self._check_expr(value, context)
+        if when is not None:
+            self._check_expr(when, context)
+        decl = Factor(name=str(name), value=value, scopes=scopes, after_adders=after, when=when, cap=cap,
+                      origin=self.origin(meta))
+        return self._stmt(meta, "factor", name, decl)
+
+    def cap(self, meta, c):
+        return ("cap", self._int("cap", c[0], 0, L.MAX_AMOUNT))
+
+    def exhaustive(self, meta, c):
+        decl = Exhaustive(name=str(c[0]), payer=str(c[1]), amount=self._int("amount", c[2], 0, L.MAX_AMOUNT), origin=self.origin(meta))
+        return self._stmt(meta, "exhaustive", c[0], decl)
+
+    def flow(self, meta, c):
+        name, policy = c[0], c[1]
+        params: dict[str, list] = {}
+        where: dict[str, Location] = {}
+        for a in c[2:]:
+            if a.key is None:
+                raise RuleError(f"flow {name}: name each parameter, e.g. {policy}(key: value)", a.location,
+                                hint=_flow_hint(str(policy)))
+            key, values, loc = a.key, a.values, a.location
+            if key in params:
+                raise RuleError(f"flow {name}: parameter {key!r} given twice", loc)
+            params[key], where[key] = values, loc
+        problem = FLOW.check(str(policy), params)
+        if problem:
+            message, key = problem
+            raise RuleError(f"flow {name}: {message}", where[key] if key else self.loc(policy),
+                            hint=did_you_mean(str(policy), FLOW.POLICIES) if str(policy) not in FLOW.POLICIES
+                            else _flow_hint(str(policy)))
+        decl = Flow(name=str(name), policy=str(policy), params=params, origin=self.origin(meta))
+        return self._stmt(meta, "flow", name, decl)
+
+    def flow_kv(self, meta, c):
+        return _FlowArg(str(c[0]), c[1].values, self.loc(c[0]))
+
+    def flow_value(self, meta, c):
+        return _FlowArg(None, [_value(t) for t in c], self.loc(c[0]))
+
+    # -- expressions
+    def or_(self, meta, c):
+        return c[0] if len(c) == 1 else BoolOp(op="or", args=c)
+
+    def and_(self, meta, c):
+        return c[0] if len(c) == 1 else BoolOp(op="and", args=c)
+
+    def not_(self, meta, c):
+        return Not(arg=c[0])
+
+    def cmp(self, meta, c):
+        return c[0] if len(c) == 1 else Cmp(op=str(c[1]), left=c[0], right=c[2])
+
+    def binop(self, meta, c):
+        return BinOp(op=str(c[1]), left=c[0], right=c[2])
+
+    def neg(self, meta, c):
+        return Neg(arg=c[0])
+
+    def num(self, meta, c):
+        return Num(value=int(c[0]))
+
+    def var(self, meta, c):
+        v = Var(name=str(c[0]))
+        self._pending_vars.append((v, self.loc(c[0])))
+        return v
+
+    def pattern_is(self, meta, c):
+        self._pending_patterns.append(Ref(REF_PATTERN, str(c[0]), self.loc(c[0])))
+        return PatternIs(pattern=str(c[0]))
+
+    _pending_vars: list
+    _pending_patterns: list
+
+    def _check_expr(self, expr, context: str) -> None:
+        """Record the facts and patterns an expression names, for the context it is used in."""
+        for v, loc in self._pending_vars:
+            self.refs.append(Ref("fact", v.name, loc, context))
+        for ref in self._pending_patterns:
+            ref.context = context
+            self.refs.append(ref)
+        self._pending_vars, self._pending_patterns = [], []
+
+    def transform(self, tree):
+        self._pending_vars, self._pending_patterns = [], []
+        return super().transform(tree)
+
+
+@dataclass
+class _FlowArg:
+    key: str | None  # None: a value given without its parameter name
+    values: list
+    location: Location
+
+
+def _flow_hint(policy: str) -> str:
+    spec = FLOW.POLICIES[policy]
+    return f"{policy}(" + ", ".join(
+        f"{k}: {'/'.join(p.words) if p.words else 'N'}" for k, p in spec.params.items()) + ")"
+

@@ -1,0 +1,226 @@
+"""What a rule file means once its parents are read: ``extends`` followed up the chain, each
+``override`` and ``remove`` applied to what the parents declared, each ``option``'s choice (the
+default, or the caller's) applied last, and the result assembled into a
+:class:`~engine.lang.ruleset.Ruleset`, checked (:mod:`engine.lang.checks`) and proved playable
+(:mod:`engine.lang.playable`).
+
+What has been resolved so far is a :class:`Resolution`, filled from the root of the chain down.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from engine.errors import Location, OptionError, RuleError, did_you_mean
+from engine.lang import limits as L
+from engine.lang.checks import check_ruleset
+from engine.lang.parse import parse_text, read_rule_file
+from engine.lang.playable import check_playable
+from engine.lang.resources import is_bundled_ref, resolve_ruleset_path
+from engine.lang.ruleset import Base, OptionInfo, Origin, Ruleset
+from engine.lang.statements import SECTIONS, Entry, OptionStmt, ParsedFile, Stmt, about, tag
+
+
+@dataclass
+class Resolution:
+    """A chain of rule files resolved so far: each ``KIND.NAME`` and the statement that won,
+    where each removed one was removed, the options declared (in declaration order) and the
+    chosen choices' statements still to apply, and the chain's name, label, files (child first),
+    parents (root first) and sources."""
+
+    entries: dict[str, Entry] = field(default_factory=dict)
+    removed: dict[str, Location] = field(default_factory=dict)
+    option_infos: dict[str, OptionInfo] = field(default_factory=dict)
+    pending_options: list[tuple[list[Stmt], str]] = field(default_factory=list)  # (statements, file text)
+    name: str | None = None
+    label: str | None = None
+    files: list[str] = field(default_factory=list)
+    extends: list[str] = field(default_factory=list)
+    sources: list[str] = field(default_factory=list)
+
+
+def check_options_used(options: dict[str, str], used: set[str], state: Resolution) -> None:
+    """Every option the caller chose is declared by some file of the chain, else
+    :class:`OptionError` naming the closest declared one."""
+    unknown = set(options) - used
+    if unknown:
+        declared = list(state.option_infos)  # in declaration order
+        name = sorted(unknown)[0]
+        listing = f"options of this ruleset: {', '.join(declared)}" if declared else "this ruleset declares no options"
+        close = did_you_mean(name, declared)
+        raise OptionError(f"unknown option {name!r}", None, hint=f"{close} ({listing})" if close else listing,
+                          option=name, value=options[name])
+
+
+
+def resolve(path: Path, options: dict[str, str], used: set[str], chain: tuple[str, ...],
+             via: tuple[str, Location, str] | None = None) -> Resolution:
+    """Compile ``path`` and its parents. ``via`` is the child's ``extends`` (reference, location,
+    child text): a parent that is not a text file is reported there, never by echoing its bytes."""
+    try:
+        text = read_rule_file(path)
+    except RuleError as exc:
+        if via is None:
+            raise
+        ref, loc, child_text = via
+        related = [(f"{exc.message}", exc.location)] if exc.location else []
+        raise RuleError(f"cannot extend {ref!r}: not a rule file", loc, hint=exc.message if not related else None,
+                        related=related, source_text=child_text) from None
+    return resolve_parsed(parse_text(text, str(path)), options, used, chain, path.parent)
+
+
+def resolve_parsed(pf: ParsedFile, options: dict[str, str], used: set[str], chain: tuple[str, ...],
+                    base_dir: Path, errors: list | None = None) -> Resolution:
+    """The :class:`Resolution` of a parsed file and its parents. ``chain``: the
+    files already being resolved below it (a cycle is an error); ``used`` collects the options
+    of ``options`` some file declares. With ``errors``, a statement's own resolution error is
+    added to it (tagged ``resolve``) and the rest goes on."""
+    key = str(Path(pf.file).resolve()) if Path(pf.file).exists() else pf.file
+    if key in chain:
+        raise RuleError("`extends` makes a cycle: " + " → ".join([*chain, key]),
+                        pf.extends[1] if pf.extends else None, source_text=pf.text)
+    if pf.extends:
+        parent_ref, loc = pf.extends
+        if len(chain) + 1 >= L.MAX_EXTENDS_DEPTH:
+            raise RuleError(f"the `extends` chain is longer than {L.MAX_EXTENDS_DEPTH} files", loc,
+                            source_text=pf.text)
+        if not parent_ref.endswith(".rules") and (not is_bundled_ref(parent_ref) or "." in parent_ref):
+            raise RuleError(f"cannot extend {parent_ref!r}: not a .rules file", loc, source_text=pf.text,
+                            hint="extend a bundled ruleset by name, or a rule file by a path ending in .rules")
+        try:
+            parent_path = resolve_ruleset_path(parent_ref, base_dir)
+        except RuleError as exc:
+            raise RuleError(exc.message, loc, hint=exc.hint, source_text=pf.text) from None
+        state = resolve(parent_path, options, used, (*chain, key), via=(parent_ref, loc, pf.text))
+        state.extends.append(state.name)
+    else:
+        state = Resolution()
+    state.name = pf.name or Path(pf.file).stem
+    state.files = [pf.file, *state.files]
+    state.label = pf.label or (state.label if pf.extends else None)
+    state.sources = state.sources + pf.sources
+    entries: dict[str, Entry] = state.entries
+    for st in pf.stmts:
+        _collecting(errors, "resolve", _apply, entries, st, pf.text, state.removed)
+    for opt in pf.options:
+        _collecting(errors, "resolve", _resolve_option, opt, pf, options, used, state)
+    return state
+
+
+def _resolve_option(opt: OptionStmt, pf: ParsedFile, options: dict[str, str], used: set[str], state: Resolution) -> None:
+    """One ``option`` of a file: its choice (default or ``options``) is queued to apply last.
+
+    Raises :class:`RuleError` (a name given twice, a default that is no choice) or
+    :class:`OptionError` (``options`` names no choice of it)."""
+    if opt.name in state.option_infos:
+        first = state.option_infos[opt.name].origin
+        raise RuleError(f"option {opt.name} is already declared", opt.location, source_text=pf.text,
+                        related=[("first declared here", Location(first.file, first.line, first.column))],
+                        hint="give each option its own name")
+    if opt.default not in opt.choices:
+        raise RuleError(f"option {opt.name}: default {opt.default!r} is not one of its choices "
+                        f"({', '.join(opt.choices)})", opt.default_location, source_text=pf.text)
+    chosen = str(options.get(opt.name, opt.default))
+    if opt.name in options:
+        used.add(opt.name)
+    if chosen not in opt.choices:
+        raise OptionError(f"option {opt.name} has no choice {chosen!r}", opt.location,
+                          hint=f"choose one of: {', '.join(opt.choices)}", source_text=pf.text,
+                          option=opt.name, value=chosen)
+    state.pending_options.append((opt.choices[chosen], pf.text))
+    state.option_infos[opt.name] = OptionInfo(
+        name=opt.name, label=opt.label, default=opt.default, chosen=chosen, choices=list(opt.choices),
+        origin=Origin(file=opt.location.file, line=opt.location.line, column=opt.location.column))
+
+def _collecting(errors: list | None, phase: str, fn, *args) -> None:
+    """``fn(*args)``; a :class:`RuleError` it raises propagates, or is added to ``errors``
+    (tagged with ``phase``) when a list is given, so independent statements are all checked."""
+    if errors is None:
+        fn(*args)
+        return
+    try:
+        fn(*args)
+    except OptionError:  # a choice given by the caller (--option), not a fault of the file
+        raise
+    except RuleError as exc:
+        errors.append(tag(exc, phase))
+
+
+def _same_kind_hint(entries: dict[str, Entry], kind: str, name: str) -> str | None:
+    names = [p.split(".", 1)[1] for p in entries if p.startswith(kind + ".")]
+    hint = did_you_mean(name, names)
+    return hint.replace("did you mean ", f"did you mean {kind}.") if hint else None
+
+
+def _apply(entries: dict[str, Entry], st: Stmt, text: str, removed: dict[str, Location]) -> None:
+    path = st.path
+    if st.kind not in SECTIONS:
+        raise RuleError(f"unknown declaration kind {st.kind!r}", st.location, source_text=text)
+    old = entries.get(path)
+    if st.op == "declare":
+        if old is not None:
+            raise RuleError(
+                f"{path} is already declared",
+                st.location,
+                hint=f"to change it, write `override {st.kind} {st.name} …`; to drop it, `remove {st.kind} {st.name}`",
+                related=[("first declared here", old.stmt.location)],
+                source_text=text,
+            )
+        entries[path] = Entry(st, text)
+    elif st.op == "override":
+        if old is None:
+            raise about(RuleError(f"override of {path}, which no file in the chain declares", st.location,
+                            hint=_same_kind_hint(entries, st.kind, st.name) or "declare it without `override`",
+                            source_text=text), path)
+        entries[path] = Entry(st, text, old.stmt.decl)
+    else:
+        if old is None:
+            raise about(RuleError(f"remove of {path}, which no file in the chain declares", st.location,
+                                   hint=_same_kind_hint(entries, st.kind, st.name), source_text=text), path)
+        del entries[path]
+        removed[path] = st.location
+
+
+def build_ruleset(path: Path, state: Resolution, errors: list | None = None) -> Ruleset:
+    """The :class:`Ruleset` of a :class:`Resolution`: the chosen options applied, then checked
+    (:func:`~engine.lang.checks.check_ruleset`) and, when nothing else failed, proved playable.
+    Raises :class:`RuleError` (or adds to ``errors`` what can be collected)."""
+    entries: dict[str, Entry] = state.entries
+    # the chosen option blocks apply last, after every file of the chain: an option is the
+    # user's explicit choice, so it wins over a child's override of the same path
+    for stmts, text in state.pending_options:
+        for st in stmts:
+            _collecting(errors, "resolve", _apply, entries, st, text, state.removed)
+    sections: dict[str, dict] = {f: {} for f in SECTIONS.values()}
+    base = None
+    for e in entries.values():
+        decl = e.stmt.decl
+        if isinstance(decl, Base):
+            base = decl
+        else:
+            sections[SECTIONS[e.stmt.kind]][decl.name] = decl
+    rs = Ruleset(name=state.name, label=state.label, file=str(path), sources=state.sources,
+                 extends=state.extends, files=state.files, base=base, options=state.option_infos, **sections)
+    check_ruleset(rs, entries, state.removed, errors)
+    if errors:  # a table is proved playable only once everything else holds
+        return rs
+    try:
+        check_playable(rs, {p: e.file_text for p, e in entries.items()})  # the table can be played
+    except RuleError as exc:
+        _note_own_changes(exc, str(path), entries, state.removed)
+        raise tag(exc, "table")
+    return rs
+
+
+def _note_own_changes(exc: RuleError, file: str, entries: dict[str, Entry], removed: dict[str, Location]) -> None:
+    """A table error located in a parent file was most likely caused by what ``file`` itself
+    overrides or removes: name up to three of those places as notes, so the author sees their
+    own line (a parent's wall line alone does not say which override broke it)."""
+    if exc.location is None or exc.location.file == file:
+        return
+    own = [(f"{p} is overridden here", e.stmt.location) for p, e in entries.items()
+           if e.stmt.op == "override" and e.stmt.location.file == file]
+    own += [(f"{p} is removed here", loc) for p, loc in removed.items() if loc.file == file]
+    exc.related.extend(own[:3])
+
+

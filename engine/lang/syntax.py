@@ -1,0 +1,155 @@
+"""How the rule language is read, and how a reader is told it is not: the pre-built Lark parser
+(:mod:`engine.lang.parsergen`), the lexer's limits on a single token (a number, a name, a
+string too large: :mod:`engine.lang.limits`), and the message of a syntax error — what was
+found, what the grammar expected, and a hint for the known mistakes (a misspelt keyword, a
+multiplier written ``x 2``, curly quotes, an unquoted ``extends`` path).
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+from engine.errors import Location, RuleError, did_you_mean
+from engine.lang import limits as L
+from engine.lang.parsergen import parser_module
+from engine.lang.statements import SECTIONS
+
+# the pre-built standalone Lark parser (engine/lang/parsergen.py): its own Token, Tree, … classes
+STANDALONE = parser_module()
+Lark, Token, Transformer, Tree, v_args = (STANDALONE.Lark, STANDALONE.Token, STANDALONE.Transformer,
+                                         STANDALONE.Tree, STANDALONE.v_args)
+UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError = (
+    STANDALONE.UnexpectedCharacters, STANDALONE.UnexpectedEOF, STANDALONE.UnexpectedInput,
+    STANDALONE.UnexpectedToken, STANDALONE.VisitError)
+
+
+@lru_cache(maxsize=1)
+def parser() -> Lark:
+    """The LALR parser for the rule language (positions kept for errors), loaded from the
+    pre-built standalone module rather than built from ``grammar_text()`` at each start."""
+    return STANDALONE.Lark_StandAlone(propagate_positions=True,
+                                      lexer_callbacks={"INT": _check_int, "MULT": _check_mult, "NAME": _check_name,
+                                                       "RULESET_NAME": _check_name, "STRING": _check_string})
+
+
+class TokenTooBig(Exception):
+    """Raised by the lexer (before the parser does any work with it) for a token past a limit."""
+
+    def __init__(self, message: str, token: Token, hint: str | None = None):
+        super().__init__(message)
+        self.message, self.token, self.hint = message, token, hint
+
+
+def _check_int(tok: Token) -> Token:
+    # the length check comes first: int() of a huge digit string is itself slow (and refused)
+    if len(tok) > len(str(L.MAX_NUMBER)) or int(tok) > L.MAX_NUMBER:
+        raise TokenTooBig(f"number {_clip(str(tok))} is too large (at most {L.MAX_NUMBER})", tok,
+                           hint="numbers in a rule file are small: see Limits in docs/language.md")
+    return tok
+
+
+def _check_mult(tok: Token) -> Token:
+    digits = str(tok)[1:]
+    if len(digits) > len(str(L.MAX_MULTIPLIER)) or int(digits) > L.MAX_MULTIPLIER:
+        raise TokenTooBig(f"multiplier {_clip(str(tok))} is too large (at most x{L.MAX_MULTIPLIER})", tok,
+                           hint="numbers in a rule file are small: see Limits in docs/language.md")
+    return tok
+
+
+def _check_name(tok: Token) -> Token:
+    if len(tok) > L.MAX_NAME_CHARS:
+        raise TokenTooBig(f"name {str(tok)[:12]}… is {len(tok)} characters long (at most {L.MAX_NAME_CHARS})",
+                           tok)
+    return tok
+
+
+def _check_string(tok: Token) -> Token:
+    if len(tok) - 2 > L.MAX_STRING_CHARS:
+        raise TokenTooBig(f"string {str(tok)[:12]}… is {len(tok) - 2} characters long (at most {L.MAX_STRING_CHARS})",
+                           tok)
+    return tok
+
+
+def _clip(text: str, keep: int = 12) -> str:
+    """A long number shortened for a message: its start, ``…`` and its count of digits."""
+    return text if len(text) <= keep else f"{text[:keep]}… ({len(text)} digits)"
+
+
+
+_TERMINAL_WORDS = {
+    "NAME": "a name", "RULESET_NAME": "a ruleset name", "INT": "a number", "STRING": 'a "string"',
+    "MULT": "a multiplier like x2", "KIND": "a declaration kind (fan, meld, …)", "CMP": "a comparison",
+    "PAYER": "a payer (discarder, others, each, dealer)", "SCOPE": "win, jing or exhaustive",
+    "MELD_KIND": "chow, pung, kong or pair", "END": "head or tail", "$END": "the end of the file",
+    "ADDOP": "`+` or `-`", "MULOP": "`*` or `/`", "ALL": "`all`", "DECLARED": "`declared`",
+    "AFTER_ADDERS": "`after adders`", "WITH_KONGS": "`with kongs`", "INSTEAD_KONG": "`instead of kong points`",
+    "LBRACE": "`{`", "RBRACE": "`}`", "LPAR": "`(`", "RPAR": "`)`", "EQUAL": "`=`", "COMMA": "`,`",
+    "PLUS": "`+`", "MINUS": "`-`", "COLON": "`:`", "VBAR": "`|`", "SLASH": "`/`",
+}
+
+
+def looks_like(word: str, keyword: str) -> bool:
+    """Whether ``word`` is ``keyword`` misspelt (close, but not the same)."""
+    import difflib
+
+    return word != keyword and difflib.SequenceMatcher(None, word, keyword).ratio() >= 0.75
+
+
+def readable(expected: set[str]) -> str:
+    """The terminals a parser expected, in words (``a name, `=`, …``), at most eight."""
+    words = []
+    for t in sorted(expected):
+        if t in _TERMINAL_WORDS:
+            words.append(_TERMINAL_WORDS[t])
+        elif t.startswith("__ANON") or t.startswith("_"):
+            continue
+        else:
+            words.append(f"`{t.lower()}`")
+    words = sorted(set(words))
+    if len(words) > 8:
+        words = words[:8] + ["…"]
+    return ", ".join(words)
+
+
+STATEMENT_STARTS = ["ruleset", "extends", "source", "override", "remove", "option", *SECTIONS]
+
+
+def syntax_error(exc: UnexpectedInput, text: str, file: str) -> RuleError:
+    """The :class:`RuleError` for a Lark syntax error in ``text``: where, what was found, what
+    was expected, and a hint for a known mistake."""
+    loc = Location(file, getattr(exc, "line", 1) or 1, getattr(exc, "column", 1) or 1)
+    if isinstance(exc, UnexpectedCharacters):
+        ch = text[exc.pos_in_stream] if exc.pos_in_stream < len(text) else "?"
+        rows = text.split("\n")  # lines as the parser counts them (\n only)
+        line_text = rows[loc.line - 1] if loc.line <= len(rows) else ""
+        if ch == '"':
+            return RuleError("unterminated string", loc, hint='a string closes with " on the same line',
+                             source_text=text)
+        hint = None
+        if ch in "“”":
+            hint = 'use plain double quotes "…"'
+        elif line_text.lstrip().startswith("extends") and ch in "./\\":
+            path = line_text.split("#")[0].strip()[len("extends"):].strip()
+            hint = f'a path is quoted: extends "{path}"'
+        return RuleError(f"unexpected character {ch!r}", loc, hint=hint, source_text=text)
+    tok = getattr(exc, "token", None)
+    if isinstance(exc, UnexpectedEOF) or (tok is not None and tok.type == "$END"):
+        body = text.rstrip()
+        rows = body.split("\n")
+        loc = Location(file, len(rows), len(rows[-1]) + 1)
+        return RuleError(f"the file ends in the middle of a declaration; expected {readable(set(exc.expected))}",
+                         loc, source_text=text)
+    assert isinstance(exc, UnexpectedToken)
+    expected = readable(set(exc.expected))
+    hint = None
+    word = str(tok)
+    if tok.type in ("NAME", "RULESET_NAME") and word not in STATEMENT_STARTS and exc.column == 1:
+        hint = did_you_mean(word, STATEMENT_STARTS) or (
+            "a statement starts with one of: " + ", ".join(STATEMENT_STARTS))
+    elif "MULT" in exc.expected and (tok.type in ("INT",) or word in ("x", "×")):
+        hint = "a multiplier is written x2 (no space)"
+    else:
+        before = text[: getattr(tok, "start_pos", 0) or 0].split()
+        if before and looks_like(before[-1], "pattern"):
+            hint = f"did you mean `pattern {word}`?"
+    return RuleError(f"unexpected `{word}`; expected {expected}", loc, hint=hint, source_text=text)
+
