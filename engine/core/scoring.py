@@ -16,311 +16,38 @@ Rules applied (all values from the ruleset; sections of RULES.md §2):
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from engine.errors import IllegalAction, ImpossibleState, MjError, RuleError
+from engine.core.hands import MeldTiles, Reading
+from engine.core.ledger import (
+    CLAIM_KINDS,
+    MAX_AMOUNT,
+    WIN_BY,
+    JingScore,
+    Ledger,
+    Roles,
+    SeatHand,
+    Snapshot,
+    Transfer,
+    WinInfo,
+    WinScore,
+)
+from engine.core.legality import Legality
+from engine.errors import MjError
 from engine.lang import flow as FLOW
-from engine.lang.expr import ExprCache
-from engine.core.hands import HandEvaluator, MeldTiles, Reading, check_hand_size
-from engine.lang.ruleset import Fan, Ruleset
-from engine.core.tiles import TileSet
+from engine.lang.ruleset import Fan
 
-WIN_BY = ("discard", "self_draw", "kong_draw", "rob_kong")
-CLAIM_KINDS = ("chow", "pung", "kong")  # the melds a seat declares (the pair is never declared)
+__all__ = ["CLAIM_KINDS", "MAX_AMOUNT", "WIN_BY", "JingScore", "Ledger", "Roles", "Scorer", "SeatHand", "Snapshot",
+           "Transfer", "WinInfo", "WinScore"]
 
-
-@dataclass
-class SeatHand:
-    """A seat's tiles: concealed kinds (the winner's exclude the winning tile) and melds."""
-
-    concealed: list[int] = field(default_factory=list)
-    melds: list[MeldTiles] = field(default_factory=list)
-
-
-@dataclass
-class WinInfo:
-    """Who won, on which tile, how (``discard``, ``self_draw``, ``kong_draw``, ``rob_kong``),
-    from whom, and whether it is a first-turn win (天胡 / 地胡)."""
-
-    seat: str
-    tile: int
-    by: str
-    from_seat: str | None = None
-    first_turn: bool = False
-
-
-@dataclass
-class Snapshot:
-    """The table at one moment: seats in play order, dealer, 爬楼 floor, the indicator tiles
-    (indicator name → kind) and every seat's hand; ``win`` None for a 荒庄. ``discards``: seat →
-    the tiles it discarded that nobody claimed (not the tile a discard win takes)."""
-
-    seats: list[str]
-    dealer: str
-    floor: int
-    indicators: dict[str, int]
-    hands: dict[str, SeatHand]
-    win: WinInfo | None = None
-    discards: dict[str, list[int]] = field(default_factory=dict)
-
-
-MAX_AMOUNT = 10**12  # 子 in one transfer: a bound on evaluation (no table's stakes come near it), not a rule
-
-
-@dataclass(frozen=True)
-class Transfer:
-    """``amount`` 子 from ``payer`` to ``payee`` for ``part`` (``hand`` or an indicator name),
-    by ``rule`` (a rule path), with the ``factors`` that made the amount.
-
-    Raises :class:`RuleError` when ``amount`` is over :data:`MAX_AMOUNT`: a rule file whose
-    multipliers, floors and formulas combine past it cannot be settled (nor averaged)."""
-
-    payer: str
-    payee: str
-    amount: int
-    part: str
-    rule: str
-    factors: tuple[str, ...] = ()
-
-    def __post_init__(self) -> None:
-        if abs(self.amount) > MAX_AMOUNT:
-            size = f"about 10^{len(str(abs(self.amount))) - 1}"
-            raise RuleError(f"a transfer of {size} 子 by {self.rule} ({' · '.join(self.factors)[:300]}) is over the "
-                            f"bound of {MAX_AMOUNT:,} 子 a transfer", None,
-                            hint="the rule file's multipliers, floors or formulas combine past any table's stakes: "
-                                 "lower them")
-
-
-@dataclass
-class Ledger:
-    """Transfers of one settlement (or several), plus the rules that fired."""
-
-    transfers: list[Transfer] = field(default_factory=list)
-    fired: list[str] = field(default_factory=list)
-
-    def net(self, seats: list[str], part: str | None = None) -> dict[str, int]:
-        """Net 子 per seat (positive = receives), over one part or all."""
-        out = {s: 0 for s in seats}
-        for t in self.transfers:
-            if part is None or t.part == part:
-                out[t.payer] -= t.amount
-                out[t.payee] += t.amount
-        return out
-
-    @staticmethod
-    def joined(ledgers) -> "Ledger":
-        """One ledger holding the transfers and fired rules of several, in order."""
-        out = Ledger()
-        for lg in ledgers:
-            out.extend(lg)
-        return out
-
-    def extend(self, other: "Ledger") -> None:
-        """Add another ledger's transfers and fired rules to this one."""
-        self.transfers += other.transfers
-        self.fired += [f for f in other.fired if f not in self.fired]
-
-
-@dataclass
-class WinScore:
-    """The scored win: the chosen reading, the fans that fired, and the ledger."""
-
-    reading: Reading
-    fans: list[str]
-    ledger: Ledger
-    alternatives: list[tuple[Reading, int]]  # every reading with the winner's gain
-
-
-@dataclass(frozen=True)
-class Roles:
-    """Who is who in one win: ``seats`` in play order, the ``dealer``, the ``winner`` and the
-    ``discarder`` (the seat whose discard is won; None for a self-draw, 杠开 or 抢杠)."""
-
-    seats: tuple[str, ...]
-    dealer: str
-    winner: str
-    discarder: str | None = None
-
-    @staticmethod
-    def of(snap: Snapshot) -> "Roles":
-        """The roles of a snapshot's win (:class:`ValueError` when it has none)."""
-        w = snap.win
-        if w is None:
-            raise ValueError("a snapshot without a win has no winner")
-        return Roles(tuple(snap.seats), snap.dealer, w.seat, w.from_seat if w.by == "discard" else None)
-
-
-@dataclass(frozen=True)
-class JingScore:
-    """A seat's 精 score for one indicator: ``score`` 子 from each payer before the settlement
-    factors, the ``parts`` trail that explains it and the ``names`` of the 精 rules that applied."""
-
-    score: int
-    parts: tuple[str, ...] = ()
-    names: tuple[str, ...] = ()
-
-
-class Scorer:
+class Scorer(Legality):
     """Scores snapshots under one ruleset. Built once; stateless per call.
 
     Each rule's arithmetic is one public method here, which every caller uses (the game, the
     value bot's model, the impact review): :meth:`win_transfers` (what each payer pays for a
     reading of a win), :meth:`jing_score` (a 精 count's score), :meth:`settled` (the settlement
     factors and caps of 精 and 荒庄 transfers), :meth:`kong_items` (a kong's points),
-    :meth:`follow_first` (the 抄庄 payment)."""
+    :meth:`follow_first` (the 抄庄 payment). What it reads of the rules is
+    :class:`~engine.core.reader.RuleReader`'s; what it checks first, :class:`~engine.core.legality.Legality`'s."""
 
-    def __init__(self, rs: Ruleset):
-        self.rs = rs
-        self.tiles = TileSet(rs)
-        self.hands = HandEvaluator(rs, self.tiles, self.complete_hand)
-        values = rs.jing_rules("value")
-        self.jing_value = values[0] if values else None
-        self._compiled = ExprCache()
-
-    # ---- shared helpers ---------------------------------------------------------------------------
-    def table_int(self, name: str) -> int:
-        """A numeric ``table`` parameter; :class:`RuleError` if the ruleset lacks it."""
-        p = self.rs.table.get(name)
-        if p is None or not p.values or not isinstance(p.values[0], int):
-            raise RuleError(f"this ruleset needs `table {name} = N`", None)
-        return p.values[0]
-
-    @property
-    def complete_hand(self) -> int:
-        """Tiles in a complete (winning) hand, melds counted as 3: hand + dealer_extra."""
-        return self.table_int("hand") + self.table_int("dealer_extra")
-
-    def jing_kinds(self, indicator_tile: int) -> tuple[int, int | None]:
-        """(正精 kind, 副精 kind) for an indicator tile (RULES.md §1 精)."""
-        return indicator_tile, self.tiles.successor(indicator_tile)
-
-    def wild_kinds(self, snap: Snapshot) -> frozenset[int]:
-        """The 正/副精 kinds of every wild indicator the snapshot gives a tile for."""
-        out: set[int] = set()
-        for name, ind in self.rs.indicators.items():
-            if ind.wild and name in snap.indicators:
-                out |= {k for k in self.jing_kinds(snap.indicators[name]) if k is not None}
-        return frozenset(out)
-
-    @staticmethod
-    def discarded(snap: Snapshot, seat: str) -> list[int]:
-        """The tiles ``seat`` discarded that nobody claimed (not the tile a discard win took)."""
-        return list(snap.discards.get(seat, ()))
-
-    def _all_tiles(self, snap: Snapshot, seat: str, with_kongs: bool = True) -> list[int]:
-        h = snap.hands.get(seat, SeatHand())
-        tiles = list(h.concealed)
-        for m in h.melds:
-            if with_kongs or m.meld_kind != "kong":
-                tiles += m.tiles
-        if snap.win and snap.win.seat == seat:
-            tiles.append(snap.win.tile)
-        return tiles
-
-    # ---- expressions --------------------------------------------------------------------------------
-    def eval(self, expr, env: dict, reading: Reading | None = None):
-        """The value of a condition or formula (a number or a bool) for the facts ``env`` and,
-        where one is in question, ``reading``'s pattern: :mod:`engine.lang.expr`, compiled once
-        per node."""
-        return self._compiled(expr)(env, reading.pattern if reading is not None else None)
-
-    def _factors(self, scope: str, env: dict, after: bool, only: set[str] | None = None,
-                 reading: Reading | None = None) -> list[tuple[str, int]]:
-        """(name, value) of the factors of ``scope`` whose condition holds, in declaration order."""
-        out = []
-        for f in self.rs.factors.values():
-            if scope not in f.scopes or f.after_adders != after or f.cap is not None:
-                continue
-            if only is not None and f.name not in only:
-                continue
-            if f.when is not None and not self.eval(f.when, env, reading):
-                continue
-            out.append((f.name, int(self.eval(f.value, env, reading))))
-        return out
-
-    def _cap(self, scope: str, env: dict, amount: int, parts: list[str], reading: Reading | None = None) -> int:
-        """``amount`` lowered to the least ``at most N`` factor of ``scope`` whose condition holds
-        (each transfer of the scope is at most N 子); the trail notes a cap that bites."""
-        for f in self.rs.factors.values():
-            if f.cap is None or scope not in f.scopes:
-                continue
-            if f.when is not None and not self.eval(f.when, env, reading):
-                continue
-            if amount > f.cap:
-                amount = f.cap
-                parts.append(f"factor.{f.name} at most {f.cap}")
-        return amount
-
-    # ---- win score --------------------------------------------------------------------------------------
-    def win_facts(self, snap: Snapshot, reading: Reading) -> dict:
-        """The win facts of engine/facts.py for one reading of the snapshot's win."""
-        w = snap.win
-        assert w is not None
-        wild = self.wild_kinds(snap)
-        holds = any(k in wild for s in snap.seats for k in self._all_tiles(snap, s, with_kongs=False))
-        hand = snap.hands.get(w.seat, SeatHand())
-        mains = {snap.indicators[n] for n, i in self.rs.indicators.items() if i.wild and n in snap.indicators}
-        nexts = wild - mains
-        thrown = self.discarded(snap, w.seat) if snap.discards else []
-        held = list(hand.concealed) + ([w.tile] if w.by in ("self_draw", "kong_draw") else [])
-        return {
-            "self_drawn": w.by in ("self_draw", "kong_draw"),
-            "discard": w.by == "discard",
-            "robbed_kong": w.by == "rob_kong",
-            "after_kong": w.by == "kong_draw",
-            "first_turn": w.first_turn,
-            "dealer_wins": w.seat == snap.dealer,
-            "discarder_is_dealer": w.by == "discard" and w.from_seat == snap.dealer,
-            "wilds_used": reading.wilds > 0,
-            "wilds": reading.wilds,
-            "anyone_holds_wild": holds,
-            "jing_wait": reading.jing_wait,
-            "concealed_hand": all(m.meld_kind == "kong" and m.concealed for m in hand.melds),
-            "floor": snap.floor,
-            "wilds_held": sum(1 for t in held if t in wild),
-            "discarded_main": sum(1 for t in thrown if t in mains),
-            "discarded_next": sum(1 for t in thrown if t in nexts),
-        }
-
-    def fired_fans(self, env: dict, reading: Reading) -> list[Fan]:
-        """Fans whose condition holds, after ``instead of`` (RULES.md §2 multipliers).
-
-        ``instead of all [except …]``: only those fans (and their exceptions) stay. Otherwise a
-        fan is dropped when a fan that *stays* names it: a fan that is itself replaced replaces
-        nothing (德中德 instead of 德国小七对, which is instead of 小七对: 德中德 × 小七对 stay).
-        A cycle of ``instead of`` is broken deterministically (declaration order).
-        """
-        fired = [f for f in self.rs.fans.values() if self.eval(f.when, env, reading)]
-        alls = [f for f in fired if f.instead_of_all]
-        if alls:
-            keep = {f.name for f in alls} | {n for f in alls for n in f.instead_except}
-            return [f for f in fired if f.name in keep]
-        droppers: dict[str, list[Fan]] = {}
-        for f in fired:
-            for n in f.instead_of:
-                droppers.setdefault(n, []).append(f)
-        stays: dict[str, bool] = {}
-        for root in fired:  # a depth-first walk up the droppers, without recursion
-            if root.name in stays:
-                continue
-            stack, deciding = [root], {root.name}
-            while stack:
-                f = stack[-1]
-                result, deeper = True, None
-                for g in droppers.get(f.name, ()):
-                    if g.name in deciding or stays.get(g.name):  # a cycle counts its first fan as staying
-                        result = False
-                        break
-                    if g.name not in stays:
-                        deeper = g
-                        break
-                if deeper is not None:
-                    deciding.add(deeper.name)
-                    stack.append(deeper)
-                    continue
-                stays[f.name] = result
-                deciding.discard(f.name)
-                stack.pop()
-        return [f for f in fired if stays[f.name]]
 
     def _payment(self, env: dict, reading: Reading):
         for p in self.rs.payments.values():
@@ -330,19 +57,9 @@ class Scorer:
                       f"(declared: {', '.join(self.rs.payments) or 'none'})",
                       hint="add a `payment NAME = … when …` whose condition covers it")
 
-    @staticmethod
-    def _payer_matches(spec: str, payer: str, discarder: str | None, dealer: str) -> bool:
-        if spec == "each":
-            return True
-        if spec == "discarder":
-            return payer == discarder
-        if spec == "others":
-            return payer != discarder
-        return payer == dealer  # "dealer"
-
     def _weight(self, weights: dict, payer: str, discarder: str | None, dealer: str) -> tuple[str, int] | None:
         for spec in ("discarder", "dealer", "others", "each"):
-            if spec in weights and self._payer_matches(spec, payer, discarder, dealer):
+            if spec in weights and self.payer_matches(spec, payer, discarder, dealer):
                 return spec, weights[spec]
         return None
 
@@ -373,7 +90,7 @@ class Scorer:
                 amount = ff.fixed.amount
                 parts.append(f"fan.{ff.name} fixed {amount}")
                 keep = set(ff.fixed.with_factors)
-                factors = self._factors("win", tenv, after=False, only=keep, reading=reading)
+                factors = self.factors("win", tenv, after=False, only=keep, reading=reading)
             else:
                 wt = self._weight(payment.weights, payer, discarder, dealer)
                 if wt is None:
@@ -381,7 +98,7 @@ class Scorer:
                 amount = base * wt[1]
                 parts.append(f"payment.base {base}")
                 parts.append(f"payment.{payment.name} {wt[0]} x{wt[1]}")
-                factors = self._factors("win", tenv, after=False, reading=reading)
+                factors = self.factors("win", tenv, after=False, reading=reading)
             for f in fans:
                 if f.multiplier != 1:
                     amount *= f.multiplier
@@ -393,14 +110,14 @@ class Scorer:
             for f in fans:
                 for a in f.adders:
                     spec = a.payer if (a.payer != "discarder" or discarder) else a.fallback
-                    if spec and self._payer_matches(spec, payer, discarder, dealer):
+                    if spec and self.payer_matches(spec, payer, discarder, dealer):
                         amount += a.amount
                         parts.append(f"fan.{f.name} +{a.amount}")
-            for name, v in self._factors("win", tenv, after=True, reading=reading):
+            for name, v in self.factors("win", tenv, after=True, reading=reading):
                 if v != 1:
                     amount *= v
                     parts.append(f"factor.{name} x{v}")
-            amount = self._cap("win", tenv, amount, parts, reading)
+            amount = self.cap("win", tenv, amount, parts, reading)
             source = payer
             if payment.paid_by == "discarder" and discarder is not None and payer != discarder:
                 source = discarder
@@ -413,203 +130,6 @@ class Scorer:
         transfers, fans, payment = self.win_transfers(self.win_facts(snap, reading), reading, Roles.of(snap))
         fired = list(dict.fromkeys([reading.pattern] + [f.name for f in fans] + [payment]))
         return Ledger(transfers, fired), [f.name for f in fans]
-
-    # ---- what the game could produce, and what it allows ------------------------------------------
-    def _flow_text(self, policy_name: str) -> str:
-        """``flow 精钓点炮 = jing_wait_discard(win: forbid)``: the declaration that chose a policy."""
-        for f in self.rs.flow.values():
-            if f.policy == policy_name:
-                args = ", ".join(f"{k}: {'/'.join(str(v) for v in vs)}" for k, vs in f.params.items())
-                return f"flow {f.name} = {policy_name}({args})"
-        return f"no `flow … = {policy_name}(…)`"
-
-    def check_melds(self, snap: Snapshot) -> None:
-        """Every seat's melds are ones the game could make (RULES.md §1 Melds, Claims), and no
-        seat holds more tiles than a hand can.
-
-        A meld is a claim kind (``CLAIM_KINDS``) whose tiles are a ``meld`` the ruleset declares of
-        that kind; a chow or pung, or a kong that is neither ``concealed`` nor ``added``, names the
-        seat it was claimed from, which is another seat; a chow comes from the seat the ruleset's
-        ``chow`` flow policy allows (``from: previous``: the 上家); a concealed kong is claimed
-        from nobody; a claimed tile is one of the meld's. With a win, a seat other than the winner
-        holds at most ``table hand`` tiles (melds counted as one set each), without one the dealer
-        may hold ``hand + dealer_extra`` (right after the deal). Raises :class:`ImpossibleState`
-        naming the seat, the meld and what is wrong.
-        """
-        extra = self.rs.table.get("hand"), self.rs.table.get("dealer_extra")
-        for seat, hand in snap.hands.items():
-            if seat not in snap.seats:
-                raise ImpossibleState(f"a hand is given for {seat!r}, which is not a seat",
-                                    hint="seats: " + " ".join(snap.seats))
-            for m in hand.melds:
-                self._check_meld(snap, seat, m)
-            if all(p is not None and p.values and isinstance(p.values[0], int) for p in extra) and self.hands.set_size:
-                limit = self.table_int("hand")
-                if snap.win is None and seat == snap.dealer:
-                    limit = self.complete_hand
-                if snap.win is not None and seat == snap.win.seat:
-                    continue  # the winner's hand is checked exactly (check_win_hand)
-                n = len(hand.concealed) + self.hands.set_size * len(hand.melds)
-                if n > limit:
-                    raise ImpossibleState(f"seat {seat} holds {n} tiles counting each meld as {self.hands.set_size} "
-                                        f"({self.tiles.format(hand.concealed)} + {len(hand.melds)} meld(s)); "
-                                        f"it can hold at most {limit}")
-
-    def _check_meld(self, snap: Snapshot, seat: str, m: MeldTiles) -> None:
-        fmt = self.tiles.format
-        what = f"seat {seat}'s {m.meld_kind} {fmt(list(m.tiles))}"
-        if m.meld_kind not in CLAIM_KINDS:
-            raise ImpossibleState(f"{what}: a declared meld is a {', '.join(CLAIM_KINDS)}")
-        if self.hands.meld_name(m) is None:
-            raise ImpossibleState(f"{what} is not a meld of ruleset {self.rs.name}", hint="melds: " + ", ".join(
-                f"{x.name} ({x.meld_kind})" for x in self.rs.melds.values() if x.meld_kind in CLAIM_KINDS))
-        if m.concealed and (m.meld_kind != "kong" or m.added or m.from_seat is not None):
-            raise ImpossibleState(f"{what} is concealed, so it was claimed from nobody",
-                                hint="a concealed kong (暗杠) has no `from` and is not `added`")
-        claimed_kong = m.meld_kind == "kong" and not (m.concealed or m.added)
-        if m.from_seat is None and (m.meld_kind in ("chow", "pung") or claimed_kong):
-            raise ImpossibleState(f"{what} names no seat it was claimed from",
-                                hint=f"a {m.meld_kind} is made from a discard: give `from SEAT`")
-        if m.from_seat is not None:
-            if m.from_seat not in snap.seats:
-                raise ImpossibleState(f"{what} is claimed from {m.from_seat!r}, which is not a seat")
-            if m.from_seat == seat:
-                raise ImpossibleState(f"{what} is claimed from {seat} itself: a seat cannot claim its own discard")
-        if m.claimed is not None and m.claimed not in m.tiles:
-            raise ImpossibleState(f"{what}: the claimed tile {self.tiles.code(m.claimed)} is not in the meld")
-        if m.meld_kind == "chow":
-            chow = FLOW.policy(self.rs, "chow")
-            if chow is None:
-                raise ImpossibleState(f"{what}: this ruleset lets no one chow ({self._flow_text('chow')})")
-            prev = snap.seats[(snap.seats.index(seat) - 1) % len(snap.seats)]
-            if chow["from"][0] == "previous" and m.from_seat != prev:
-                raise ImpossibleState(f"{what} is claimed from {m.from_seat}, but a chow takes only the discard of "
-                                    f"the seat before, {prev} (上家) ({self._flow_text('chow')})")
-
-    def check_win_state(self, snap: Snapshot) -> None:
-        """The win is one the game could produce (SCENARIOS.md ``win``; RULES.md §2 天胡, 地胡).
-
-        ``discard``/``rob_kong`` take a tile from another seat (``from``), ``self_draw``/
-        ``kong_draw`` from nobody; a ``kong_draw`` winner holds a kong; the robbed seat shows
-        the pung its kong was being added to; ``first_turn`` is the dealer's self-draw on the
-        deal (天胡) or a win on the dealer's first discard (地胡), with no meld on the table (a
-        claim or a kong ends the first go-around). Raises :class:`ImpossibleState` naming what
-        is impossible.
-        """
-        w = snap.win
-        if w is None:
-            return
-        if w.by not in WIN_BY:
-            raise ImpossibleState(f"unknown win.by {w.by!r}", hint=f"one of: {', '.join(WIN_BY)}")
-        if w.seat not in snap.seats:
-            raise ImpossibleState(f"the winner {w.seat!r} is not a seat", hint="seats: " + " ".join(snap.seats))
-        taken = w.by in ("discard", "rob_kong")
-        if taken and w.from_seat not in snap.seats:
-            raise ImpossibleState(f"a {w.by} win needs `from`: the seat whose tile was taken")
-        if not taken and w.from_seat is not None:
-            raise ImpossibleState(f"a {w.by} win takes no `from` ({w.from_seat}): the winning tile is the winner's own draw")
-        if w.from_seat == w.seat:
-            raise ImpossibleState(f"seat {w.seat} cannot win on its own discard" if w.by == "discard"
-                                else f"seat {w.seat} cannot rob its own kong")
-        tile = self.tiles.code(w.tile)
-        hands = snap.hands
-        if w.by == "kong_draw" and not any(m.meld_kind == "kong" for m in hands.get(w.seat, SeatHand()).melds):
-            raise ImpossibleState(f"seat {w.seat} wins on a kong replacement (kong_draw) but has declared no kong")
-        if w.by == "rob_kong" and not any(m.meld_kind == "pung" and w.tile in m.tiles
-                                          for m in hands.get(w.from_seat, SeatHand()).melds):
-            raise ImpossibleState(f"seat {w.seat} robs {w.from_seat}'s kong of {tile}, but {w.from_seat} shows no pung of "
-                                f"{tile} to add it to", hint=f"give {w.from_seat} the pung: `pung … from SEAT`")
-        if not w.first_turn:
-            return
-        first = "first_turn marks 天胡 (the dealer self-draws on the deal) or 地胡 (a win on the dealer's first discard)"
-        if w.by in ("kong_draw", "rob_kong"):
-            raise ImpossibleState(f"{first}, not a {w.by} win: a kong ends the first go-around")
-        if w.by == "self_draw" and w.seat != snap.dealer:
-            raise ImpossibleState(f"{first}: a first-turn self-draw is the dealer's, and {w.seat} is not the dealer "
-                                f"({snap.dealer})")
-        if w.by == "discard" and w.from_seat != snap.dealer:
-            raise ImpossibleState(f"{first}: a first-turn discard is the dealer's, and {w.from_seat} is not the dealer "
-                                f"({snap.dealer})")
-        for s, h in hands.items():
-            if h.melds:
-                raise ImpossibleState(f"{first}: seat {s} has declared a {h.melds[0].meld_kind}, and a claim or a kong "
-                                    "ends the first go-around")
-
-    def check_win_allowed(self, snap: Snapshot, readings: list[Reading] | None = None) -> None:
-        """The ruleset's ``flow`` policies that decide from the final state alone whether the win
-        may be taken — the one check the game (offering a win) and the scorer (``score``,
-        ``test``) share. The policies that depend on what happened before (弃先胡后, pass_lock)
-        stay in the game.
-
-        - ``jing_wait_discard(win: forbid)``: a seat whose hand reads as 精钓 may not win on a
-          discard (RULES.md §1 精钓; 004);
-        - ``rob_kong``: without it no kong can be robbed.
-
-        ``readings``: the hand's readings when known (computed here only if a policy needs
-        them). Raises :class:`IllegalAction` naming the policy.
-        """
-        w = snap.win
-        if w is None:
-            return
-        if w.by == "discard":
-            jw = FLOW.policy(self.rs, "jing_wait_discard")
-            if jw is not None and jw["win"][0] == "forbid":
-                if readings is None:
-                    h = snap.hands.get(w.seat, SeatHand())
-                    readings = self.hands.readings(h.concealed + [w.tile], h.melds, self.wild_kinds(snap), w.tile,
-                                                   win_tile_natural=True)
-                if any(r.jing_wait for r in readings):
-                    raise IllegalAction(f"seat {w.seat}'s hand is in 精钓 (a lone 精 waits on any tile), and this "
-                                        f"ruleset forbids a 精钓 hand to win on a discard "
-                                        f"({self._flow_text('jing_wait_discard')})",
-                                        hint="it may win on its own draw")
-        if w.by == "rob_kong" and FLOW.policy(self.rs, "rob_kong") is None:
-            raise IllegalAction(f"this ruleset lets no one rob a kong ({self._flow_text('rob_kong')})")
-        if any(f.no_win for f in self.rs.fans.values()):
-            if readings is None:
-                h = snap.hands.get(w.seat, SeatHand())
-                readings = self.hands.readings(h.concealed + [w.tile], h.melds, self.wild_kinds(snap), w.tile,
-                                               win_tile_natural=w.by in ("discard", "rob_kong"))
-            if readings and not self.allowed_readings(snap, readings):
-                names = sorted({f.name for r in readings for f in self._no_win_fans(snap, r)})
-                raise IllegalAction(f"seat {w.seat}'s hand may not win this way: every reading of it is refused by "
-                                    + ", ".join(f"fan.{n} (no win)" for n in names),
-                                    hint="a reading none of these `no win` fans fires on may win")
-
-    def _no_win_fans(self, snap: Snapshot, reading: Reading) -> list[Fan]:
-        return self.refusals(self.win_facts(snap, reading), reading)
-
-    def refusals(self, env: dict, reading: Reading) -> list[Fan]:
-        """The ``no win`` fans that fire on ``reading`` with the win facts ``env``: a reading
-        with any may not win (RULES.md §1 Winning hands; house rules such as 无平胡)."""
-        return [f for f in self.rs.fans.values() if f.no_win and self.eval(f.when, env, reading)]
-
-    def allowed_readings(self, snap: Snapshot, readings: list[Reading]) -> list[Reading]:
-        """The readings on which no ``no win`` fan fires (all of them when the ruleset has none)."""
-        if not any(f.no_win for f in self.rs.fans.values()):
-            return readings
-        return [r for r in readings if not self._no_win_fans(snap, r)]
-
-    def check_win_hand(self, snap: Snapshot) -> list[Reading]:
-        """Readings of the winner's hand; raises :class:`IllegalAction` when it is not a win: a
-        snapshot the game could not produce (:meth:`check_win_state`, :meth:`check_melds`), a
-        hand of the wrong size or matching no pattern, or a win the ruleset forbids
-        (:meth:`check_win_allowed`)."""
-        w = snap.win
-        if w is None:
-            raise IllegalAction("no win to score")
-        self.check_win_state(snap)
-        self.check_melds(snap)
-        hand = snap.hands.get(w.seat, SeatHand())
-        concealed = hand.concealed + [w.tile]
-        check_hand_size(self.tiles, concealed, hand.melds, self.complete_hand, self.hands.set_size,
-                        f"winner {w.seat}")
-        readings = self.hands.readings(concealed, hand.melds, self.wild_kinds(snap), w.tile,
-                                       win_tile_natural=w.by in ("discard", "rob_kong"))
-        if not readings:
-            raise IllegalAction(f"seat {w.seat} has no winning hand: " + self.hands.why_not(concealed, hand.melds))
-        self.check_win_allowed(snap, readings)
-        return self.allowed_readings(snap, readings)
 
     def score_win(self, snap: Snapshot) -> WinScore:
         """Score the win on the reading best for the winner (RULES.md §2 Win score).
@@ -639,7 +159,7 @@ class Scorer:
             ledger.fired.append(ex.name)
             for payee in snap.seats:
                 for payer in snap.seats:
-                    if payer == payee or not self._payer_matches(ex.payer, payer, None, snap.dealer):
+                    if payer == payee or not self.payer_matches(ex.payer, payer, None, snap.dealer):
                         continue
                     env = self.transfer_env(snap.floor, payer == snap.dealer, payee == snap.dealer)
                     amount, parts = self.settled("exhaustive", ex.amount, env, [f"exhaustive.{ex.name} {ex.amount}"])
@@ -722,8 +242,8 @@ class Scorer:
                     o2[m.from_seat].append(m.claimed)
             return t2, o2
 
-        tiles = {s: self._all_tiles(snap, s) for s in seats}
-        outside = {s: self._all_tiles(snap, s, with_kongs=False) for s in seats}
+        tiles = {s: self.all_tiles(snap, s) for s in seats}
+        outside = {s: self.all_tiles(snap, s, with_kongs=False) for s in seats}
         if self.rs.jing_rules("discarded"):  # discarded 精 still count (and make a holder)
             for s in seats:
                 thrown = [t for t in self.discarded(snap, s) if t in jing]
@@ -779,11 +299,11 @@ class Scorer:
         factor) and its caps (``at most``), with the trail ``parts`` extended."""
         parts = list(parts)
         for after in (False, True):
-            for fname, v in self._factors(scope, env, after):
+            for fname, v in self.factors(scope, env, after):
                 if v != 1:
                     amount *= v
                     parts.append(f"factor.{fname} x{v}")
-        return self._cap(scope, env, amount, parts), parts
+        return self.cap(scope, env, amount, parts), parts
 
     def jing_paid(self, n: int, sole: bool, floor: int, payer_is_dealer: bool, collector_is_dealer: bool) -> int:
         """子 one payer pays a seat whose count for an indicator is ``n`` (no liability in play):

@@ -23,85 +23,26 @@ from __future__ import annotations
 import random
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from engine.lang import flow as FLOW
 from engine.errors import IllegalAction, MjError
 from engine.core.hands import MeldTiles
 from engine.lang.ruleset import Ruleset
 from engine.core.scoring import Ledger, Scorer, SeatHand, Snapshot, WinInfo
+from engine.table.actions import ACT, CLAIM, DRAW, KINDS, OVER, ROB, Action, HandResult, Lock
 from engine.table.wall import Wall, break_position, roll
 
-DRAW, ACT, CLAIM, ROB, OVER = "draw", "act", "claim", "rob", "over"
-KINDS = ("draw", "discard", "win", "pung", "kong", "chow", "concealed_kong", "added_kong", "pass")
+__all__ = ["ACT", "CLAIM", "DRAW", "KINDS", "OVER", "ROB", "Action", "Game", "HandResult", "Lock"]
 
+class _Offer(NamedTuple):
+    """The actions :meth:`Game.legal_actions` offered ``seat`` at state ``version``, and the
+    self-drawn win among them (None: no win)."""
 
-@dataclass(frozen=True)
-class Action:
-    """What a seat does: ``kind`` (see :data:`KINDS`), the tile it concerns (a discard, a kong's
-    kind, the tile a chow takes) and, for a chow, the two tiles from the hand."""
-
+    version: int
     seat: str
-    kind: str
-    tile: int | None = None
-    tiles: tuple[int, ...] = ()
-
-    def text(self, scorer: Scorer) -> str:
-        """``S discard 5p``, ``W pung``, ``N chow 46m``, ``E concealed_kong 8m``."""
-        out = f"{self.seat} {self.kind}"
-        if self.kind == "chow":
-            return f"{out} {scorer.tiles.format(list(self.tiles))}"
-        if self.tile is not None and self.kind in ("discard", "concealed_kong", "added_kong"):
-            return f"{out} {scorer.tiles.code(self.tile)}"
-        return out
-
-    @staticmethod
-    def parse(text: str, scorer: Scorer) -> "Action":
-        """The inverse of :meth:`text`; raises :class:`IllegalAction` naming what is wrong."""
-        words = str(text).split()
-        if len(words) < 2 or words[1] not in KINDS:
-            raise IllegalAction(f"cannot read action {text!r}",
-                                hint="write SEAT KIND [TILE], e.g. `S discard 5p`, `W pung`, `N chow 46m`; "
-                                     f"kinds: {', '.join(KINDS)}")
-        seat, kind = words[0], words[1]
-        if kind == "chow":
-            if len(words) != 3:
-                raise IllegalAction(f"{text!r}: a chow names the two tiles from the hand, e.g. `N chow 46m`")
-            return Action(seat, kind, None, tuple(sorted(scorer.tiles.parse(words[2]))))
-        if kind in ("discard", "concealed_kong", "added_kong"):
-            if len(words) != 3:
-                raise IllegalAction(f"{text!r}: say which tile, e.g. `{seat} {kind} 5p`")
-            return Action(seat, kind, scorer.tiles.parse_one(words[2]))
-        if len(words) != 2:
-            raise IllegalAction(f"{text!r}: `{kind}` takes no tile")
-        return Action(seat, kind)
-
-
-@dataclass
-class Lock:
-    """弃先胡后: a seat passed a win on ``tile`` worth ``value`` 子 to it."""
-
-    tile: int
-    value: int
-
-
-@dataclass
-class HandResult:
-    """How the hand ended and every settlement made, by part, in the order made."""
-
-    winner: str | None
+    actions: list[Action]
     win: WinInfo | None
-    reading: str | None
-    fans: list[str]
-    parts: list[tuple[str, str, Ledger]]  # (when, part, ledger): after_deal / during / end
-    follow_first: bool = False
-
-    def net(self, seats: list[str]) -> dict[str, int]:
-        """Net 子 per seat over every settlement of the hand."""
-        out = {s: 0 for s in seats}
-        for _, _, lg in self.parts:
-            for s, v in lg.net(seats).items():
-                out[s] += v
-        return out
 
 
 @dataclass
@@ -183,7 +124,7 @@ class Game:
         # by apply until the state changes) and each tile's chow partners
         self._counts: dict[str, list[int]] = {x: [0] * len(self.tiles) for x in self.seats}
         self._version = 0  # bumped by every applied action
-        self._offered: tuple | None = None  # (version, seat, actions, self-drawn win or None)
+        self._offered: _Offer | None = None  # what legal_actions last offered the seat to act
         self._seat_index = {x: i for i, x in enumerate(self.seats)}
         # immutable actions built once and offered again and again (apply knows them by identity)
         self._draws = {x: Action(x, "draw") for x in self.seats}
@@ -341,8 +282,8 @@ class Game:
         if self.phase == DRAW:
             return [self._draws[seat]]
         offered = self._offered
-        if offered is not None and offered[0] == self._version and offered[1] == seat:
-            return list(offered[2])
+        if offered is not None and offered.version == self._version and offered.seat == seat:
+            return list(offered.actions)
         hand = self.hands[seat]
         out: list[Action] = []
         win = None if self.must_discard else self._self_win(seat)
@@ -361,7 +302,7 @@ class Game:
                     out.append(Action(seat, "added_kong", m.tiles[0]))
         discards = self._discards[seat]
         out += [discards[k] for k in held]
-        self._offered = (self._version, seat, out, win)
+        self._offered = _Offer(self._version, seat, out, win)
         return list(out)
 
     def actions_by_kind(self, seat: str) -> dict[str, list[Action]]:
@@ -550,7 +491,7 @@ class Game:
             return action is self._draws.get(self.current)
         else:
             offered = self._offered
-            legal = offered[2] if offered is not None and offered[0] == self._version else ()
+            legal = offered.actions if offered is not None and offered.version == self._version else ()
         for a in legal:
             if a is action:
                 return True
@@ -639,8 +580,8 @@ class Game:
             self._answer(a)
             return
         offered = self._offered
-        if offered is not None and offered[0] == self._version and offered[1] == a.seat:
-            info = offered[3]  # computed when the win was offered
+        if offered is not None and offered.version == self._version and offered.seat == a.seat:
+            info = offered.win  # computed when the win was offered
         else:
             info = self._self_win(a.seat)
         self._end(info)

@@ -1,0 +1,81 @@
+"""What a seat does and how a hand ends: :class:`Action` (with its text form, ``S discard 5p``),
+the 弃先胡后 :class:`Lock` and the :class:`HandResult` of a finished hand (engine/table/game.py
+plays them)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.core.scoring import Ledger, Scorer, WinInfo
+from engine.errors import IllegalAction
+
+DRAW, ACT, CLAIM, ROB, OVER = "draw", "act", "claim", "rob", "over"
+KINDS = ("draw", "discard", "win", "pung", "kong", "chow", "concealed_kong", "added_kong", "pass")
+
+
+@dataclass(frozen=True)
+class Action:
+    """What a seat does: ``kind`` (see :data:`KINDS`), the tile it concerns (a discard, a kong's
+    kind, the tile a chow takes) and, for a chow, the two tiles from the hand."""
+
+    seat: str
+    kind: str
+    tile: int | None = None
+    tiles: tuple[int, ...] = ()
+
+    def text(self, scorer: Scorer) -> str:
+        """``S discard 5p``, ``W pung``, ``N chow 46m``, ``E concealed_kong 8m``."""
+        out = f"{self.seat} {self.kind}"
+        if self.kind == "chow":
+            return f"{out} {scorer.tiles.format(list(self.tiles))}"
+        if self.tile is not None and self.kind in ("discard", "concealed_kong", "added_kong"):
+            return f"{out} {scorer.tiles.code(self.tile)}"
+        return out
+
+    @staticmethod
+    def parse(text: str, scorer: Scorer) -> "Action":
+        """The inverse of :meth:`text`; raises :class:`IllegalAction` naming what is wrong."""
+        words = str(text).split()
+        if len(words) < 2 or words[1] not in KINDS:
+            raise IllegalAction(f"cannot read action {text!r}",
+                                hint="write SEAT KIND [TILE], e.g. `S discard 5p`, `W pung`, `N chow 46m`; "
+                                     f"kinds: {', '.join(KINDS)}")
+        seat, kind = words[0], words[1]
+        if kind == "chow":
+            if len(words) != 3:
+                raise IllegalAction(f"{text!r}: a chow names the two tiles from the hand, e.g. `N chow 46m`")
+            return Action(seat, kind, None, tuple(sorted(scorer.tiles.parse(words[2]))))
+        if kind in ("discard", "concealed_kong", "added_kong"):
+            if len(words) != 3:
+                raise IllegalAction(f"{text!r}: say which tile, e.g. `{seat} {kind} 5p`")
+            return Action(seat, kind, scorer.tiles.parse_one(words[2]))
+        if len(words) != 2:
+            raise IllegalAction(f"{text!r}: `{kind}` takes no tile")
+        return Action(seat, kind)
+
+
+@dataclass
+class Lock:
+    """弃先胡后: a seat passed a win on ``tile`` worth ``value`` 子 to it."""
+
+    tile: int
+    value: int
+
+
+@dataclass
+class HandResult:
+    """How the hand ended and every settlement made, by part, in the order made."""
+
+    winner: str | None
+    win: WinInfo | None
+    reading: str | None
+    fans: list[str]
+    parts: list[tuple[str, str, Ledger]]  # (when, part, ledger): after_deal / during / end
+    follow_first: bool = False
+
+    def net(self, seats: list[str]) -> dict[str, int]:
+        """Net 子 per seat over every settlement of the hand."""
+        out = {s: 0 for s in seats}
+        for _, _, lg in self.parts:
+            for s, v in lg.net(seats).items():
+                out[s] += v
+        return out
