@@ -10,10 +10,12 @@ timed test).
    run; the report gives our rate divided by the peer's. The games differ (RLCard plays a plain
    four-player game without 精 wilds or payments), so the ratio is the speed of a whole hand
    of each engine's loop, not of the same rules.
+   Four ``value`` bots are measured in the same rounds against our own greedy bots (the peer
+   there): ``value_to_greedy_ratio``, hands per CPU second of the one over the other.
 3. Memory: the peak resident set (VmHWM, MiB) of a child process running
    ``mjrules simulate RULES -n 1000`` (random bots, one worker).
 
-    python benchmarks/loop.py [--rules nanchang] [--random 300] [--greedy 150] [--peer 100] [--rounds 5]
+    python benchmarks/loop.py [--rules nanchang] [--random 300] [--greedy 150] [--value 40] [--peer 100] [--rounds 5]
                               [--memory-hands 1000] [--profile random|greedy] [--json]
 
 ``--profile KIND`` prints the cProfile functions taking the most time for that bot kind.
@@ -38,7 +40,7 @@ def ours(rules: str, bots: str, hands: int, seed: int) -> float:
 
 
 def warm(rules: str, seed: int) -> None:
-    for bots in ("random", "greedy"):
+    for bots in ("random", "greedy", "value"):
         simulate(rules, {}, 1, seed, [bots])
 
 
@@ -95,28 +97,35 @@ def main() -> None:
     ap.add_argument("--rules", default="nanchang")
     ap.add_argument("--random", type=int, default=300, help="hands with random bots")
     ap.add_argument("--greedy", type=int, default=150, help="hands with greedy bots")
+    ap.add_argument("--value", type=int, default=40, help="hands with value bots (0: skip)")
     ap.add_argument("--peer", type=int, default=100, help="RLCard hands")
     ap.add_argument("--rounds", type=int, default=5, help="interleaved rounds (each: random, greedy, peer)")
     ap.add_argument("--memory-hands", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--profile", choices=("random", "greedy"))
+    ap.add_argument("--profile", choices=("random", "greedy", "value"))
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     if args.profile:
-        profile(args.rules, args.profile, args.random if args.profile == "random" else args.greedy, args.seed)
+        hands = {"random": args.random, "greedy": args.greedy, "value": args.value}[args.profile]
+        profile(args.rules, args.profile, hands, args.seed)
         return
     report: dict = {"rules": args.rules, "clock": "CPU time (time.process_time)", "rounds": args.rounds}
     warm(args.rules, args.seed)
     # interleaved rounds (ours random, ours greedy, the peer; seeds seed, seed + 1, …): a slow
     # spell of this shared machine then falls on all three, not on one of them
-    cpu = {"random": 0.0, "greedy": 0.0, "peer": 0.0}
+    cpu = {"random": 0.0, "greedy": 0.0, "value": 0.0, "peer": 0.0}
     rounds: list[tuple[float, float, float]] = []
+    value_rounds: list[float] = []
     p: float | str = 0.0
     for r in range(args.rounds):
         t_random = ours(args.rules, "random", args.random, args.seed + r)
         t_greedy = ours(args.rules, "greedy", args.greedy, args.seed + r)
         cpu["random"] += t_random
         cpu["greedy"] += t_greedy
+        if args.value:
+            t_value = ours(args.rules, "value", args.value, args.seed + r)
+            cpu["value"] += t_value
+            value_rounds.append((args.value / t_value) / (args.greedy / t_greedy))
         p = peer(args.peer, args.seed + r)
         if isinstance(p, str):
             break
@@ -125,6 +134,10 @@ def main() -> None:
     n = args.rounds
     report["random_hands_per_cpu_s"] = round(args.random * n / cpu["random"], 1)
     report["greedy_hands_per_cpu_s"] = round(args.greedy * n / cpu["greedy"], 1)
+    if args.value:
+        report["value_hands_per_cpu_s"] = round(args.value * n / cpu["value"], 1)
+        report["value_to_greedy_ratio"] = round(report["value_hands_per_cpu_s"] / report["greedy_hands_per_cpu_s"], 2)
+        report["value_to_greedy_ratio_per_round"] = [round(x, 2) for x in value_rounds]
     if isinstance(p, str):
         report["peer"] = p
     else:
