@@ -43,3 +43,22 @@ def test_a_bad_tile_in_a_hand_points_at_that_seat(tmp_path):
     with pytest.raises(ScenarioError) as e:
         run_file(f)
     assert (e.value.location.line, e.value.location.column) == (6, 10), e.value.render()
+
+
+def test_an_unknown_fan_name_is_an_error_with_the_nearest_name(tmp_path):
+    f = tmp_path / "t.yaml"
+    f.write_text(CASE.format(WIN="{seat: S, tile: 5s, by: discard, from: E}").replace(
+        "hand: {E: -21}", "fans: [德国X]").replace("chongguan", "nanchang"), encoding="utf-8")
+    with pytest.raises(ScenarioError) as e:
+        run_file(f)
+    assert "expect.fans names '德国X', which is no rule of ruleset nanchang" in e.value.message
+    assert e.value.hint == "did you mean 德国?"
+
+
+def test_a_fan_that_did_not_fire_is_one_difference_and_fired_is_listed_once(tmp_path):
+    f = tmp_path / "t.yaml"
+    f.write_text(CASE.format(WIN="{seat: S, tile: 5s, by: discard, from: E}").replace(
+        "hand: {E: -21}", "fans: [小七对]").replace("chongguan", "nanchang"), encoding="utf-8")
+    (r,) = run_file(f)
+    assert not r.passed and r.differences == ["fans: expected 小七对 to fire"]
+    assert "德中德" in r.fired

@@ -16,7 +16,7 @@ from pydantic import AfterValidator, Field, StringConstraints
 from engine.lang.compiler import compile_ruleset
 from engine.lang.yamlio import (MAX_FLOOR, MAX_ITEMS, MAX_SEED, MAX_TEXT, MAX_WORD, MAX_ZI, Strict, load_yaml,
                                 node_location, validate)
-from engine.errors import IllegalAction, Location, MjError, OptionError, RuleError, ScenarioError
+from engine.errors import IllegalAction, Location, MjError, OptionError, RuleError, ScenarioError, did_you_mean
 from engine.core.scoring import Ledger, Scorer
 from engine.tools.scripted import build_game
 from engine.core.snapshot import build_snapshot, lower_indicator, wild_indicator
@@ -347,14 +347,27 @@ def _run_case(scorer: Scorer, file: str, name: str, snap, expect: dict, err, cas
                 res.passed = False
                 res.differences.append(f"settlements.{ind}.{seat}: expected {v}, got {got.get(seat)}")
     if "fans" in expect:
-        want_fans = expect["fans"]
-        if not isinstance(want_fans, list):
+        if not isinstance(expect["fans"], list):
             raise err(f"case {name!r}: expect.fans is a list of names", expect, "fans")
-        for f in want_fans:
-            if str(f) not in fired:
-                res.passed = False
-                res.differences.append(f"fans: expected {f} to fire; fired: {', '.join(fired) or 'nothing'}")
+        _check_fans(scorer, res, expect["fans"], name, err, expect)
     return res
+
+
+def _check_fans(scorer: Scorer, res: CaseResult, want: list, name: str, err, expect) -> None:
+    """``expect.fans``: every name is a rule of the ruleset that can fire (an unknown one is an
+    error, with the nearest name) and fired in the case (else a difference; the fired rules are
+    listed with the result)."""
+    rs = scorer.rs
+    known = [*rs.patterns, *rs.fans, *rs.payments, *rs.jing, *rs.exhaustive, *rs.indicators,
+             *{f.policy for f in rs.flow.values()}]
+    for f in want:
+        if str(f) not in known:
+            close = did_you_mean(str(f), known)
+            raise err(f"case {name!r}: expect.fans names {f!r}, which is no rule of ruleset {rs.name}", expect, "fans",
+                      hint=close or "fans: " + ", ".join(rs.fans))
+        if str(f) not in res.fired:
+            res.passed = False
+            res.differences.append(f"fans: expected {f} to fire")
 
 
 def run_files(paths: list[Path], keep_going: bool = False) -> list[CaseResult]:
@@ -498,10 +511,7 @@ def _run_game_case(scorer, file: str, name: str, game, actions: list, expect: di
                 if got.get(seat) != v:
                     res.passed = False
                     res.differences.append(f"{key}.{seat}: expected {v}, got {got.get(seat)}")
-    for f in expect.get("fans") or []:
-        if str(f) not in fired:
-            res.passed = False
-            res.differences.append(f"fans: expected {f} to fire; fired: {', '.join(fired) or 'nothing'}")
+    _check_fans(scorer, res, expect.get("fans") or [], name, err, expect)
     for when, part, lg in r.parts:
         for t in lg.transfers:
             res.explanation.append(f"{when} {part}: {t.payer}→{t.payee} {t.amount} [{' · '.join(t.factors)}]")
