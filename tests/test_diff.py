@@ -112,3 +112,19 @@ def test_options_go_to_the_side_that_declares_them():
     assert got == {("-", "indicator.left"), ("-", "indicator.right"), ("~", "option.翻精")}
     r = runner.invoke(app, ["diff", "nanchang", "chongguan", "--option", "nosuch=1"])
     assert r.exit_code == 2 and "unknown option 'nosuch'" in r.output
+
+
+def test_diff_impact_takes_the_impact_flags():
+    """`diff A B --impact N` plays with --bots in --workers processes and prints --format markdown;
+    those flags without --impact are refused (exit 2)."""
+    r = runner.invoke(app, ["diff", "nanchang", "nanchang-table", "--impact", "8", "--bots", "value",
+                                 "--workers", "2", "--format", "markdown"])
+    assert r.exit_code == 1, r.output  # they differ
+    assert "~ fan.大七对" in r.output
+    assert "## Impact of nanchang-table over nanchang: 8 paired hands" in r.output
+    assert "`mjrules impact nanchang nanchang-table -n 8 --seed 1 --bots value`" in r.output
+    for flags in (["--bots", "value"], ["--workers", "2"]):
+        r = runner.invoke(app, ["diff", "nanchang", "nanchang-table", *flags])
+        assert r.exit_code == 2 and "no --impact is given" in r.output
+    r = runner.invoke(app, ["diff", "nanchang", "nanchang-table", "--impact", "4", "--format", "html"])
+    assert r.exit_code == 2 and "--format 'html'" in r.output

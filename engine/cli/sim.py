@@ -35,10 +35,13 @@ from engine.errors import MjError, OptionError
 def diff(
     a: Annotated[str, typer.Argument(metavar="A", help="The ruleset before: a bundled name or a .rules file.")],
     b: Annotated[str, typer.Argument(metavar="B", help="The ruleset after.")],
-    impact: Annotated[int, typer.Option(metavar="N", min=0, help="Also play N paired hands (greedy bots, the same seeds) and print the `mjrules impact` report.")] = 0,
+    impact: Annotated[int, typer.Option(metavar="N", min=0, help="Also play N paired hands (the same seeds) and print the `mjrules impact` report.")] = 0,
     seed: Annotated[Optional[int], typer.Option(min=0, max=MAX_SEED, help="Seed of the --impact hands (default 1).")] = None,
+    bots: Annotated[Optional[str], typer.Option(metavar="KIND[,KIND…]", help="With --impact: bot per seat, greedy (default), random or value; one kind for all, or one per seat.")] = None,
+    workers: Annotated[Optional[int], typer.Option(min=1, help="With --impact: processes to play in (default 1); the output does not depend on it.")] = None,
     option: Annotated[Optional[list[str]], typer.Option("--option", "-o", metavar="NAME=VALUE", help="An option for each side that declares it (repeatable).")] = None,
     option_b: Annotated[Optional[list[str]], typer.Option("--option-b", metavar="NAME=VALUE", help="An option for B only: diff a ruleset against one of its options.")] = None,
+    fmt: Annotated[str, typer.Option("--format", metavar="FORMAT", help="table (default) or markdown: with --impact, the report as a pull-request comment after the rule diff.")] = "table",
     as_json: JsonOpt = False,
 ) -> None:
     """What B changes from A, rule path by rule path: + added, - removed, ~ changed (old → new),
@@ -46,7 +49,8 @@ def diff(
 
     With --impact N, the same N hands (same seeds, same bots) are played under A and under B and
     each is re-scored by the other side: the `mjrules impact` report follows the rule diff
-    (docs/impact.md; `mjrules impact` takes --bots, --workers and --format too)."""
+    (docs/impact.md), played by --bots in --workers processes; --format markdown prints it as a
+    pull-request comment."""
     from engine.tools.diff import diff as compare, where
 
     try:
@@ -54,12 +58,22 @@ def diff(
         if seed is not None and not impact:
             raise MjError("--seed is the seed of the --impact hands, and no --impact is given",
                           hint="add --impact N, or leave out --seed")
+        for flag, given in (("--bots", bots), ("--workers", workers)):
+            if given is not None and not impact:
+                raise MjError(f"{flag} plays the --impact hands, and no --impact is given",
+                              hint=f"add --impact N, or leave out {flag}")
+        if fmt not in ("table", "markdown"):
+            raise MjError(f"--format {fmt!r}: give table or markdown")
         seed = 1 if seed is None else seed
+        bots = bots or "greedy"
+        check_bots(bots)
+        workers = workers or 1
+        check_count("--workers", workers, max_workers(), "(twice this machine's CPUs)")
     except MjError as exc:
         fail(exc, as_json)
     opts_a, opts_b, ra, rb = _two_sides(a, b, option, option_b, as_json)
     changes = compare(ra, rb)
-    effect = _impact(a, b, opts_a, opts_b, impact, seed, show=not as_json and err.is_terminal,
+    effect = _impact(a, b, opts_a, opts_b, impact, seed, bots, workers, show=not as_json and err.is_terminal,
                      as_json=as_json) if impact else None
     counts = {op: sum(c.op == op for c in changes) for op in "+-~"}
     summary = (f"{len(changes)} difference{'s' if len(changes) != 1 else ''}: {counts['+']} added, "
@@ -80,7 +94,11 @@ def diff(
                 r = c.new or c.old
                 out.print(f"{c.op} {c.path} = {r.text}    [{where(r.origin)}]", markup=False)
         out.print(summary, markup=False)
-        if effect:
+        if effect and fmt == "markdown":
+            from engine.tools.impact import markdown
+
+            print("\n" + markdown(effect, _impact_command(a, b, impact, seed, bots, option, option_b)), end="")
+        elif effect:
             print_impact(effect)
     raise typer.Exit(1 if changes else 0)
 
