@@ -21,7 +21,8 @@ from __future__ import annotations
 import itertools
 from functools import lru_cache
 
-from engine.core.hands import HandEvaluator, _PatternPlan
+from engine.core.hands import HandEvaluator
+from engine.core.patterns import CompiledPatterns, PatternPlan
 
 _START = frozenset({(0, 0, 0)})
 # Memo sizes (they bound memory): past its limit a memo is cleared and starts again (no value
@@ -36,8 +37,10 @@ class ShantenOracle:
     (sets of (sets, partials, head) options per group). :class:`Shanten` gives the same values
     faster; tests compare the two."""
 
-    def __init__(self, ev: HandEvaluator):
-        self.ev = ev
+    def __init__(self, ev: HandEvaluator | CompiledPatterns):
+        """``ev``: a ruleset's evaluator or its :class:`CompiledPatterns` (a view with fewer
+        patterns: :meth:`CompiledPatterns.only`); ``self.ev`` is the compiled patterns."""
+        self.ev: CompiledPatterns = ev.patterns if isinstance(ev, HandEvaluator) else ev
         self._blocks: dict = {}
         self._memo: dict[tuple, int] = {}  # (natural counts, wilds held, melds) -> shanten
         self._rotten_memo: dict[tuple, int] = {}
@@ -52,7 +55,7 @@ class ShantenOracle:
             counts[k] = 0
         return self._of(tuple(counts), w, n_melds)
 
-    def plan_after_each(self, plan: _PatternPlan, nat: tuple[int, ...], w: int, n_melds: int, kinds: list[int],
+    def plan_after_each(self, plan: PatternPlan, nat: tuple[int, ...], w: int, n_melds: int, kinds: list[int],
                         step: int) -> list[int] | None:
         """The plan's distance (as :meth:`_plan`) for the natural counts ``nat`` with one more
         (``step`` 1, a draw) or one fewer (``step`` -1, a discard) of each kind in ``kinds``;
@@ -97,7 +100,7 @@ class ShantenOracle:
         k = plan.sets - n_melds
         if k < 0:
             return None
-        pspans = self.ev._spans(plan)
+        pspans = plan.spans
         tables = [self._table(k, tid, nat[lo:hi]) if any(nat[lo:hi]) else None for lo, hi, tid, _ in pspans]
         prefix = [None]  # prefix[i]: groups before i folded; suffix[i]: groups from i on
         for t in tables:
@@ -160,7 +163,7 @@ class ShantenOracle:
         complete = n_tiles + self.ev.set_size * n_melds >= self.ev.hand_size
         return best if complete else max(best, 0)
 
-    def _plan(self, plan: _PatternPlan, nat: tuple[int, ...], w: int, n_melds: int) -> int | None:
+    def _plan(self, plan: PatternPlan, nat: tuple[int, ...], w: int, n_melds: int) -> int | None:
         if plan.rotten_gap:
             return None if n_melds else max(self._rotten(plan, nat) - w, -1)
         if plan.pairs:
@@ -184,7 +187,7 @@ class ShantenOracle:
         fold = self._fold
         if len(fold) >= MEMO_LIMIT:
             fold.clear()
-        for lo, hi, tid, _ in self.ev._spans(plan):
+        for lo, hi, tid, _ in plan.spans:
             sub = nat[lo:hi]
             if not any(sub):
                 continue
@@ -213,10 +216,10 @@ class ShantenOracle:
         if b is None:
             if len(self._blocks) >= MEMO_LIMIT:
                 self._blocks.clear()
-            b = self._blocks[key] = _blocks(self.ev._templates_by_id[tid], counts, self.ev.pair_size)
+            b = self._blocks[key] = _blocks(self.ev.templates_by_id[tid], counts, self.ev.pair_size)
         return b
 
-    def _rotten(self, plan: _PatternPlan, nat: tuple[int, ...]) -> int:
+    def _rotten(self, plan: PatternPlan, nat: tuple[int, ...]) -> int:
         usable = 0
         for gi, (g, lo, hi) in enumerate(self.ev.group_spans):
             sub = nat[lo:hi]
@@ -252,15 +255,15 @@ class Shanten(ShantenOracle):
 
     SHARED = ("_blocks", "_rotten_memo", "_fold", "_tables", "_steps", "_bests")  # the per-group memos
 
-    def __init__(self, ev: HandEvaluator, share: Shanten | None = None):
+    def __init__(self, ev: HandEvaluator | CompiledPatterns, share: Shanten | None = None):
         super().__init__(ev)
         self._tables: dict[tuple, tuple[int, ...]] = {}  # (k, group id, counts) -> table
         self._steps: dict[tuple, tuple[int, ...] | None] = {}  # (k, table, table) -> combined
         self._bests: dict[tuple, int] = {}  # (k, head, table) -> shanten before wilds
-        self._group_of = {kd: gi for gi, (_, lo, hi) in enumerate(ev.group_spans) for kd in range(lo, hi)}
+        self._group_of = {kd: gi for gi, (_, lo, hi) in enumerate(self.ev.group_spans) for kd in range(lo, hi)}
         if share is not None:
-            if (share.ev.group_spans is not ev.group_spans
-                    or share.ev._templates_by_id is not ev._templates_by_id):
+            if (share.ev.group_spans is not self.ev.group_spans
+                    or share.ev.templates_by_id is not self.ev.templates_by_id):
                 raise ValueError("Shanten(share=...): another evaluator's tile groups or templates")
             for name in self.SHARED:
                 setattr(self, name, getattr(share, name))
@@ -317,14 +320,14 @@ class Shanten(ShantenOracle):
             t = self._tables[key] = tuple(cells)
         return t
 
-    def _plan(self, plan: _PatternPlan, nat: tuple[int, ...], w: int, n_melds: int) -> int | None:
+    def _plan(self, plan: PatternPlan, nat: tuple[int, ...], w: int, n_melds: int) -> int | None:
         if plan.rotten_gap or plan.pairs:
             return super()._plan(plan, nat, w, n_melds)
         k = plan.sets - n_melds
         if k < 0:
             return None
         acc = None
-        for lo, hi, tid, _ in self.ev._spans(plan):
+        for lo, hi, tid, _ in plan.spans:
             sub = nat[lo:hi]
             if any(sub):
                 acc = self._step(k, acc, self._table(k, tid, sub))

@@ -79,17 +79,6 @@ CLAIM_STEP = 1  # 1: claim a pung/chow only when it brings the hand a step neare
 LIVE_ZI = 0.3  # 子 per live useful tile (ukeire) of a discard at the nearest distance
 
 
-class _OnePattern:
-    """A :class:`HandEvaluator` seen with a single pattern (everything else delegated)."""
-
-    def __init__(self, ev: HandEvaluator, name: str):
-        self._ev = ev
-        self.plans = {name: ev.plans[name]}
-
-    def __getattr__(self, attr):
-        return getattr(self._ev, attr)
-
-
 class ValueModel:
     """What the value bot knows of one ruleset, built once per :class:`Scorer` and shared.
 
@@ -105,7 +94,7 @@ class ValueModel:
         self.patterns = list(ev.plans)
         self.any_shanten = _DrawShanten(ev)  # the distance to the nearest pattern
         # one copy of the per-group memos for all of them (they do not depend on the patterns)
-        self.shanten = {p: Shanten(_OnePattern(ev, p), share=self.any_shanten) for p in self.patterns}
+        self.shanten = {p: Shanten(ev.patterns.only(p), share=self.any_shanten) for p in self.patterns}
         self.value = {p: (self._win_value(p, True), self._win_value(p, False)) for p in self.patterns}
         self.deal_in = self._deal_in()
         self.chance = {}
@@ -232,7 +221,7 @@ class ValueModel:
         if out is None:
             if len(self.fit_memo) >= CACHE:
                 self.fit_memo.clear()
-            out = self.fit_memo[key] = tuple(p for p in self.patterns if self.ev._melds_fit(self.ev.plans[p], melds))
+            out = self.fit_memo[key] = tuple(p for p in self.patterns if self.ev.patterns.melds_fit(self.ev.plans[p], melds))
         return out
 
 
