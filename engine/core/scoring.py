@@ -17,24 +17,12 @@ Rules applied (all values from the ruleset; sections of RULES.md §2):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-
-from engine.core.expr import ExprCache
-from engine.core.hands import HandEvaluator, MeldTiles, Reading, check_hand_size
-from engine.core.tiles import TileSet
 from engine.errors import IllegalAction, ImpossibleState, MjError, RuleError
 from engine.lang import flow as FLOW
-from engine.lang.ruleset import (
-    BinOp,
-    BoolOp,
-    Cmp,
-    Fan,
-    Neg,
-    Not,
-    Num,
-    PatternIs,
-    Ruleset,
-    Var,
-)
+from engine.core.expr import ExprCache
+from engine.core.hands import HandEvaluator, MeldTiles, Reading, check_hand_size
+from engine.lang.ruleset import BinOp, BoolOp, Cmp, Fan, Neg, Not, Num, PatternIs, Ruleset, Var
+from engine.core.tiles import TileSet
 
 WIN_BY = ("discard", "self_draw", "kong_draw", "rob_kong")
 CLAIM_KINDS = ("chow", "pung", "kong")  # the melds a seat declares (the pair is never declared)

@@ -53,16 +53,16 @@ class ShantenOracle:
         for k in wild_kinds:
             w += counts[k]
             counts[k] = 0
-        return self._of(tuple(counts), w, n_melds)
+        return self.of_counts(tuple(counts), w, n_melds)
 
     def plan_after_each(self, plan: PatternPlan, nat: tuple[int, ...], w: int, n_melds: int, kinds: list[int],
                         step: int) -> list[int] | None:
-        """The plan's distance (as :meth:`_plan`) for the natural counts ``nat`` with one more
+        """The plan's distance (as :meth:`plan_distance`) for the natural counts ``nat`` with one more
         (``step`` 1, a draw) or one fewer (``step`` -1, a discard) of each kind in ``kinds``;
         None when the plan has no value with ``n_melds`` melds. Each candidate changes one group,
         so the other groups are folded once (prefix and suffix max-plus steps)."""
         if (plan.rotten_gap or plan.pairs) and n_melds:
-            return None  # as in ShantenOracle._plan
+            return None  # as in ShantenOracle.plan_distance
         spans = self.ev.group_spans
 
         def sub_after(d: int, lo: int, hi: int) -> tuple[int, ...]:
@@ -133,14 +133,14 @@ class ShantenOracle:
         out = []
         for d in discards:
             if d in wild_kinds:
-                out.append(self._of(tuple(counts), w - 1, n_melds))
+                out.append(self.of_counts(tuple(counts), w - 1, n_melds))
             else:
                 counts[d] -= 1
-                out.append(self._of(tuple(counts), w, n_melds))
+                out.append(self.of_counts(tuple(counts), w, n_melds))
                 counts[d] += 1
         return out
 
-    def _of(self, nat: tuple[int, ...], w: int, n_melds: int) -> int:
+    def of_counts(self, nat: tuple[int, ...], w: int, n_melds: int) -> int:
         """Shanten of natural counts ``nat`` and ``w`` wilds held, memoised per hand state."""
         key = (nat, w, n_melds)
         v = self._memo.get(key)
@@ -154,7 +154,7 @@ class ShantenOracle:
         n_tiles = sum(nat) + w
         best = None
         for plan in self.ev.plans.values():
-            v = self._plan(plan, nat, w, n_melds)
+            v = self.plan_distance(plan, nat, w, n_melds)
             if v is not None and (best is None or v < best):
                 best = v
         if best is None:
@@ -163,7 +163,9 @@ class ShantenOracle:
         complete = n_tiles + self.ev.set_size * n_melds >= self.ev.hand_size
         return best if complete else max(best, 0)
 
-    def _plan(self, plan: PatternPlan, nat: tuple[int, ...], w: int, n_melds: int) -> int | None:
+    def plan_distance(self, plan: PatternPlan, nat: tuple[int, ...], w: int, n_melds: int) -> int | None:
+        """Shanten of natural counts ``nat`` and ``w`` wilds for the one pattern ``plan``, or None
+        when it has no value with ``n_melds`` melds (a pairs or rotten pattern with melds)."""
         if plan.rotten_gap:
             return None if n_melds else max(self._rotten(plan, nat) - w, -1)
         if plan.pairs:
@@ -320,9 +322,10 @@ class Shanten(ShantenOracle):
             t = self._tables[key] = tuple(cells)
         return t
 
-    def _plan(self, plan: PatternPlan, nat: tuple[int, ...], w: int, n_melds: int) -> int | None:
+    def plan_distance(self, plan: PatternPlan, nat: tuple[int, ...], w: int, n_melds: int) -> int | None:
+        """As :meth:`ShantenOracle.plan_distance`, sets patterns from the folded group tables."""
         if plan.rotten_gap or plan.pairs:
-            return super()._plan(plan, nat, w, n_melds)
+            return super().plan_distance(plan, nat, w, n_melds)
         k = plan.sets - n_melds
         if k < 0:
             return None
@@ -350,7 +353,7 @@ class Shanten(ShantenOracle):
         todo: dict[int, list[int]] = {}  # natural kind -> positions in discards
         for j, d in enumerate(discards):
             if d in wild_kinds:
-                out[j] = self._of(nat, w - 1, n_melds)
+                out[j] = self.of_counts(nat, w - 1, n_melds)
             else:
                 todo.setdefault(d, []).append(j)
         if not todo:

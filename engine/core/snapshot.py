@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections import Counter
 
+from engine.errors import IllegalAction, ScenarioError
 from engine.core.hands import MeldTiles, check_hand_size
 from engine.core.scoring import WIN_BY, Scorer, SeatHand, Snapshot, WinInfo
-from engine.errors import IllegalAction, ScenarioError
 
 
 def parse_meld(scorer: Scorer, text: str, seats: list[str]) -> MeldTiles:

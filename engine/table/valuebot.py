@@ -233,9 +233,9 @@ class _DrawShanten(Shanten):
         """For each natural kind in ``kinds``: whether drawing one more of it lowers the shanten
         of ``nat`` (natural counts) with ``w`` wilds. A draw lowers a plan's distance by at most
         one, so only the plans at the hand's distance are searched."""
-        now = self._of(nat, w, n_melds)
-        plans = [plan for plan in self.ev.plans.values() if (self._plan(plan, nat, w, n_melds) or 0) <= now
-                 and self._plan(plan, nat, w, n_melds) is not None]
+        now = self.of_counts(nat, w, n_melds)
+        plans = [plan for plan in self.ev.plans.values() if (self.plan_distance(plan, nat, w, n_melds) or 0) <= now
+                 and self.plan_distance(plan, nat, w, n_melds) is not None]
         out = [False] * len(kinds)
         for plan in plans:
             todo = [j for j in range(len(kinds)) if not out[j]]

@@ -10,15 +10,23 @@ RULES.md §1). Encoding: engine/core/wintables/packing.py.
 from __future__ import annotations
 
 import itertools
+from typing import NamedTuple
 
 from engine.core.gaps import max_spread
-from engine.core.wintables.packing import (
-    FIELD_BITS,
-    FIELD_MASK,
-    NONE,
-    VALUE_BITS,
-    over_copies_masks,
-)
+from engine.core.wintables.packing import FIELD_BITS, FIELD_MASK, NONE, VALUE_BITS, over_copies_masks
+
+
+class TableSpec(NamedTuple):
+    """What a group's full table depends on (its cache name is a hash of these): ``kinds`` in
+    the group, the set ``templates`` as positions within it, ``pair_size`` tiles in the pair
+    (0: no pair), ``limit`` the most tiles a hand of the pattern holds, ``copies`` per kind.
+    Equal to (and stored as) the plain tuple of its fields."""
+
+    kinds: int
+    templates: tuple[tuple[int, ...], ...]
+    pair_size: int
+    limit: int
+    copies: tuple[int, ...]
 
 
 def build_table(n: int, templates: tuple[tuple[int, ...], ...], pair_size: int, limit: int,

@@ -16,6 +16,7 @@ from typing import NamedTuple
 
 from engine.core.handparts import Reading
 from engine.core.patterns import CompiledPatterns, PatternPlan
+from engine.core.wintables.build import TableSpec
 from engine.core.wintables.codegen import sets_fewest, sets_fit
 from engine.core.wintables.packing import (
     FIELD_BITS,
@@ -83,7 +84,7 @@ class Plan:
     sets: int
     pairs: int
     rotten_gap: int
-    specs: tuple
+    specs: tuple[TableSpec, ...]
     natural: tuple[bool, ...]
     free: bool
     mode: str
@@ -118,9 +119,9 @@ def make_plan(name: str, plan: PatternPlan, patterns: CompiledPatterns) -> Plan:
         kind = "sets"
         limit = patterns.set_size * plan.sets + (patterns.pair_size if plan.pair_needed else 0)
         for span, (g, _, _) in zip(plan.spans, patterns.group_spans):
-            specs.append((span.hi - span.lo, patterns.templates_by_id[span.templates],
-                          patterns.pair_size if plan.pair_needed else 0, limit,
-                          tuple(tiles.kinds[k].copies for k in g.kinds)))
+            specs.append(TableSpec(span.hi - span.lo, patterns.templates_by_id[span.templates],
+                                   patterns.pair_size if plan.pair_needed else 0, limit,
+                                   tuple(tiles.kinds[k].copies for k in g.kinds)))
             natural.append(span.cap == 0)
     # a wild may stand for any tile anywhere in the pattern (no natural honours, no counted
     # honours, no group limits): more wilds never hurt
@@ -140,7 +141,7 @@ def make_plan(name: str, plan: PatternPlan, patterns: CompiledPatterns) -> Plan:
                 # also a plain one: with no plain reading, none is looked for (two-tile pairs only)
                 wait_implies_reading=free and two_tile_pairs,
                 # every set one kind (pungs): natural tiles of more kinds than sets + pair never fit
-                one_kind=kind == "sets" and free and all(len(set(t)) == 1 for spec in specs for t in spec[1]),
+                one_kind=kind == "sets" and free and all(len(set(t)) == 1 for spec in specs for t in spec.templates),
                 groups=tuple(groups))
 
 

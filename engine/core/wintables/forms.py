@@ -12,7 +12,13 @@ import bisect
 import functools
 from array import array
 
-from engine.core.wintables.packing import FIELD_BITS, MISSING, NONE, VALUE_BITS
+from engine.core.wintables.packing import (
+    FIELD_BITS,
+    MISSING,
+    NONE,
+    TABLE_VALUE_BITS,
+    VALUE_BITS,
+)
 
 MAX_LAZY_ENTRIES = 1 << 18  # entries a lazy table keeps in its dict; past that, looked up each time
 DENSE_MAX = 1 << 21  # most entries of a dense table (a 9-rank suit of four copies has 5**9)
@@ -60,7 +66,7 @@ class LazyTable(dict):
             keys = self._keys
             i = bisect.bisect_left(keys, key) if 0 <= key < 1 << 64 else len(keys)
             v = self._values[i] if i < len(keys) and keys[i] == key else MISSING
-            if v >> (VALUE_BITS + VALUE_BITS):
+            if v >> TABLE_VALUE_BITS:
                 v = MISSING  # out of range: a damaged file
         if len(self) < MAX_LAZY_ENTRIES:
             self[key] = v

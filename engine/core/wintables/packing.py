@@ -19,6 +19,7 @@ MAX_PACKED_TILES = FIELD_MASK  # a hand of more concealed tiles goes to the recu
 VALUE_BITS = 5
 ZERO_VALUE_BITS = 32  # a wild-free table's value: one field per pattern and an honour count
 NONE = (1 << VALUE_BITS) - 1  # "cannot complete" in a table value
+TABLE_VALUE_BITS = VALUE_BITS + VALUE_BITS  # a table value: the two fields a and b
 MISSING = NONE | NONE << VALUE_BITS  # the value of a key with no entry: neither completes
 
 

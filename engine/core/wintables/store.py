@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 from engine.core.wintables import cachefile
-from engine.core.wintables.build import build_table, rotten_rooms
+from engine.core.wintables.build import TableSpec, build_table, rotten_rooms
 from engine.core.wintables.cachefile import (
     MAX_CACHE_ENTRIES,
     cache_dir,
@@ -26,7 +26,13 @@ from engine.core.wintables.cachefile import (
     write_atomic,
 )
 from engine.core.wintables.forms import LazyTable, NaturalTable, build_dense, dense_base
-from engine.core.wintables.packing import FIELD_BITS, NONE, VALUE_BITS, vectors
+from engine.core.wintables.packing import (
+    FIELD_BITS,
+    NONE,
+    TABLE_VALUE_BITS,
+    VALUE_BITS,
+    vectors,
+)
 
 MAX_KEPT = 32  # tables (and wild-free checks) a process keeps, the latest ones
 
@@ -45,21 +51,23 @@ def keep(cache: dict, key, value):
 
 
 def load_table(spec: tuple, part: str = "full") -> dict[int, int]:
-    """The table of ``spec`` = (n, templates, pair_size, limit, copies): from this process's
-    tables, else the disk cache when an intact file is there, else built (and cached when the
-    cache directory is writable). ``part="complete"``: only the entries that complete with no
-    wild. Callers must not change the table."""
+    """The table of ``spec`` (a :class:`~.build.TableSpec`, or a plain tuple of its fields):
+    from this process's tables, else the disk cache when an intact file is there, else built
+    (and cached when the cache directory is writable). ``part="complete"``: only the entries
+    that complete with no wild. Callers must not change the table."""
+    spec = TableSpec(*spec)
     if part == "complete":
         def build():
             return {k: v for k, v in load_table(spec).items() if not v & NONE or not v >> VALUE_BITS}
     else:
         def build():
             return build_table(*spec)
-    return cached_table((part, spec), build, spec[0], 2 * VALUE_BITS, vectors(spec[4]))
+    return cached_table((part, spec), build, spec.kinds, TABLE_VALUE_BITS, vectors(spec.copies))
 
 
 def load_table_lazy(spec: tuple) -> LazyTable:
     """The full table of ``spec`` as :func:`load_table`, as a :class:`LazyTable`."""
+    spec = TableSpec(*spec)
     got = _LAZY.get(spec)
     if got is not None:
         return got
@@ -67,7 +75,7 @@ def load_table_lazy(spec: tuple) -> LazyTable:
     full = _LOADED.get(name)
     got = None
     d = cache_dir()
-    n, base = spec[0], dense_base(spec[4])
+    n, base = spec.kinds, dense_base(spec.copies)
     if full is not None and d is not None and base is not None:
         _load_or_build_dense(d, spec, n, base, full)  # built with the table: the next process reads it
     elif full is None and d is not None and base is not None:
@@ -76,9 +84,9 @@ def load_table_lazy(spec: tuple) -> LazyTable:
             got = LazyTable(dense=dense, n=n, base=base)
     elif full is None and d is not None:
         try:
-            most = vectors(spec[4])
+            most = vectors(spec.copies)
             arrays = decode_arrays(read_bounded(table_path(d, name), sparse_bytes(most)),
-                                   (1 << (FIELD_BITS * n)) - 1, 2 * VALUE_BITS, most)
+                                   (1 << (FIELD_BITS * n)) - 1, TABLE_VALUE_BITS, most)
         except OSError:
             arrays = None
         if arrays is not None:
@@ -154,7 +162,7 @@ def cached_rotten_rooms(ranks: tuple[int, ...], gap: int) -> dict[int, int]:
     cache values are unsigned)."""
     stored = cached_table(json.dumps(["rotten", ranks, gap]),
                           lambda: {k: v + 1 for k, v in rotten_rooms(ranks, gap).items()},
-                          len(ranks), 2 * VALUE_BITS, 1 << len(ranks))
+                          len(ranks), TABLE_VALUE_BITS, 1 << len(ranks))
     if len(stored) != 1 << len(ranks) or any(v > len(ranks) + 1 for v in stored.values()):
         return rotten_rooms(ranks, gap)  # a damaged (well-hashed) file: every key must be there
     return {k: v - 1 for k, v in stored.items()}
