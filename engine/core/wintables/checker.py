@@ -61,8 +61,9 @@ class RottenGroup(NamedTuple):
 
 @dataclass(frozen=True, slots=True)
 class Plan:
-    """A pattern compiled for the table check (made whole by :func:`make_plan`; the sets
-    plans' ``groups``, ``fit`` and ``fewest`` come with the full tables, as a new plan).
+    """A pattern compiled for the table check (made by :func:`make_plan`, reading no table;
+    ``groups`` — sets: :class:`GroupTable`, rotten: :class:`RottenGroup` — and the sets plans'
+    generated ``fit`` and ``fewest`` come with the full tables, as a new plan).
 
     ``kind``: "sets", "pairs" or "rotten"; ``specs``: per group the table spec (sets);
     ``natural``: per group whether its tiles must be natural (sets); ``free``: a wild may
@@ -103,16 +104,8 @@ def make_plan(name: str, plan: PatternPlan, patterns: CompiledPatterns) -> Plan:
     needs_splits = bool(p.honours_natural or p.min_honours)
     specs: list[tuple] = []
     natural: list[bool] = []
-    groups: list = []
     if plan.rotten_gap:
         kind = "rotten"
-        for g, lo, hi in patterns.group_spans:
-            shift, mask = FIELD_BITS * lo, (1 << (FIELD_BITS * (hi - lo))) - 1
-            if g.is_suit:
-                ranks = tuple(tiles.kinds[k].rank for k in g.kinds)
-                groups.append(RottenGroup(shift, mask, cached_rotten_rooms(ranks, plan.rotten_gap), hi - lo))
-            elif not p.honours_natural:
-                groups.append(RottenGroup(shift, mask, None, hi - lo))
     elif plan.pairs:
         kind = "pairs"
     else:
@@ -141,8 +134,20 @@ def make_plan(name: str, plan: PatternPlan, patterns: CompiledPatterns) -> Plan:
                 # also a plain one: with no plain reading, none is looked for (two-tile pairs only)
                 wait_implies_reading=free and two_tile_pairs,
                 # every set one kind (pungs): natural tiles of more kinds than sets + pair never fit
-                one_kind=kind == "sets" and free and all(len(set(t)) == 1 for spec in specs for t in spec.templates),
-                groups=tuple(groups))
+                one_kind=kind == "sets" and free and all(len(set(t)) == 1 for spec in specs for t in spec.templates))
+
+
+def rotten_groups(plan: Plan, patterns: CompiledPatterns) -> tuple[RottenGroup, ...]:
+    """The groups of a rotten plan, each suit's rooms read from the table cache (or built)."""
+    out = []
+    for g, lo, hi in patterns.group_spans:
+        shift, mask = FIELD_BITS * lo, (1 << (FIELD_BITS * (hi - lo))) - 1
+        if g.is_suit:
+            ranks = tuple(patterns.tiles.kinds[k].rank for k in g.kinds)
+            out.append(RottenGroup(shift, mask, cached_rotten_rooms(ranks, plan.rotten_gap), hi - lo))
+        elif not plan.honours_natural:
+            out.append(RottenGroup(shift, mask, None, hi - lo))
+    return tuple(out)
 
 
 class PairsParity:
@@ -203,7 +208,7 @@ class TableChecker:
         self.nonzero_add = low * FIELD_MASK  # (key + this) carries out of every nonzero count
         self.honour_carry = sum(self.one[k] for k in patterns.honour_kinds) << (FIELD_BITS - 1)
         self.honour_low = sum(self.one[k] for k in patterns.honour_kinds)
-        self.ps = patterns.pair_size
+        self.pair_size = patterns.pair_size
         self.hand_size = patterns.hand_size
         self._full = False  # the full tables are loaded on the first hand holding 精 or melds
         self._fit_memo: dict[tuple, tuple] = {}  # melds (kind, tiles) → the plans they fit
@@ -217,7 +222,6 @@ class TableChecker:
         self.plans: list[Plan] = [make_plan(name, plan, patterns) for name, plan in patterns.plans.items()]
         tables = wild_free_tables(patterns, self.plans, self.one, self.nonzero_add, self.carry)
         self.wild_free = None if tables is None else WildFree(self.one.__getitem__, self.carry, {}, tables)
-
 
     # ---- one pattern on a packed natural hand with w wilds --------------------------------
     def _fits(self, plan: Plan, key: int, w: int, total: int, n_melds: int, pair_removed: bool) -> bool:
@@ -233,7 +237,7 @@ class TableChecker:
         if plan.kind == "sets":
             pair = plan.pair and not pair_removed
             k = plan.sets - n_melds
-            if k < 0 or total != plan.set_size * k + (self.ps if pair else 0):
+            if k < 0 or total != plan.set_size * k + (self.pair_size if pair else 0):
                 return False
             return plan.fit(key, w, pair)
         if plan.kind == "pairs":
@@ -241,7 +245,7 @@ class TableChecker:
         return self._rotten(plan, key, w, total)
 
     def _pairs(self, plan: Plan, key: int, w: int, total: int, n: int) -> bool:
-        size = self.ps
+        size = self.pair_size
         if total != size * n:
             return False
         if size == PARITY_PAIR:  # bit tricks: a count's lowest bit is its parity
@@ -310,15 +314,17 @@ class TableChecker:
             for k in sorted(wild_kinds):
                 held = (key >> (FIELD_BITS * k)) & FIELD_MASK
                 c = held - (1 if k == locked else 0)  # the winning tile taken from a discard stays natural
-                h = k in honours
+                honour = k in honours
                 if c > 0:
-                    o = self.one[k]
-                    rows = [(u + x, d + x * o, p + (held - x) % 2, q + (held - x) % 2 * h, b or held - x > 2)
-                            for u, d, p, q, b in rows for x in range(c + 1)]
+                    bit = self.one[k]
+                    rows = [(wilds + x, delta + x * bit, odd + (held - x) % 2, odd_honours + (held - x) % 2 * honour,
+                             big or held - x > 2)
+                            for wilds, delta, odd, odd_honours, big in rows for x in range(c + 1)]
                     gi, go = self._kind_group[k]
                     groups[gi] = groups.get(gi, ()) + ((go, c),)
                 elif held:  # only the natural winning tile: natural in every split
-                    rows = [(u, d, p + held % 2, q + held % 2 * h, b or held > 2) for u, d, p, q, b in rows]
+                    rows = [(wilds, delta, odd + held % 2, odd_honours + held % 2 * honour, big or held > 2)
+                            for wilds, delta, odd, odd_honours, big in rows]
             rows.sort(key=_first)
             if len(self._split_memo) >= MAX_FIT_MEMO:
                 self._split_memo.clear()
@@ -374,7 +380,8 @@ class TableChecker:
 
     def _load_full(self) -> None:
         """The full tables read (lazily): each sets plan replaced by one with its groups'
-        tables and its generated ``fit`` and ``fewest``."""
+        tables and its generated ``fit`` and ``fewest``, each rotten plan by one with its
+        groups' rooms."""
         loaded = []
         for plan in self.plans:
             if plan.kind == "sets":
@@ -382,9 +389,11 @@ class TableChecker:
                                           natural_table(spec) if natural else load_table_lazy(spec), natural)
                                for span, spec, natural in zip(plan.pattern_plan.spans, plan.specs, plan.natural))
                 plan = dataclasses.replace(
-                    plan, groups=groups, fit=sets_fit(groups, self.ps),
-                    fewest=sets_fewest(groups, self.ps, plan.pair, plan.sets, plan.set_size,
+                    plan, groups=groups, fit=sets_fit(groups, self.pair_size),
+                    fewest=sets_fewest(groups, self.pair_size, plan.pair, plan.sets, plan.set_size,
                                        plan.wait_implies_reading, self._profile))
+            elif plan.kind == "rotten":
+                plan = dataclasses.replace(plan, groups=rotten_groups(plan, self.patterns))
             loaded.append(plan)
         self.plans = loaded
         self._fit_memo.clear()  # it held the plans before

@@ -26,7 +26,7 @@ from engine.core.wintables.packing import (
     over_copies_masks,
     vectors,
 )
-from engine.core.wintables.store import cached_table, keep, load_table
+from engine.core.wintables.store import cached_rotten_rooms, cached_table, keep, load_table
 
 
 class HonourCheck(NamedTuple):
@@ -105,15 +105,15 @@ def wild_free_tables(patterns, plans: list, one: list[int], nonzero_add: int, ca
     for the checker's ``plans`` (:class:`~.checker.Plan`), or None when it is off (see the
     module docstring); shared by every checker of the same shape in this process. ``one``,
     ``nonzero_add`` and ``carry`` are the checker's packing masks."""
-    if any(cp.pattern.one_of or cp.pattern.only for cp in plans):
+    if any(plan.pattern.one_of or plan.pattern.only for plan in plans):
         return None
     if patterns.set_size and patterns.pair_size % patterns.set_size == 0:
         return None
     memo_key = (patterns.pair_size, patterns.set_size, patterns.hand_size,
                 tuple((g.is_suit, lo, hi, tuple(patterns.tiles.kinds[k].copies for k in g.kinds),
                        tuple(patterns.tiles.kinds[k].rank for k in g.kinds)) for g, lo, hi in patterns.group_spans),
-                tuple((cp.kind, cp.sets, cp.pair, cp.pairs, cp.quads, cp.min_honours,
-                       cp.rotten_gap, cp.honours_natural, tuple(cp.specs)) for cp in plans))
+                tuple((plan.kind, plan.sets, plan.pair, plan.pairs, plan.quads, plan.min_honours,
+                       plan.rotten_gap, plan.honours_natural, tuple(plan.specs)) for plan in plans))
     if memo_key not in _ZERO:
         keep(_ZERO, memo_key, _tables(patterns, plans, one, nonzero_add, carry))
     return _ZERO[memo_key]
@@ -136,21 +136,21 @@ def _tables(patterns, plans: list, one: list[int], nonzero_add: int, carry: int)
         copies = [patterns.tiles.kinds[k].copies for k in g.kinds]
         ranks = tuple(patterns.tiles.kinds[k].rank for k in g.kinds)
         name = ("zero", ps, set_size, hand_size, g.is_suit, n, copies, ranks, big, fb, hshift,
-                [(cp.kind, cp.sets, cp.pair, cp.pairs, cp.quads, cp.rotten_gap, cp.honours_natural,
-                  cp.specs[gi] if cp.specs else None) for cp in plans])
-        build = functools.partial(_group_table, plans, ps, one, gi, g, lo, n, copies, big, fb, hshift,
+                [(plan.kind, plan.sets, plan.pair, plan.pairs, plan.quads, plan.rotten_gap, plan.honours_natural,
+                  plan.specs[gi] if plan.specs else None) for plan in plans])
+        build = functools.partial(_group_table, plans, ps, one, gi, g, lo, n, copies, ranks, big, fb, hshift,
                                   nonzero_add, carry)
         groups.append(GroupSpec(FIELD_BITS * lo, (1 << (FIELD_BITS * n)) - 1, json.dumps(name), n, vectors(copies),
                                 build))
     checks: dict[int, list[HonourCheck]] = {}
-    for i, cp in enumerate(plans):
-        if cp.kind == "sets":
-            total, want = set_size * cp.sets + (ps if cp.pair else 0), (1 if cp.pair else 0)
-        elif cp.kind == "pairs":
-            total, want = ps * cp.pairs, 0
+    for i, plan in enumerate(plans):
+        if plan.kind == "sets":
+            total, want = set_size * plan.sets + (ps if plan.pair else 0), (1 if plan.pair else 0)
+        elif plan.kind == "pairs":
+            total, want = ps * plan.pairs, 0
         else:
             total, want = hand_size, 0
-        checks.setdefault(total, []).append(HonourCheck(fb * i, want, cp.min_honours))
+        checks.setdefault(total, []).append(HonourCheck(fb * i, want, plan.min_honours))
     low = sum(1 << (fb * i) for i in range(len(plans)))
     high = low << (fb - 1)
     # per tile count: the patterns without an honour count, checked at once ("a field equal
@@ -166,9 +166,9 @@ def _tables(patterns, plans: list, one: list[int], nonzero_add: int, carry: int)
     return WildFreeTables(groups, counts, low, high, fmask, hshift, allbig)
 
 
-def _group_table(plans: list, ps: int, one: list[int], gi: int, g, lo: int, n: int, copies: list[int], big: int,
-                 fb: int, hshift: int, nonzero_add: int, carry: int) -> dict:
-    fields = [_fields(cp, ps, one, gi, lo, n, copies) for cp in plans]
+def _group_table(plans: list, ps: int, one: list[int], gi: int, g, lo: int, n: int, copies: list[int],
+                 ranks: tuple[int, ...], big: int, fb: int, hshift: int, nonzero_add: int, carry: int) -> dict:
+    fields = [_fields(plan, ps, one, gi, n, copies, g.is_suit, ranks) for plan in plans]
     add, over = over_copies_masks(copies)
     keys = {0}.union(*fields)
     table = {}
@@ -184,27 +184,28 @@ def _group_table(plans: list, ps: int, one: list[int], gi: int, g, lo: int, n: i
     return table
 
 
-def _fields(cp, ps: int, one: list[int], gi: int, lo: int, n: int, copies: list[int]) -> dict[int, int]:
+def _fields(plan, ps: int, one: list[int], gi: int, n: int, copies: list[int], is_suit: bool,
+            ranks: tuple[int, ...]) -> dict[int, int]:
     """One pattern's wild-free field per group key: 0 complete, 1 complete with the pair;
     keys not listed are ``big`` (not complete)."""
-    if cp.kind == "sets":
+    if plan.kind == "sets":
         out = {}
-        for key, v in load_table(cp.specs[gi], "complete").items():
+        for key, v in load_table(plan.specs[gi], "complete").items():
             if not v & NONE:
                 out[key] = 0
-            elif cp.pair and not v >> VALUE_BITS:
+            elif plan.pair and not v >> VALUE_BITS:
                 out[key] = 1
         return out
-    if cp.kind == "pairs":
+    if plan.kind == "pairs":
         if not ps:
             return {0: 0}
         keys = [0]
         for i, c in enumerate(copies):
-            steps = range(ps, (c if cp.quads else min(c, ps)) + 1, ps)
+            steps = range(ps, (c if plan.quads else min(c, ps)) + 1, ps)
             keys += [k + m * one[i] for k in keys for m in steps
-                     if sum((k >> (FIELD_BITS * j)) & FIELD_MASK for j in range(i)) + m <= ps * cp.pairs]
+                     if sum((k >> (FIELD_BITS * j)) & FIELD_MASK for j in range(i)) + m <= ps * plan.pairs]
         return dict.fromkeys(keys, 0)
-    rooms = next((g.rooms for g in cp.groups if g.rooms is not None and g.shift == lo * FIELD_BITS), None)
+    rooms = cached_rotten_rooms(ranks, plan.rotten_gap) if is_suit else None
     out = {}
     for bits in itertools.product((0, 1), repeat=n):
         key = sum(one[i] for i in range(n) if bits[i])
