@@ -129,8 +129,9 @@ class RecursiveEvaluator:
             return False
         memo = self._group_memo
         per_group: list[tuple[int, int]] = []  # fewest wilds per group: (without the pair, with it)
-        for lo, hi, tid, cap in plan.spans:
-            sub = nat[lo:hi]
+        for span in plan.spans:
+            tid, cap = span.templates, span.cap
+            sub = nat[span.lo:span.hi]
             if not any(sub):
                 continue
             a = memo.get((tid, sub, 0, cap))

@@ -101,7 +101,7 @@ class ShantenOracle:
         if k < 0:
             return None
         pspans = plan.spans
-        tables = [self._table(k, tid, nat[lo:hi]) if any(nat[lo:hi]) else None for lo, hi, tid, _ in pspans]
+        tables = [self._table(k, sp.templates, nat[sp.lo:sp.hi]) if any(nat[sp.lo:sp.hi]) else None for sp in pspans]
         prefix = [None]  # prefix[i]: groups before i folded; suffix[i]: groups from i on
         for t in tables:
             prefix.append(self._step(k, prefix[-1], t))
@@ -115,9 +115,9 @@ class ShantenOracle:
             gi = self._group_of[d]
             if gi not in rest_of:
                 rest_of[gi] = self._step(k, prefix[gi], suffix[gi + 1])
-            lo, hi, tid, _ = pspans[gi]
-            sub = sub_after(d, lo, hi)
-            acc = self._step(k, rest_of[gi], self._table(k, tid, sub) if any(sub) else None)
+            span = pspans[gi]
+            sub = sub_after(d, span.lo, span.hi)
+            acc = self._step(k, rest_of[gi], self._table(k, span.templates, sub) if any(sub) else None)
             out.append(max(self._best_of(k, plan.pair_needed, acc) - w, -1))
         return out
 
@@ -189,11 +189,11 @@ class ShantenOracle:
         fold = self._fold
         if len(fold) >= MEMO_LIMIT:
             fold.clear()
-        for lo, hi, tid, _ in plan.spans:
-            sub = nat[lo:hi]
+        for span in plan.spans:
+            sub = nat[span.lo:span.hi]
             if not any(sub):
                 continue
-            group = self._group_blocks(tid, sub)
+            group = self._group_blocks(span.templates, sub)
             key = (k, options, group)
             nxt = fold.get(key)
             if nxt is None:
@@ -330,10 +330,10 @@ class Shanten(ShantenOracle):
         if k < 0:
             return None
         acc = None
-        for lo, hi, tid, _ in plan.spans:
-            sub = nat[lo:hi]
+        for span in plan.spans:
+            sub = nat[span.lo:span.hi]
             if any(sub):
-                acc = self._step(k, acc, self._table(k, tid, sub))
+                acc = self._step(k, acc, self._table(k, span.templates, sub))
         return max(self._best_of(k, plan.pair_needed, acc) - w, -1)
 
     def of_each_discard(self, concealed: list[int], n_melds: int, wild_kinds: frozenset[int],

@@ -12,7 +12,6 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import NamedTuple
 
 from engine.core.handparts import Reading
 from engine.core.patterns import CompiledPatterns, PatternPlan
@@ -38,7 +37,8 @@ MAX_FIT_MEMO = 4096  # meld combinations whose fitting patterns a checker rememb
 PARITY_PAIR = 2  # the pair size of the parity bit trick (a count's lowest bit is its parity)
 
 
-class GroupTable(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class GroupTable:
     """One group of a sets pattern: where its key sits in the hand's (``shift``, ``mask``),
     its full ``table`` (engine/core/wintables/forms.py), and whether its tiles must all be
     ``natural`` (``honours natural``)."""
@@ -49,7 +49,8 @@ class GroupTable(NamedTuple):
     natural: bool
 
 
-class RottenGroup(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class RottenGroup:
     """One group of a rotten pattern: where its key sits, ``rooms`` (a suit: packed key → free
     ranks, -1 if the gap is broken; None for honours) and its ``kinds``."""
 
@@ -163,7 +164,8 @@ class PairsParity:
         self.mask = mask
 
 
-class HeldJing(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class HeldJing:
     """What the held 精 allow (:meth:`TableChecker._held_jing`): the split ``deltas`` ((wilds,
     key to subtract), fewest wilds first); ``groups``: group index → ((field bit in the group,
     count), …); ``odd``: the pairs check's :class:`PairsParity`; ``waits``: the 精钓 variants by
@@ -176,7 +178,8 @@ class HeldJing(NamedTuple):
     bits: int
 
 
-class JingWait(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class JingWait:
     """One 精钓 variant of a hand: ``as_wild`` 0 if the 精 is the winning tile's kind else 1,
     ``take`` what to take from the key (the winning tile and the 精), ``held`` the rest's
     :class:`HeldJing`."""
@@ -272,15 +275,16 @@ class TableChecker:
         if total != self.hand_size or key & self.high:
             return False
         room = 0
-        for shift, mask, rooms, kinds in plan.groups:
-            sub = (key >> shift) & mask
+        for group in plan.groups:
+            sub = (key >> group.shift) & group.mask
+            rooms = group.rooms
             if rooms is not None:  # a suit: the gap rule's free ranks
                 r = rooms[sub]
                 if r < 0:
                     return False
                 room += r
             else:  # honours: every kind not held is free
-                room += kinds - sub.bit_count()
+                room += group.kinds - sub.bit_count()
         return w <= room
 
     # ---- public entry points ---------------------------------------------------------------
@@ -293,7 +297,7 @@ class TableChecker:
             return None
         return key
 
-    def _held_jing(self, key: int, wild_kinds, locked: int | None) -> tuple[list, dict, list, dict, int]:
+    def _held_jing(self, key: int, wild_kinds, locked: int | None) -> HeldJing:
         """What the held 精 allow, memoised by the 精 counts: (split deltas: (wilds, key to
         subtract) fewest wilds first; group index → ((field bit in the group, count), …); per
         split, what the 精 kinds' natural counts (a natural winning tile included) add to a pairs
@@ -356,15 +360,15 @@ class TableChecker:
         wild_free = self.wild_free
         n = len(concealed)
         if wild_free is not None and not melds and n <= MAX_PACKED_TILES:
-            kind_bit, carry, adds, tables = wild_free
-            key = sum(map(kind_bit, concealed))
+            key = sum(map(wild_free.kind_bit, concealed))
             try:
-                add = adds.get(wild_kinds)
+                add = wild_free.adds.get(wild_kinds)
             except TypeError:
                 add = None
             if add is None:
                 add = self._wild_add(wild_kinds)
-            if not (key + add) & carry:  # no count over its copies, no 精 held
+            if not (key + add) & wild_free.carry:  # no count over its copies, no 精 held
+                tables = wild_free.tables
                 return (tables.loaded or tables.load())(key, n)
             if not (key + self.add) & self.carry:  # 精 held, counts within the copies
                 return self._is_win_general(concealed, melds, wild_kinds, win_tile, win_tile_natural, key)
@@ -526,8 +530,9 @@ class TableChecker:
             return None
         base = rest
         if win_group != jing_group:
-            shift, mask, table, _ = plan.groups[win_group]
-            sub = (k2 >> shift) & mask
+            group = plan.groups[win_group]
+            table = group.table
+            sub = (k2 >> group.shift) & group.mask
             if sub:
                 a = table[sub] & NONE
                 if a == NONE:
@@ -535,8 +540,9 @@ class TableChecker:
                 base += a
         if base > top:
             return None
-        shift, mask, table, _ = plan.groups[jing_group]
-        sub = (k2 >> shift) & mask
+        group = plan.groups[jing_group]
+        table = group.table
+        sub = (k2 >> group.shift) & group.mask
         held = wait_held.get(jing_group)
         if held is None:  # no 精 left in it
             if sub:
@@ -616,7 +622,8 @@ class TableChecker:
             return self.fallback.readings(concealed, melds, wild_kinds, win_tile, win_tile_natural)
         total = len(concealed)
         n_melds = len(melds)
-        deltas, jing, odd, waits, jbits = self._held_jing(key, wild_kinds, win_tile if win_tile_natural else None)
+        held = self._held_jing(key, wild_kinds, win_tile if win_tile_natural else None)
+        deltas, jing, odd, waits, jbits = held.deltas, held.groups, held.odd, held.waits, held.bits
         top, every = deltas[-1]
         nat = key - every  # every held 精 taken out
         win_group = self._kind_group[win_tile][0]
@@ -648,21 +655,24 @@ class TableChecker:
                 if variants is None:
                     variants = waits[win_tile] = self._jing_waits(key, wild_kinds, win_tile)
             best = None
-            for as_wild, take, (wait_deltas, wait_jing, wait_odd, _, wait_bits) in variants:  # less the winning tile and the 精
-                k2 = key - take
+            for wait in variants:  # less the winning tile and the 精
+                k2 = key - wait.take
+                rest = wait.held
                 if mode == "profiled":
                     if jing_group is None:
-                        jw = plan.fewest(k2, wait_jing, wait_bits, wait_deltas[-1][0], -1, True, total - 2, n_melds)[0]
+                        jw = plan.fewest(k2, rest.groups, rest.bits, rest.deltas[-1][0], -1, True, total - 2, n_melds)[0]
                     elif broken:
                         jw = None
                     else:
-                        jw = self._sets_jing_wait(plan, k2, wait_jing, total - 2, n_melds, wait_deltas[-1][0], rest_need, win_group, jing_group)
+                        jw = self._sets_jing_wait(plan, k2, rest.groups, total - 2, n_melds, rest.deltas[-1][0],
+                                                  rest_need, win_group, jing_group)
                 elif mode == "pairs":
-                    jw = self._pairs_fewest(plan, k2 - wait_deltas[-1][1], wait_deltas, wait_odd, total - 2, True)
+                    rest_deltas = rest.deltas
+                    jw = self._pairs_fewest(plan, k2 - rest_deltas[-1][1], rest_deltas, rest.odd, total - 2, True)
                 else:
-                    jw = self._fewest(plan, k2, wait_deltas, total - 2, n_melds, True)
-                if jw is not None and (best is None or jw + as_wild < best):
-                    best = jw + as_wild
+                    jw = self._fewest(plan, k2, rest.deltas, total - 2, n_melds, True)
+                if jw is not None and (best is None or jw + wait.as_wild < best):
+                    best = jw + wait.as_wild
             if best is not None:
                 out.append(_new_reading(Reading, (plan.name, best, True)))
         return out

@@ -14,6 +14,7 @@ import functools
 import itertools
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import NamedTuple
 
 from engine.core.wintables.codegen import wild_free_check
@@ -86,7 +87,8 @@ class WildFreeTables:
         return self.loaded
 
 
-class WildFree(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class WildFree:
     """What the checker's wild-free path reads per hand: ``kind_bit`` (kind → its packed 1),
     the copies ``carry`` mask, the addends by 精 kinds (``adds``, filled as they are met) and
     the ``tables``."""
