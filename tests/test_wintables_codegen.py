@@ -101,3 +101,11 @@ def test_too_many_patterns_for_the_wild_free_check_take_the_general_path(tmp_pat
     for _ in range(300):
         hand = rng.sample(wall, 14)
         assert ev.is_win(hand, [], none, hand[-1]) == ev.recursive.is_win(hand, [], none, hand[-1]), t.format(hand)
+
+
+def test_linecache_keeps_a_bounded_number_of_sources(monkeypatch):
+    monkeypatch.setattr(codegen, "MAX_SOURCES", 3)
+    made = [codegen.generated("bounded", ["    return ONE"], ONE=1) for _ in range(5)]
+    assert made == [1] * 5
+    ours = [name for name in linecache.cache if name.startswith("<win tables ") and name.endswith(": bounded>")]
+    assert len(ours) == 3
