@@ -103,7 +103,7 @@ def make_plan(name: str, plan: PatternPlan, patterns: CompiledPatterns) -> Plan:
     p = plan.pattern
     tiles = patterns.tiles
     needs_splits = bool(p.honours_natural or p.min_honours)
-    specs: list[tuple] = []
+    specs: list[TableSpec] = []
     natural: list[bool] = []
     if plan.rotten_gap:
         kind = "rotten"
@@ -573,7 +573,7 @@ class TableChecker:
                 return wilds
         return None
 
-    def _pairs_fewest(self, plan: Plan, nat: int, deltas, odd: list, total: int, pair_removed: bool) -> int | None:
+    def _pairs_fewest(self, plan: Plan, nat: int, deltas, odd: PairsParity, total: int, pair_removed: bool) -> int | None:
         """:meth:`_fewest` of a pairs pattern of two-tile pairs with no group or honour-count
         rule, without a check per split: ``nat`` is the hand with every 精 taken out; a split
         needs one wild per odd count — the natural tiles' and its natural 精's — and fails on a

@@ -120,11 +120,10 @@ def _load_or_build_dense(d: Path, spec: tuple, n: int, base: int, full: dict | N
     except OSError:
         data = b""
     dense = decode_dense(data, size)
-    if dense is None:
-        dense = build_dense(full if full is not None else load_table(spec), n, base)
-        if not write_atomic(d, path, encode_dense(dense)):
-            return None
-    return dense
+    if dense is not None:
+        return dense
+    built = build_dense(full if full is not None else load_table(spec), n, base)
+    return built if write_atomic(d, path, encode_dense(built)) else None
 
 
 def cached_table(name, build, n_kinds: int, value_bits: int, most: int = MAX_CACHE_ENTRIES) -> dict[int, int]:

@@ -160,11 +160,11 @@ def _tables(patterns, plans: list, one: list[int], nonzero_add: int, carry: int)
     counts = {}
     for total, wants in checks.items():
         select = need = 0
-        for want in wants:
-            if not want.least:
-                select |= fmask << want.shift
-                need |= want.need << want.shift
-        counts[total] = CountCheck(select, need, low & ~select, tuple(w for w in wants if w.least))
+        for check in wants:
+            if not check.least:
+                select |= fmask << check.shift
+                need |= check.need << check.shift
+        counts[total] = CountCheck(select, need, low & ~select, tuple(c for c in wants if c.least))
     return WildFreeTables(groups, counts, low, high, fmask, hshift, allbig)
 
 
