@@ -128,7 +128,7 @@ def worker(args) -> dict:
     if args.case == "wild-free":
         report["agreement_with_peer"] = round(sum(bool(a) == b for a, b in zip(ours, peer)) / len(hs), 4)
     if args.verify:
-        slow = getattr(ev, "_is_win_recursive" if fn_name == "is_win" else "_readings_recursive")
+        slow = getattr(ev.recursive, fn_name)
         report["same_as_recursive"] = all(slow(h, [], wild, h[-1]) == o for h, o in zip(hs, ours))
     return report
 
@@ -139,8 +139,8 @@ def build_cost(args) -> dict:
     scorer = Scorer(compile_ruleset(args.rules))
     t = time.process_time()
     checker = scorer.hands.tables
-    if checker.zero is not None:
-        checker.zero[3].load()  # the wild-free tables (else read on the first wild-free check)
+    if checker.wild_free is not None:
+        checker.wild_free.tables.load()  # the wild-free tables (else read on the first wild-free check)
     zero = time.process_time() - t
     checker._load_full()  # every table
     return {"case": args.case, "build_wild_free_s": round(zero, 3),

@@ -88,7 +88,7 @@ def test_pinghu_matches_the_oracle(hand):
     # (more 精 are compared with the recursive evaluator in tests/test_tables.py)
     assume(sum(t in wild for t in tiles) <= 3)
     plan = EV.plans["平胡"]
-    got = EV._fewest_wilds(plan, TILES.counts(tiles), frozenset(wild), 0, pair_removed=False)
+    got = EV.recursive.fewest_wilds(plan, TILES.counts(tiles), frozenset(wild), 0, pair_removed=False)
     assert got == oracle_fewest_wilds(tiles, wild), TILES.format(tiles)
 
 

@@ -1,6 +1,6 @@
-"""The win tables (engine/core/tables.py) against the recursive evaluator they replace.
+"""The win tables (engine/core/wintables/) against the recursive evaluator they replace.
 
-The recursive search (HandEvaluator._is_win_recursive / _readings_recursive) is the oracle:
+The recursive search (HandEvaluator.recursive: is_win / readings) is the oracle:
 on random hands with 0–8 精, for every bundled ruleset and for house rules with changed shapes
 (no wind chows; an added shape), both must give the same answer and the same readings. The
 disk cache is untrusted input: a corrupt file is ignored and rebuilt.
@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import Scorer, compile_ruleset
-from engine.core import tables
+from engine.core.wintables import build, cachefile, forms, packing, store
 from engine.core.hands import MeldTiles
 
 HOUSE_NO_WIND_CHOWS = """\
@@ -89,9 +89,9 @@ def test_tables_match_the_recursive_evaluator(scorers, name):
     @given(hands(scorer))
     def check(hand):
         concealed, melds, wild, win, natural = hand
-        want = ev._readings_recursive(concealed, melds, wild, win, natural)
+        want = ev.recursive.readings(concealed, melds, wild, win, natural)
         assert ev.readings(concealed, melds, wild, win, natural) == want, scorer.tiles.format(concealed)
-        assert ev.is_win(concealed, melds, wild, win, natural) == ev._is_win_recursive(concealed, melds, wild, win, natural)
+        assert ev.is_win(concealed, melds, wild, win, natural) == ev.recursive.is_win(concealed, melds, wild, win, natural)
         assert ev.is_win(concealed, melds, wild, win, natural) == bool(want)
 
     check()
@@ -117,7 +117,7 @@ def test_the_claim_filter_never_hides_a_win(scorers, name):
             for t in range(len(scorer.tiles)):
                 if rest.count(t) < scorer.tiles.kinds[t].copies:
                     for natural in (True, False):  # claimed, or self-drawn (a drawn 精 is wild)
-                        assert not ev._is_win_recursive(rest + [t], melds, wild, t, natural), scorer.tiles.format(rest + [t])
+                        assert not ev.recursive.is_win(rest + [t], melds, wild, t, natural), scorer.tiles.format(rest + [t])
 
     check()
     # both answers occur (the check is not vacuous), unless a set pattern with natural or counted
@@ -137,14 +137,14 @@ def test_known_hands(scorers):
     assert not ev.is_win(t.parse("159m456m789s东东东5p5p"), [], none, t.parse_one("5p"))
     # five copies of a tile (not a real hand) go to the recursive evaluator, same answer
     five = t.parse("11111m") + t.parse("234m567m99p")
-    assert ev.is_win(five, [], none, five[0]) == ev._is_win_recursive(five, [], none, five[0])
+    assert ev.is_win(five, [], none, five[0]) == ev.recursive.is_win(five, [], none, five[0])
     # 小七对 with 精 3m/4m and a natural 3m won from a discard: 1111 2222 3333 as four pairs each
     # two, the 4m wild beside the 5m — one wild (the discarded 3m counts with the held 3m)
     hand = t.parse("11112222333345m")
     jing = frozenset(t.parse("34m"))
     got = ev.readings(hand, [], jing, t.parse_one("3m"), True)
     assert ("小七对", 1, False) in got
-    assert got == ev._readings_recursive(hand, [], jing, t.parse_one("3m"), True)
+    assert got == ev.recursive.readings(hand, [], jing, t.parse_one("3m"), True)
 
 
 def test_house_shapes_change_the_tables(scorers):
@@ -154,9 +154,9 @@ def test_house_shapes_change_the_tables(scorers):
     no_chow = [s for cp in nowind.plans for s in cp.specs if s[0] == 4]
     assert wind and no_chow and set(wind) != set(no_chow)
     # with wind chows, 东南西 completes; without, it needs wilds
-    key = sum(1 << (tables.FIELD_BITS * i) for i in range(3))
-    assert tables.load_table(wind[0])[key] & tables.NONE == 0
-    assert all(tables.load_table(s).get(key, tables.NONE) & tables.NONE for s in no_chow)
+    key = sum(1 << (packing.FIELD_BITS * i) for i in range(3))
+    assert store.load_table(wind[0])[key] & packing.NONE == 0
+    assert all(store.load_table(s).get(key, packing.NONE) & packing.NONE for s in no_chow)
 
 
 SPEC = (3, ((0, 0, 0), (0, 1, 2), (1, 1, 1), (2, 2, 2)), 2, 14, (4, 4, 4))  # the dragons
@@ -165,33 +165,33 @@ SPEC = (3, ((0, 0, 0), (0, 1, 2), (1, 1, 1), (2, 2, 2)), 2, 14, (4, 4, 4))  # th
 def test_cache_is_written_atomically_and_read_back(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.delenv("MJRULES_NO_CACHE", raising=False)
-    built = tables._load_or_build(("full", SPEC), lambda: tables.build_table(*SPEC), SPEC[0], 2 * tables.VALUE_BITS)
+    built = store.load_or_build(("full", SPEC), lambda: build.build_table(*SPEC), SPEC[0], 2 * packing.VALUE_BITS)
     files = list((tmp_path / "mjrules").iterdir())
     assert [f.suffix for f in files] == [".bin"]  # no temp file left behind
-    assert tables._load_or_build(("full", SPEC), lambda: tables.build_table(*SPEC), SPEC[0], 2 * tables.VALUE_BITS) == built == tables.build_table(*SPEC)
-    assert built[0] & tables.NONE == 0 and built[0] >> tables.VALUE_BITS == 2  # empty: no wild; the pair: two
+    assert store.load_or_build(("full", SPEC), lambda: build.build_table(*SPEC), SPEC[0], 2 * packing.VALUE_BITS) == built == build.build_table(*SPEC)
+    assert built[0] & packing.NONE == 0 and built[0] >> packing.VALUE_BITS == 2  # empty: no wild; the pair: two
 
 
 @pytest.mark.parametrize("damage", ["truncate", "flip", "garbage", "empty"])
 def test_a_corrupt_cache_file_is_ignored_and_rebuilt(tmp_path, monkeypatch, damage):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.delenv("MJRULES_NO_CACHE", raising=False)
-    good = tables._load_or_build(("full", SPEC), lambda: tables.build_table(*SPEC), SPEC[0], 2 * tables.VALUE_BITS)
+    good = store.load_or_build(("full", SPEC), lambda: build.build_table(*SPEC), SPEC[0], 2 * packing.VALUE_BITS)
     [path] = (tmp_path / "mjrules").iterdir()
     data = path.read_bytes()
     bad = {"truncate": data[: len(data) // 2], "flip": data[:-1] + bytes([data[-1] ^ 1]),
            "garbage": os.urandom(len(data)), "empty": b""}[damage]
     path.write_bytes(bad)
-    assert tables._decode(bad, (1 << (tables.FIELD_BITS * SPEC[0])) - 1, 2 * tables.VALUE_BITS) is None
-    assert tables._load_or_build(("full", SPEC), lambda: tables.build_table(*SPEC), SPEC[0], 2 * tables.VALUE_BITS) == good
+    assert cachefile.decode(bad, (1 << (packing.FIELD_BITS * SPEC[0])) - 1, 2 * packing.VALUE_BITS) is None
+    assert store.load_or_build(("full", SPEC), lambda: build.build_table(*SPEC), SPEC[0], 2 * packing.VALUE_BITS) == good
     assert path.read_bytes() == data  # rewritten
 
 
 def test_no_cache_env_turns_the_cache_off(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.setenv("MJRULES_NO_CACHE", "1")
-    assert tables.cache_dir() is None
-    assert tables._load_or_build(("full", SPEC), lambda: tables.build_table(*SPEC), SPEC[0], 2 * tables.VALUE_BITS) == tables.build_table(*SPEC)
+    assert cachefile.cache_dir() is None
+    assert store.load_or_build(("full", SPEC), lambda: build.build_table(*SPEC), SPEC[0], 2 * packing.VALUE_BITS) == build.build_table(*SPEC)
     assert not (tmp_path / "mjrules").exists()
 
 
@@ -200,22 +200,22 @@ def test_an_unwritable_cache_directory_is_no_error(tmp_path, monkeypatch):
     blocker.write_text("x")
     monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))  # a file where the directory should be
     monkeypatch.delenv("MJRULES_NO_CACHE", raising=False)
-    assert tables._load_or_build(("full", SPEC), lambda: tables.build_table(*SPEC), SPEC[0], 2 * tables.VALUE_BITS) == tables.build_table(*SPEC)
+    assert store.load_or_build(("full", SPEC), lambda: build.build_table(*SPEC), SPEC[0], 2 * packing.VALUE_BITS) == build.build_table(*SPEC)
 
 
 def test_the_cache_directory_stays_bounded(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.delenv("MJRULES_NO_CACHE", raising=False)
-    monkeypatch.setattr(tables, "MAX_CACHE_FILES", 3)
+    monkeypatch.setattr(cachefile, "MAX_CACHE_FILES", 3)
     for i in range(6):
-        tables._load_or_build(("test", i), lambda: {i: i}, 1, 8)
+        store.load_or_build(("test", i), lambda: {i: i}, 1, 8)
     assert len(list((tmp_path / "mjrules").glob("table-*.bin"))) == 3
 
 
 def _every_key(n: int, most: int):
     keys = [0]
     for i in range(n):
-        keys = [k + c * (1 << (tables.FIELD_BITS * i)) for k in keys for c in range(most + 1)]
+        keys = [k + c * (1 << (packing.FIELD_BITS * i)) for k in keys for c in range(most + 1)]
     return keys
 
 
@@ -226,28 +226,28 @@ def test_a_lazy_table_answers_as_the_built_table(tmp_path, monkeypatch, form):
     cache too."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.delenv("MJRULES_NO_CACHE", raising=False)
-    monkeypatch.setattr(tables, "_LAZY", {})
-    monkeypatch.setattr(tables, "_LOADED", {})
+    monkeypatch.setattr(store, "_LAZY", {})
+    monkeypatch.setattr(store, "_LOADED", {})
     if form == "sparse":
-        monkeypatch.setattr(tables, "DENSE_MAX", 0)
-    built = tables.build_table(*SPEC)
-    tables.load_table(SPEC)  # writes the cache file
-    monkeypatch.setattr(tables, "_LOADED", {})
-    lazy = tables.load_table_lazy(SPEC)
+        monkeypatch.setattr(forms, "DENSE_MAX", 0)
+    built = build.build_table(*SPEC)
+    store.load_table(SPEC)  # writes the cache file
+    monkeypatch.setattr(store, "_LOADED", {})
+    lazy = store.load_table_lazy(SPEC)
     if form == "dense":
         assert lazy._dense is not None and len(lazy._dense) == 5 ** SPEC[0]
-        monkeypatch.setattr(tables, "_LAZY", {})
-        monkeypatch.setattr(tables, "_LOADED", {})
-        lazy = tables.load_table_lazy(SPEC)  # now from the dense file
+        monkeypatch.setattr(store, "_LAZY", {})
+        monkeypatch.setattr(store, "_LOADED", {})
+        lazy = store.load_table_lazy(SPEC)  # now from the dense file
         assert lazy._dense is not None
     else:
         assert lazy._dense is None and len(lazy._keys) == len(built)
     assert len(lazy) == 0  # nothing moved into the dict yet
-    missing = tables.NONE | tables.NONE << tables.VALUE_BITS
+    missing = packing.NONE | packing.NONE << packing.VALUE_BITS
     for key in _every_key(SPEC[0], 4):
         assert lazy[key] == built.get(key, missing)
         assert lazy[key] == built.get(key, missing)  # second time from the dict
-    assert tables.load_table_lazy(SPEC) is lazy
+    assert store.load_table_lazy(SPEC) is lazy
 
 
 @pytest.mark.parametrize("damage", ["unsorted", "repeated", "big value"])
@@ -259,11 +259,11 @@ def test_a_well_hashed_but_malformed_cache_file_gives_no_error(tmp_path, monkeyp
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.delenv("MJRULES_NO_CACHE", raising=False)
-    monkeypatch.setattr(tables, "_LAZY", {})
-    monkeypatch.setattr(tables, "_LOADED", {})
-    monkeypatch.setattr(tables, "DENSE_MAX", 0)  # the sorted-array form
-    built = tables.build_table(*SPEC)
-    tables.load_table(SPEC)
+    monkeypatch.setattr(store, "_LAZY", {})
+    monkeypatch.setattr(store, "_LOADED", {})
+    monkeypatch.setattr(forms, "DENSE_MAX", 0)  # the sorted-array form
+    built = build.build_table(*SPEC)
+    store.load_table(SPEC)
     [path] = (tmp_path / "mjrules").iterdir()
     keys = sorted(built)
     values = [built[k] for k in keys]
@@ -274,13 +274,13 @@ def test_a_well_hashed_but_malformed_cache_file_gives_no_error(tmp_path, monkeyp
         keys[1] = keys[0]
         values[1] = values[0]
     else:
-        values[0] = 1 << (2 * tables.VALUE_BITS)
+        values[0] = 1 << (2 * packing.VALUE_BITS)
     body = array("Q", keys).tobytes() + array("I", values).tobytes()
-    path.write_bytes(tables._HEADER.pack(tables.MAGIC, tables.CACHE_VERSION, len(keys), hashlib.sha256(body).digest()) + body)
-    monkeypatch.setattr(tables, "_LOADED", {})
-    lazy = tables.load_table_lazy(SPEC)
+    path.write_bytes(cachefile.HEADER.pack(cachefile.MAGIC, cachefile.CACHE_VERSION, len(keys), hashlib.sha256(body).digest()) + body)
+    monkeypatch.setattr(store, "_LOADED", {})
+    lazy = store.load_table_lazy(SPEC)
     assert len(lazy._keys) == len(keys)  # read lazily
-    missing = tables.NONE | tables.NONE << tables.VALUE_BITS
+    missing = packing.NONE | packing.NONE << packing.VALUE_BITS
     assert all(lazy[key] in (built.get(key), missing) for key in _every_key(SPEC[0], 4))
     if damage == "big value":
         assert lazy[keys[0]] == missing
@@ -294,51 +294,51 @@ def test_a_damaged_dense_file_gives_no_error(tmp_path, monkeypatch, damage):
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.delenv("MJRULES_NO_CACHE", raising=False)
-    monkeypatch.setattr(tables, "_LAZY", {})
-    monkeypatch.setattr(tables, "_LOADED", {})
-    built = tables.build_table(*SPEC)
-    tables.load_table_lazy(SPEC)  # writes the sparse and the dense file
-    path = tmp_path / "mjrules" / f"table-{tables.spec_hash(('dense', SPEC))}.bin"
+    monkeypatch.setattr(store, "_LAZY", {})
+    monkeypatch.setattr(store, "_LOADED", {})
+    built = build.build_table(*SPEC)
+    store.load_table_lazy(SPEC)  # writes the sparse and the dense file
+    path = tmp_path / "mjrules" / f"table-{cachefile.spec_hash(('dense', SPEC))}.bin"
     data = bytearray(path.read_bytes())
-    body = data[tables._HEADER.size:]
-    first = tables.dense_index(next(iter(built)), SPEC[0], 5)
+    body = data[cachefile.HEADER.size:]
+    first = forms.dense_index(next(iter(built)), SPEC[0], 5)
     if damage == "big value":
         body[first] = 0xFF  # both halves "cannot"
-        data = tables._HEADER.pack(tables.MAGIC, tables.CACHE_VERSION, 5 ** SPEC[0],
+        data = cachefile.HEADER.pack(cachefile.MAGIC, cachefile.CACHE_VERSION, 5 ** SPEC[0],
                                    hashlib.sha256(body).digest()) + body
     elif damage == "short":
         data = data[:-2]
     else:
         data[-1] ^= 1
     path.write_bytes(bytes(data))
-    monkeypatch.setattr(tables, "_LAZY", {})
-    monkeypatch.setattr(tables, "_LOADED", {})
-    lazy = tables.load_table_lazy(SPEC)
-    missing = tables.NONE | tables.NONE << tables.VALUE_BITS
+    monkeypatch.setattr(store, "_LAZY", {})
+    monkeypatch.setattr(store, "_LOADED", {})
+    lazy = store.load_table_lazy(SPEC)
+    missing = packing.NONE | packing.NONE << packing.VALUE_BITS
     for key in _every_key(SPEC[0], 4):
         if damage == "big value" and key == next(iter(built)):
             assert lazy[key] == missing
         else:
             assert lazy[key] == built.get(key, missing)
     if damage != "big value":  # rebuilt and written again
-        assert tables._decode_dense(path.read_bytes(), 5 ** SPEC[0]) is not None
+        assert cachefile.decode_dense(path.read_bytes(), 5 ** SPEC[0]) is not None
 
 
 def test_the_first_run_writes_the_dense_file_too(tmp_path, monkeypatch):
     """A process that builds a table also writes its dense form, so the next one only reads."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.delenv("MJRULES_NO_CACHE", raising=False)
-    monkeypatch.setattr(tables, "_LAZY", {})
-    monkeypatch.setattr(tables, "_LOADED", {})
-    built = tables.load_table(SPEC)  # in memory now
-    lazy = tables.load_table_lazy(SPEC)
+    monkeypatch.setattr(store, "_LAZY", {})
+    monkeypatch.setattr(store, "_LOADED", {})
+    built = store.load_table(SPEC)  # in memory now
+    lazy = store.load_table_lazy(SPEC)
     assert lazy._dense is None  # this process answers from the dict it built
-    path = tmp_path / "mjrules" / f"table-{tables.spec_hash(('dense', SPEC))}.bin"
-    dense = tables._decode_dense(path.read_bytes(), 5 ** SPEC[0])
+    path = tmp_path / "mjrules" / f"table-{cachefile.spec_hash(('dense', SPEC))}.bin"
+    dense = cachefile.decode_dense(path.read_bytes(), 5 ** SPEC[0])
     assert dense is not None
-    missing = tables.NONE | tables.NONE << tables.VALUE_BITS
+    missing = packing.NONE | packing.NONE << packing.VALUE_BITS
     for key in _every_key(SPEC[0], 4):
-        assert tables._UNPACK[dense[tables.dense_index(key, SPEC[0], 5)]] == built.get(key, missing)
+        assert forms.UNPACK[dense[forms.dense_index(key, SPEC[0], 5)]] == built.get(key, missing)
 
 
 @pytest.mark.parametrize("kind", ["fifo", "device", "huge"])
@@ -347,24 +347,24 @@ def test_a_cache_file_that_is_no_regular_file_or_too_big_is_not_read(tmp_path, m
     than any table is skipped before reading, and the table is rebuilt with the same answers."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.delenv("MJRULES_NO_CACHE", raising=False)
-    monkeypatch.setattr(tables, "_LAZY", {})
-    monkeypatch.setattr(tables, "_LOADED", {})
+    monkeypatch.setattr(store, "_LAZY", {})
+    monkeypatch.setattr(store, "_LOADED", {})
     d = tmp_path / "mjrules"
     d.mkdir()
-    path = d / f"table-{tables.spec_hash(('dense', SPEC))}.bin"
+    path = d / f"table-{cachefile.spec_hash(('dense', SPEC))}.bin"
     if kind == "fifo":
         os.mkfifo(path)
     elif kind == "device":
         path.symlink_to("/dev/zero")
     else:
         with open(path, "wb") as f:
-            f.truncate(tables._HEADER.size + 5 ** SPEC[0] + 1)  # sparse: no disk used
-    assert tables._read_bounded(path, tables._HEADER.size + 5 ** SPEC[0]) == b""
-    built = tables.build_table(*SPEC)
-    tables.load_table(SPEC)
-    monkeypatch.setattr(tables, "_LOADED", {})
-    lazy = tables.load_table_lazy(SPEC)
-    missing = tables.NONE | tables.NONE << tables.VALUE_BITS
+            f.truncate(cachefile.HEADER.size + 5 ** SPEC[0] + 1)  # sparse: no disk used
+    assert cachefile.read_bounded(path, cachefile.HEADER.size + 5 ** SPEC[0]) == b""
+    built = build.build_table(*SPEC)
+    store.load_table(SPEC)
+    monkeypatch.setattr(store, "_LOADED", {})
+    lazy = store.load_table_lazy(SPEC)
+    missing = packing.NONE | packing.NONE << packing.VALUE_BITS
     assert all(lazy[key] == built.get(key, missing) for key in _every_key(SPEC[0], 4))
 
 
@@ -379,7 +379,7 @@ def test_pairs_with_natural_honours_and_a_lone_jing_honour_won_from_a_discard(tm
     hand = t.parse("112233445566m中白")
     jing = frozenset(t.parse("中白"))
     got = ev.readings(hand, [], jing, t.parse_one("中"), True)
-    assert got == ev._readings_recursive(hand, [], jing, t.parse_one("中"), True)
+    assert got == ev.recursive.readings(hand, [], jing, t.parse_one("中"), True)
     assert ("字七对", 1, True) in got and ("字七对", 1, False) not in got
 
 
@@ -388,18 +388,18 @@ def test_a_rotten_rooms_file_missing_an_entry_is_not_trusted(tmp_path, monkeypat
     computed again, never a KeyError."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.delenv("MJRULES_NO_CACHE", raising=False)
-    monkeypatch.setattr(tables, "_LOADED", {})
+    monkeypatch.setattr(store, "_LOADED", {})
     ranks, gap = tuple(range(1, 10)), 3
-    tables._rotten_rooms.cache_clear()
-    want = tables._rooms(ranks, gap)
-    assert tables._rotten_rooms(ranks, gap) == want  # writes the file
+    store.cached_rotten_rooms.cache_clear()
+    want = build.rotten_rooms(ranks, gap)
+    assert store.cached_rotten_rooms(ranks, gap) == want  # writes the file
     [path] = (tmp_path / "mjrules").iterdir()
     stored = {k: v + 1 for k, v in want.items() if k}  # key 0 dropped
-    path.write_bytes(tables._encode(stored))
-    monkeypatch.setattr(tables, "_LOADED", {})
-    tables._rotten_rooms.cache_clear()
-    assert tables._rotten_rooms(ranks, gap) == want
-    tables._rotten_rooms.cache_clear()
+    path.write_bytes(cachefile.encode(stored))
+    monkeypatch.setattr(store, "_LOADED", {})
+    store.cached_rotten_rooms.cache_clear()
+    assert store.cached_rotten_rooms(ranks, gap) == want
+    store.cached_rotten_rooms.cache_clear()
 
 
 def test_a_pair_of_four_keeps_its_jing_wait_reading(tmp_path):
@@ -417,4 +417,4 @@ def test_a_pair_of_four_keeps_its_jing_wait_reading(tmp_path):
     melds = [MeldTiles("kong", tuple(t.parse("6666s")))]
     jing = frozenset(t.parse("12p"))
     got = ev.readings(hand, melds, jing, t.parse_one("4m"), True)
-    assert got == ev._readings_recursive(hand, melds, jing, t.parse_one("4m"), True) == [("平胡", 4, True)]
+    assert got == ev.recursive.readings(hand, melds, jing, t.parse_one("4m"), True) == [("平胡", 4, True)]

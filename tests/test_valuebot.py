@@ -164,9 +164,9 @@ def test_useful_draws_match_the_reference_shanten(rules):
         for t in held:
             nat[t] += 1
         kinds = [k for k in range(n) if nat[k] < 4]
-        now = ref._of(tuple(nat), wilds, melds)
+        now = ref.of_counts(tuple(nat), wilds, melds)
         got = fast.useful_draws(tuple(nat), wilds, melds, kinds)
         for k, useful in zip(kinds, got):
             after = list(nat)
             after[k] += 1
-            assert useful == (ref._of(tuple(after), wilds, melds) < now), (held, wilds, melds, k)
+            assert useful == (ref.of_counts(tuple(after), wilds, melds) < now), (held, wilds, melds, k)

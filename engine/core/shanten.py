@@ -21,7 +21,8 @@ from __future__ import annotations
 import itertools
 from functools import lru_cache
 
-from engine.core.hands import HandEvaluator, _PatternPlan
+from engine.core.hands import HandEvaluator
+from engine.core.patterns import CompiledPatterns, PatternPlan
 
 _START = frozenset({(0, 0, 0)})
 # Memo sizes (they bound memory): past its limit a memo is cleared and starts again (no value
@@ -36,8 +37,10 @@ class ShantenOracle:
     (sets of (sets, partials, head) options per group). :class:`Shanten` gives the same values
     faster; tests compare the two."""
 
-    def __init__(self, ev: HandEvaluator):
-        self.ev = ev
+    def __init__(self, ev: HandEvaluator | CompiledPatterns):
+        """``ev``: a ruleset's evaluator or its :class:`CompiledPatterns` (a view with fewer
+        patterns: :meth:`CompiledPatterns.only`); ``self.ev`` is the compiled patterns."""
+        self.ev: CompiledPatterns = ev.patterns if isinstance(ev, HandEvaluator) else ev
         self._blocks: dict = {}
         self._memo: dict[tuple, int] = {}  # (natural counts, wilds held, melds) -> shanten
         self._rotten_memo: dict[tuple, int] = {}
@@ -50,16 +53,16 @@ class ShantenOracle:
         for k in wild_kinds:
             w += counts[k]
             counts[k] = 0
-        return self._of(tuple(counts), w, n_melds)
+        return self.of_counts(tuple(counts), w, n_melds)
 
-    def plan_after_each(self, plan: _PatternPlan, nat: tuple[int, ...], w: int, n_melds: int, kinds: list[int],
+    def plan_after_each(self, plan: PatternPlan, nat: tuple[int, ...], w: int, n_melds: int, kinds: list[int],
                         step: int) -> list[int] | None:
-        """The plan's distance (as :meth:`_plan`) for the natural counts ``nat`` with one more
+        """The plan's distance (as :meth:`plan_distance`) for the natural counts ``nat`` with one more
         (``step`` 1, a draw) or one fewer (``step`` -1, a discard) of each kind in ``kinds``;
         None when the plan has no value with ``n_melds`` melds. Each candidate changes one group,
         so the other groups are folded once (prefix and suffix max-plus steps)."""
         if (plan.rotten_gap or plan.pairs) and n_melds:
-            return None  # as in ShantenOracle._plan
+            return None  # as in ShantenOracle.plan_distance
         spans = self.ev.group_spans
 
         def sub_after(d: int, lo: int, hi: int) -> tuple[int, ...]:
@@ -97,8 +100,8 @@ class ShantenOracle:
         k = plan.sets - n_melds
         if k < 0:
             return None
-        pspans = self.ev._spans(plan)
-        tables = [self._table(k, tid, nat[lo:hi]) if any(nat[lo:hi]) else None for lo, hi, tid, _ in pspans]
+        pspans = plan.spans
+        tables = [self._table(k, sp.templates, nat[sp.lo:sp.hi]) if any(nat[sp.lo:sp.hi]) else None for sp in pspans]
         prefix = [None]  # prefix[i]: groups before i folded; suffix[i]: groups from i on
         for t in tables:
             prefix.append(self._step(k, prefix[-1], t))
@@ -112,9 +115,9 @@ class ShantenOracle:
             gi = self._group_of[d]
             if gi not in rest_of:
                 rest_of[gi] = self._step(k, prefix[gi], suffix[gi + 1])
-            lo, hi, tid, _ = pspans[gi]
-            sub = sub_after(d, lo, hi)
-            acc = self._step(k, rest_of[gi], self._table(k, tid, sub) if any(sub) else None)
+            span = pspans[gi]
+            sub = sub_after(d, span.lo, span.hi)
+            acc = self._step(k, rest_of[gi], self._table(k, span.templates, sub) if any(sub) else None)
             out.append(max(self._best_of(k, plan.pair_needed, acc) - w, -1))
         return out
 
@@ -130,14 +133,14 @@ class ShantenOracle:
         out = []
         for d in discards:
             if d in wild_kinds:
-                out.append(self._of(tuple(counts), w - 1, n_melds))
+                out.append(self.of_counts(tuple(counts), w - 1, n_melds))
             else:
                 counts[d] -= 1
-                out.append(self._of(tuple(counts), w, n_melds))
+                out.append(self.of_counts(tuple(counts), w, n_melds))
                 counts[d] += 1
         return out
 
-    def _of(self, nat: tuple[int, ...], w: int, n_melds: int) -> int:
+    def of_counts(self, nat: tuple[int, ...], w: int, n_melds: int) -> int:
         """Shanten of natural counts ``nat`` and ``w`` wilds held, memoised per hand state."""
         key = (nat, w, n_melds)
         v = self._memo.get(key)
@@ -151,7 +154,7 @@ class ShantenOracle:
         n_tiles = sum(nat) + w
         best = None
         for plan in self.ev.plans.values():
-            v = self._plan(plan, nat, w, n_melds)
+            v = self.plan_distance(plan, nat, w, n_melds)
             if v is not None and (best is None or v < best):
                 best = v
         if best is None:
@@ -160,7 +163,9 @@ class ShantenOracle:
         complete = n_tiles + self.ev.set_size * n_melds >= self.ev.hand_size
         return best if complete else max(best, 0)
 
-    def _plan(self, plan: _PatternPlan, nat: tuple[int, ...], w: int, n_melds: int) -> int | None:
+    def plan_distance(self, plan: PatternPlan, nat: tuple[int, ...], w: int, n_melds: int) -> int | None:
+        """Shanten of natural counts ``nat`` and ``w`` wilds for the one pattern ``plan``, or None
+        when it has no value with ``n_melds`` melds (a pairs or rotten pattern with melds)."""
         if plan.rotten_gap:
             return None if n_melds else max(self._rotten(plan, nat) - w, -1)
         if plan.pairs:
@@ -184,11 +189,11 @@ class ShantenOracle:
         fold = self._fold
         if len(fold) >= MEMO_LIMIT:
             fold.clear()
-        for lo, hi, tid, _ in self.ev._spans(plan):
-            sub = nat[lo:hi]
+        for span in plan.spans:
+            sub = nat[span.lo:span.hi]
             if not any(sub):
                 continue
-            group = self._group_blocks(tid, sub)
+            group = self._group_blocks(span.templates, sub)
             key = (k, options, group)
             nxt = fold.get(key)
             if nxt is None:
@@ -213,10 +218,10 @@ class ShantenOracle:
         if b is None:
             if len(self._blocks) >= MEMO_LIMIT:
                 self._blocks.clear()
-            b = self._blocks[key] = _blocks(self.ev._templates_by_id[tid], counts, self.ev.pair_size)
+            b = self._blocks[key] = _blocks(self.ev.templates_by_id[tid], counts, self.ev.pair_size)
         return b
 
-    def _rotten(self, plan: _PatternPlan, nat: tuple[int, ...]) -> int:
+    def _rotten(self, plan: PatternPlan, nat: tuple[int, ...]) -> int:
         usable = 0
         for gi, (g, lo, hi) in enumerate(self.ev.group_spans):
             sub = nat[lo:hi]
@@ -252,15 +257,15 @@ class Shanten(ShantenOracle):
 
     SHARED = ("_blocks", "_rotten_memo", "_fold", "_tables", "_steps", "_bests")  # the per-group memos
 
-    def __init__(self, ev: HandEvaluator, share: Shanten | None = None):
+    def __init__(self, ev: HandEvaluator | CompiledPatterns, share: Shanten | None = None):
         super().__init__(ev)
         self._tables: dict[tuple, tuple[int, ...]] = {}  # (k, group id, counts) -> table
         self._steps: dict[tuple, tuple[int, ...] | None] = {}  # (k, table, table) -> combined
         self._bests: dict[tuple, int] = {}  # (k, head, table) -> shanten before wilds
-        self._group_of = {kd: gi for gi, (_, lo, hi) in enumerate(ev.group_spans) for kd in range(lo, hi)}
+        self._group_of = {kd: gi for gi, (_, lo, hi) in enumerate(self.ev.group_spans) for kd in range(lo, hi)}
         if share is not None:
-            if (share.ev.group_spans is not ev.group_spans
-                    or share.ev._templates_by_id is not ev._templates_by_id):
+            if (share.ev.group_spans is not self.ev.group_spans
+                    or share.ev.templates_by_id is not self.ev.templates_by_id):
                 raise ValueError("Shanten(share=...): another evaluator's tile groups or templates")
             for name in self.SHARED:
                 setattr(self, name, getattr(share, name))
@@ -317,17 +322,18 @@ class Shanten(ShantenOracle):
             t = self._tables[key] = tuple(cells)
         return t
 
-    def _plan(self, plan: _PatternPlan, nat: tuple[int, ...], w: int, n_melds: int) -> int | None:
+    def plan_distance(self, plan: PatternPlan, nat: tuple[int, ...], w: int, n_melds: int) -> int | None:
+        """As :meth:`ShantenOracle.plan_distance`, sets patterns from the folded group tables."""
         if plan.rotten_gap or plan.pairs:
-            return super()._plan(plan, nat, w, n_melds)
+            return super().plan_distance(plan, nat, w, n_melds)
         k = plan.sets - n_melds
         if k < 0:
             return None
         acc = None
-        for lo, hi, tid, _ in self.ev._spans(plan):
-            sub = nat[lo:hi]
+        for span in plan.spans:
+            sub = nat[span.lo:span.hi]
             if any(sub):
-                acc = self._step(k, acc, self._table(k, tid, sub))
+                acc = self._step(k, acc, self._table(k, span.templates, sub))
         return max(self._best_of(k, plan.pair_needed, acc) - w, -1)
 
     def of_each_discard(self, concealed: list[int], n_melds: int, wild_kinds: frozenset[int],
@@ -347,7 +353,7 @@ class Shanten(ShantenOracle):
         todo: dict[int, list[int]] = {}  # natural kind -> positions in discards
         for j, d in enumerate(discards):
             if d in wild_kinds:
-                out[j] = self._of(nat, w - 1, n_melds)
+                out[j] = self.of_counts(nat, w - 1, n_melds)
             else:
                 todo.setdefault(d, []).append(j)
         if not todo:

@@ -231,7 +231,7 @@ class _Linter:
     def _line_end(self, line: int, column: int) -> int:
         """The end of the statement's text on ``line`` (before a comment, trailing space cut)."""
         row = self.rows[line - 1] if 1 <= line <= len(self.rows) else ""
-        code = _strip_comment(row).rstrip()
+        code = strip_comment(row).rstrip()
         return max(len(code) + 1, column + 1)
 
     def at_decl(self, code: str, decl, message: str, hint: str | None = None, related: list | None = None) -> None:
@@ -242,7 +242,7 @@ class _Linter:
         declaration's line, searched from its start; None when not on that line."""
         line = decl.origin.line
         row = self.rows[line - 1] if 1 <= line <= len(self.rows) else ""
-        code = _strip_comment(row)
+        code = strip_comment(row)
         m = re.compile(pattern).search(code, decl.origin.column - 1)
         return _Span(line, m.start() + 1, m.end() + 1) if m else None
 
@@ -395,13 +395,13 @@ class _Linter:
     def _choice_place(self, opt, value: str) -> tuple[int, int]:
         pat = re.compile(r"(?:^|[{\s])(\"?" + re.escape(value) + r"\"?)\s*:\s*\{")
         for no in range(opt.location.line, len(self.rows) + 1):
-            m = pat.search(_strip_comment(self.rows[no - 1]))
+            m = pat.search(strip_comment(self.rows[no - 1]))
             if m and (no > opt.location.line or m.start(1) > opt.location.column):
                 return no, m.start(1) + 1
         return opt.location.line, opt.location.column
 
 
-def _strip_comment(row: str) -> str:
+def strip_comment(row: str) -> str:
     """``row`` without its ``# …`` comment (a ``#`` inside a string is kept)."""
     out, in_str = [], False
     for ch in row:

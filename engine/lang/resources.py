@@ -12,7 +12,9 @@ from engine.lang.limits import MAX_NAME_CHARS
 _PKG = Path(__file__).resolve().parent.parent  # engine/
 
 
-def _data_dir(name: str) -> Path:
+def data_dir(name: str) -> Path:
+    """The folder `name` (grammar, rulesets, docs) shipped with the package, or beside it in a
+    checkout; :class:`RuntimeError` when it is missing (a packaging bug)."""
     for cand in (_PKG / name, _PKG.parent / name):
         if cand.is_dir():
             return cand
@@ -21,12 +23,12 @@ def _data_dir(name: str) -> Path:
 
 def grammar_text() -> str:
     """The Lark grammar of the rule language."""
-    return (_data_dir("grammar") / "mjrules.lark").read_text(encoding="utf-8")
+    return (data_dir("grammar") / "mjrules.lark").read_text(encoding="utf-8")
 
 
 def rulesets_dir() -> Path:
     """The folder of bundled ``*.rules`` files."""
-    return _data_dir("rulesets")
+    return data_dir("rulesets")
 
 
 def bundled_ruleset_names() -> list[str]:

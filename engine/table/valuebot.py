@@ -83,17 +83,6 @@ CLAIM_STEP = 1  # 1: claim a pung/chow only when it brings the hand a step neare
 LIVE_ZI = 0.3  # 子 per live useful tile (ukeire) of a discard at the nearest distance
 
 
-class _OnePattern:
-    """A :class:`HandEvaluator` seen with a single pattern (everything else delegated)."""
-
-    def __init__(self, ev: HandEvaluator, name: str):
-        self._ev = ev
-        self.plans = {name: ev.plans[name]}
-
-    def __getattr__(self, attr):
-        return getattr(self._ev, attr)
-
-
 class ValueModel:
     """What the value bot knows of one ruleset, built once per :class:`Scorer` and shared.
 
@@ -111,7 +100,7 @@ class ValueModel:
         self.patterns = list(ev.plans)
         self.any_shanten = _DrawShanten(ev)  # the distance to the nearest pattern
         # one copy of the per-group memos for all of them (they do not depend on the patterns)
-        self.shanten = {p: Shanten(_OnePattern(ev, p), share=self.any_shanten) for p in self.patterns}
+        self.shanten = {p: Shanten(ev.patterns.only(p), share=self.any_shanten) for p in self.patterns}
         self.value = {p: (self._win_value(p, True), self._win_value(p, False)) for p in self.patterns}
         self.value_as_dealer = {p: (self._win_value(p, True, True), self._win_value(p, False, True))
                                 for p in self.patterns}
@@ -235,7 +224,7 @@ class ValueModel:
         if out is None:
             if len(self.fit_memo) >= CACHE:
                 self.fit_memo.clear()
-            out = self.fit_memo[key] = tuple(p for p in self.patterns if self.ev._melds_fit(self.ev.plans[p], melds))
+            out = self.fit_memo[key] = tuple(p for p in self.patterns if self.ev.patterns.melds_fit(self.ev.plans[p], melds))
         return out
 
 
@@ -247,9 +236,9 @@ class _DrawShanten(Shanten):
         """For each natural kind in ``kinds``: whether drawing one more of it lowers the shanten
         of ``nat`` (natural counts) with ``w`` wilds. A draw lowers a plan's distance by at most
         one, so only the plans at the hand's distance are searched."""
-        now = self._of(nat, w, n_melds)
-        plans = [plan for plan in self.ev.plans.values() if (self._plan(plan, nat, w, n_melds) or 0) <= now
-                 and self._plan(plan, nat, w, n_melds) is not None]
+        now = self.of_counts(nat, w, n_melds)
+        plans = [plan for plan in self.ev.plans.values() if (self.plan_distance(plan, nat, w, n_melds) or 0) <= now
+                 and self.plan_distance(plan, nat, w, n_melds) is not None]
         out = [False] * len(kinds)
         for plan in plans:
             todo = [j for j in range(len(kinds)) if not out[j]]

@@ -27,8 +27,8 @@ from engine.errors import MjError
 from engine.lang import facts as F
 from engine.lang import flow as FLOW
 from engine.lang.compiler import SECTIONS, Checked, check_text, compile_ruleset, statement_chunks
-from engine.lang.lint import Diagnostic, _strip_comment, diagnose
-from engine.lang.resources import _data_dir
+from engine.lang.lint import Diagnostic, strip_comment, diagnose
+from engine.lang.resources import data_dir
 
 SERVER_NAME = "mjrules"
 
@@ -75,7 +75,7 @@ _MAX_HOVER_LINES = 40  # of a docs section shown on hover
 def reference_sections() -> dict[str, str]:
     """docs/language.md (shipped in the package) as heading → its markdown, up to the next heading."""
     try:
-        text = (_data_dir("docs") / "language.md").read_text(encoding="utf-8")
+        text = (data_dir("docs") / "language.md").read_text(encoding="utf-8")
     except (OSError, RuntimeError):
         return {}
     out: dict[str, str] = {}
@@ -196,13 +196,13 @@ def analyse(text: str, file: str, base_dir: Path | None = None) -> Analysis:
     rows = a.text.split("\n")
     for st in pf.stmts:
         _add(a, Symbol(st.kind, st.name, file, st.location.line, st.location.column,
-                       _strip_comment(rows[st.location.line - 1]).strip() if st.location.line <= len(rows) else "", st.op))
+                       strip_comment(rows[st.location.line - 1]).strip() if st.location.line <= len(rows) else "", st.op))
     for opt in pf.options:
         a.options[opt.name] = list(opt.choices)
         for stmts in opt.choices.values():
             for st in stmts:
                 _add(a, Symbol(st.kind, st.name, file, st.location.line, st.location.column,
-                               _strip_comment(rows[st.location.line - 1]).strip() if st.location.line <= len(rows) else "", st.op))
+                               strip_comment(rows[st.location.line - 1]).strip() if st.location.line <= len(rows) else "", st.op))
     return a
 
 
@@ -220,7 +220,7 @@ def _file_rows(path: str) -> tuple[str, ...]:
 
 def _source_line(path: str, line: int) -> str:
     rows = _file_rows(path)
-    return _strip_comment(rows[line - 1]).strip() if 1 <= line <= len(rows) else ""
+    return strip_comment(rows[line - 1]).strip() if 1 <= line <= len(rows) else ""
 
 
 # ---- what is under the cursor -----------------------------------------------------------------------

@@ -288,9 +288,9 @@ def create_app(data_dir: Path) -> Starlette:
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-store"})
 
     async def grammar(request: Request):
-        from engine.lang.resources import _data_dir
+        from engine.lang.resources import data_dir
 
-        return FileResponse(_data_dir("grammar") / "mjrules.tmLanguage.json", media_type="application/json")
+        return FileResponse(data_dir("grammar") / "mjrules.tmLanguage.json", media_type="application/json")
 
     # ---- rulesets ------------------------------------------------------------------------------------
     async def rulesets(request: Request):
