@@ -63,15 +63,16 @@ def test_a_file_with_three_errors_reports_all_three(tmp_path):
     ]
 
 
-def test_a_statement_cut_short_is_reported_at_the_next_one(tmp_path):
-    """The parser recovers at the next statement: `and` at the end of line 2, then line 4."""
+def test_a_statement_cut_short_is_reported_where_it_ends(tmp_path):
+    """The parser recovers at the next statement: `and` ends line 2, `or` ends line 4; each is
+    reported at its own line's last word, not at the statement after it."""
     _, diags = lint(tmp_path, "fan 另 = x2 when self_drawn and\n"
                               "pattern 坏 = sets 4 of 刻字 + pair\n"
                               "fan 坏 = x2 when pattern 坏 or\n")
     got = [(d.code, d.line, d.column, d.message) for d in diags]
-    assert got[0] == ("E101", 3, 1, "unexpected `pattern`; expected `(`, `-`, `not`, `pattern`, a name, a number")
-    assert ("E401", 3, 23, "unknown meld '刻字'") in got
-    assert got[-1][:3] == ("E101", 4, 29) and got[-1][3].startswith("the file ends in the middle of a declaration")
+    expected = "the statement ends here, unfinished; expected `(`, `-`, `not`, `pattern`, a name, a number"
+    assert got == [("E101", 2, 30, expected), ("E401", 3, 23, "unknown meld '刻字'"), ("E101", 4, 28, expected)]
+    assert diags[0].hint == "the next statement (`pattern` at line 3) begins on the next line"
 
 
 def test_a_statement_with_a_syntax_error_does_not_cascade(tmp_path):

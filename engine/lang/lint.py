@@ -44,6 +44,7 @@ from engine.lang.ruleset import (
     Ruleset,
     Var,
 )
+from engine.lang.syntax import strip_comment
 
 ERROR, WARNING = "error", "warning"
 
@@ -399,18 +400,6 @@ class _Linter:
             if m and (no > opt.location.line or m.start(1) > opt.location.column):
                 return no, m.start(1) + 1
         return opt.location.line, opt.location.column
-
-
-def strip_comment(row: str) -> str:
-    """``row`` without its ``# …`` comment (a ``#`` inside a string is kept)."""
-    out, in_str = [], False
-    for ch in row:
-        if ch == '"':
-            in_str = not in_str
-        elif ch == "#" and not in_str:
-            break
-        out.append(ch)
-    return "".join(out)
 
 
 def _choice_key(stmts) -> list:

@@ -13,7 +13,17 @@ from engine.lang import limits as L
 from engine.lang.build import Build
 from engine.lang.parse import check_text_limits, check_tree_limits, parsed_file
 from engine.lang.statements import SECTIONS, ParsedFile, tag
-from engine.lang.syntax import TokenTooBig, Tree, UnexpectedEOF, UnexpectedInput, VisitError, parser, readable, syntax_error
+from engine.lang.syntax import (
+    TokenTooBig,
+    Tree,
+    UnexpectedEOF,
+    UnexpectedInput,
+    VisitError,
+    parser,
+    readable,
+    strip_comment,
+    syntax_error,
+)
 
 
 def parse_text_collect(text: str, file: str) -> tuple[ParsedFile, list[RuleError]]:
@@ -56,7 +66,8 @@ def parse_text_collect(text: str, file: str) -> tuple[ParsedFile, list[RuleError
                 errors.append(tag(_chunk_syntax_error(exc, padded, text, file, following), "syntax"))
                 unparsed |= _declared_path(chunk)
                 continue
-            if i and any(isinstance(t, Tree) and t.data == "header" for t in tree.children):
+            if any(_has_code(c) for _, c in chunks[:i]) and any(
+                    isinstance(t, Tree) and t.data == "header" for t in tree.children):
                 errors.append(tag(RuleError("`ruleset NAME` comes first in a file", Location(file, line, 1),
                                              source_text=text), "syntax"))
                 continue
@@ -80,21 +91,44 @@ def parse_text_collect(text: str, file: str) -> tuple[ParsedFile, list[RuleError
     return pf, errors
 
 
+STATEMENT_WORDS = frozenset({"ruleset", "extends", "source", "override", "remove", "option", *SECTIONS})
+
+
 def statement_chunks(text: str) -> list[tuple[int, str]]:
-    """The text cut into top-level statements: ``(first line, text)`` pairs. A statement starts
-    on a line that begins (column 1) with anything but a space, ``#`` or ``}``, outside any
-    ``{ }`` (an ``option``'s choices stay with it); comment and blank lines join the statement
-    before them. The cut only guides error recovery: it never changes what a file means."""
+    """The text cut into top-level statements: ``(first line, text)`` pairs. A statement starts,
+    outside any ``{ }`` (an ``option``'s choices stay with it), on a line that begins (column 1)
+    with anything but a space, ``#`` or ``}``, or on an indented line whose first word begins a
+    statement (:data:`STATEMENT_WORDS`: an indented statement is still one); comment and blank
+    lines join the statement before them. The cut only guides error recovery: it never changes
+    what a file means."""
     chunks: list[tuple[int, list[str]]] = []
     depth = 0
     for no, row in enumerate(text.split("\n"), 1):
-        starts = depth == 0 and row[:1] not in ("", " ", "\t", "\r", "#", "}")
+        first = row.split(None, 1)[:1]
+        starts = depth == 0 and (row[:1] not in ("", " ", "\t", "\r", "#", "}")
+                                 or (bool(first) and first[0] in STATEMENT_WORDS))
         if starts or not chunks:
             chunks.append((no, []))
         chunks[-1][1].append(row)
         code = re.sub(r'"[^"\n]*"', "", row).split("#", 1)[0]
         depth = max(0, depth + code.count("{") - code.count("}"))
     return [(no, "\n".join(rows)) for no, rows in chunks]
+
+
+def _code_end(padded: str) -> tuple[int, int] | None:
+    """(line, column) of the last character of code (not a comment, not a space) in a chunk
+    padded to its place in the file; None for a chunk without code."""
+    rows = padded.split("\n")
+    for no in range(len(rows), 0, -1):
+        code = strip_comment(rows[no - 1]).rstrip()
+        if code:
+            return no, len(code)
+    return None
+
+
+def _has_code(chunk: str) -> bool:
+    """Whether a chunk holds more than comments and blank lines."""
+    return any(row.split("#", 1)[0].strip() for row in chunk.split("\n"))
 
 
 def _declared_path(chunk: str) -> set[str]:
@@ -108,14 +142,18 @@ def _declared_path(chunk: str) -> set[str]:
 def _chunk_syntax_error(exc: UnexpectedInput, padded: str, text: str, file: str,
                         following: tuple[int, str] | None) -> RuleError:
     """:func:`syntax_error` for one statement parsed alone. A statement cut short by the end of
-    its chunk is reported as the whole file's parse would: at the next statement's first word."""
+    its chunk is reported where it ends (the last character of its code), saying what it still
+    needs and that the next statement begins after it."""
     tok = getattr(exc, "token", None)
     ends = isinstance(exc, UnexpectedEOF) or (tok is not None and tok.type == "$END")
-    if ends and following is not None:
-        line, chunk = following
-        word = chunk.split(None, 1)[0] if chunk.split() else chunk
-        return RuleError(f"unexpected `{word}`; expected {readable(set(exc.expected))}",
-                         Location(file, line, 1), source_text=text)
+    end = _code_end(padded)
+    if ends and end is not None:
+        line, col = end
+        nxt = following[1].split(None, 1)[0] if following and following[1].split() else None
+        return RuleError(f"the statement ends here, unfinished; expected {readable(set(exc.expected))}",
+                         Location(file, line, col), source_text=text,
+                         hint=f"the next statement (`{nxt}` at line {following[0]}) begins on the next line"
+                         if nxt and following else None)
     err = syntax_error(exc, padded, file)
     err.source_text = text
     return err

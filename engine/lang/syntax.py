@@ -153,3 +153,14 @@ def syntax_error(exc: UnexpectedInput, text: str, file: str) -> RuleError:
             hint = f"did you mean `pattern {word}`?"
     return RuleError(f"unexpected `{word}`; expected {expected}", loc, hint=hint, source_text=text)
 
+
+def strip_comment(row: str) -> str:
+    """``row`` without its ``# …`` comment (a ``#`` inside a string is kept)."""
+    out, in_str = [], False
+    for ch in row:
+        if ch == '"':
+            in_str = not in_str
+        elif ch == "#" and not in_str:
+            break
+        out.append(ch)
+    return "".join(out)

@@ -27,8 +27,9 @@ from engine.errors import MjError
 from engine.lang import facts as F
 from engine.lang import flow as FLOW
 from engine.lang.compiler import SECTIONS, Checked, check_text, compile_ruleset, statement_chunks
-from engine.lang.lint import Diagnostic, strip_comment, diagnose
+from engine.lang.lint import Diagnostic, diagnose
 from engine.lang.resources import data_dir
+from engine.lang.syntax import strip_comment
 
 SERVER_NAME = "mjrules"
 
