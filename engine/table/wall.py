@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from typing import Callable
 
 from engine.errors import IllegalAction
 from engine.lang.playable import DIE_FACES  # the compiler checks the dice against the wall with it
@@ -102,7 +103,8 @@ class Wall:
         """An independent copy (for looking ahead without drawing)."""
         return Wall(list(self.tiles), self.height, set(self.taken), self._head, self._tail)
 
-    def locate(self, kind: str, end: str | None, ref_position: int | None, throw) -> int | None:
+    def locate(self, kind: str, end: str | None, ref_position: int | None,
+               throw: Callable[[], tuple[int, ...]]) -> int | None:
         """The wall position of an indicator (RULES.md §1 精, §2 上下左右翻).
 
         ``kind``: ``stack_top`` (the top of the stack ``throw()`` counts from ``end``),
