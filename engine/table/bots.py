@@ -78,9 +78,12 @@ class GreedyBot:
             for a in by_kind.get(kind, []):
                 if tile is None or tile in wild:
                     continue
-                size = game.meld_size[kind]
-                assert size is not None, f"a {kind} is offered only when the ruleset sizes it"
-                used = list(a.tiles) if kind == "chow" else [tile] * (size - 1)
+                if kind == "chow":
+                    used = list(a.tiles)
+                else:
+                    size = game.meld_size[kind]
+                    assert size is not None, f"a {kind} is offered only when the ruleset sizes it"
+                    used = [tile] * (size - 1)
                 rest = _minus(hand.concealed, used)
                 after = min(sh.of_each_discard(rest, len(hand.melds) + 1, wild, list(set(rest))), default=current)
                 gain = current - after if kind != "kong" else current - sh.of(rest, len(hand.melds) + 1, wild)

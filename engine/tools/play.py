@@ -117,9 +117,10 @@ def ledger_rows(result: HandResult) -> list[dict[str, Any]]:
 
 class Narrator:
     """Prints each new event of a game as it happens, hiding what ``viewer`` may not see
-    (another seat's drawn tile, its dealt hand, a hidden indicator)."""
+    (another seat's drawn tile, its dealt hand, a hidden indicator). ``out`` None: a narrator
+    that only reads events (:meth:`line`) and prints nothing itself."""
 
-    def __init__(self, out: Console, viewer: str | None):
+    def __init__(self, out: Console | None, viewer: str | None):
         self.out, self.viewer = out, viewer
         self.seen: dict[int, int] = {}  # id of a game → its events printed
 
@@ -128,6 +129,7 @@ class Narrator:
         for e in game.events[start:]:
             line = self.line(game, e)
             if line:
+                assert self.out is not None, "a narrator called to print has a console"
                 self.out.print(line, markup=False)
         self.seen[id(game)] = len(game.events)
 
