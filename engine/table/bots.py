@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 import weakref
 from collections import Counter
-from typing import Callable
+from collections.abc import Callable
 
 from engine.core.scoring import Scorer
 from engine.core.shanten import Shanten

@@ -52,8 +52,9 @@ import math
 import random
 import weakref
 from collections import Counter
+from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any, Sequence
+from typing import Any
 
 from engine.core.hands import HandEvaluator, MeldTiles
 from engine.core.scoring import Roles, Scorer, SeatHand

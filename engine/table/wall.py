@@ -15,8 +15,8 @@ the tail. Position ``p = stack·height + level`` (level 0 is the top tile).
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from engine.errors import IllegalAction
 from engine.lang.playable import DIE_FACES  # the compiler checks the dice against the wall with it

@@ -31,8 +31,9 @@ in a ledger: their coverage is "in force every hand" and their effect is in ``pl
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, NamedTuple, Sequence
+from typing import Any, Callable, NamedTuple
 
 from engine.core.scoring import Ledger, Scorer, SeatHand, Snapshot
 from engine.errors import IllegalAction, ImpossibleState, MjError
