@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from engine.lang.compiler import compile_ruleset, compile_text
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> object:
     """The public entry points, imported when first asked for (PEP 562)."""
     if name in ("compile_ruleset", "compile_text"):
         from engine.lang import compiler

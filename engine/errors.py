@@ -9,7 +9,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable
 
 
 @dataclass
@@ -57,7 +57,7 @@ class MjError(Exception):
             lines.append(f"hint: {self.hint}")
         return "\n".join(lines)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """The error as a JSON-ready dict (for ``--json``)."""
         loc = self.location
         return {
@@ -105,7 +105,7 @@ class ScenarioError(MjError):
     """A scenario file (or a hand given on the command line) is malformed. ``at``: the keys, from
     the case, of what is wrong (``("win", "from")``), so the file's reader can point at it."""
 
-    at: tuple = ()
+    at: tuple[str | int, ...] = ()
 
 
 class IllegalAction(MjError):

@@ -120,6 +120,12 @@ def test_an_illegal_click_changes_nothing(srv):
     assert status == 409 and body["error"].startswith("you sit at S")
 
 
+def test_a_seat_or_bot_of_the_wrong_type_is_bad_input(srv):
+    for bad in ({"bots": ["greedy"]}, {"bots": {"a": 1}}, {"seat": ["S"]}, {"seat": {"S": 1}}):
+        status, body = srv.call("POST", "/api/games", {"ruleset": "nanchang", "seed": 1, **bad})
+        assert status == 400 and body["error"].startswith(("unknown bot", "no seat")), (bad, body)
+
+
 def _play(srv, i: int, out: dict) -> None:
     status, g = srv.call("POST", "/api/games", {"ruleset": "nanchang", "seat": "ESWN"[i % 4], "bots": "random",
                                                 "seed": 100 + i})

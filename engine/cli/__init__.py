@@ -82,7 +82,7 @@ def main() -> None:
 
     for stream in (sys.stdout, sys.stderr):  # a non-UTF-8 argument echoed back must not crash
         try:
-            stream.reconfigure(errors="backslashreplace")
+            stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]  # not every TextIO has it
         except (AttributeError, ValueError):
             pass
     try:
@@ -112,7 +112,7 @@ def main() -> None:
         raise SystemExit(EXIT_BUG)
 
 
-def _run_app():
+def _run_app() -> object:
     """Run the typer app; a usage error that click finds before a command runs (a bad flag value,
     a missing argument) exits 2 as the command's own errors do — as JSON on stdout with --json."""
     from typer._click.exceptions import ClickException

@@ -6,12 +6,15 @@ the flag that gave it.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
 from engine.errors import MjError, OptionError
 from engine.cli.output import fail
+
+if TYPE_CHECKING:
+    from engine.lang.ruleset import Ruleset
 
 # Bounds on the work one command line may ask for (not rules): checked before any work starts.
 MAX_HANDS = 1_000_000      # simulate -n and diff --impact (about 2 hours of one core with greedy bots)
@@ -68,14 +71,14 @@ def option_error(exc: OptionError, flag: str = "--option") -> MjError:
     return MjError(f"{spec}: {exc.message}", hint=exc.hint)
 
 
-def compile_ruleset(ref: str, options: dict[str, str] | None = None):
+def compile_ruleset(ref: str, options: dict[str, str] | None = None) -> Ruleset:
     """:func:`engine.lang.compiler.compile_ruleset`, the compiler imported at its first use."""
     from engine.lang.compiler import compile_ruleset as compile_
 
     return compile_(ref, options)
 
 
-def compile_or_fail(ref: str, option: list[str] | None, as_json: bool):
+def compile_or_fail(ref: str, option: list[str] | None, as_json: bool) -> Ruleset:
     """The ruleset, or the compile error printed and exit 2."""
     try:
         return compile_ruleset(ref, parse_options(option))

@@ -8,10 +8,18 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
 
 from engine.errors import MjError
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from engine.core.scoring import Ledger, Scorer, Snapshot, WinScore
+    from engine.lang.ruleset import Ruleset
+    from engine.tools.impact import Report
 
 EXIT_OK, EXIT_NO, EXIT_BAD_INPUT, EXIT_BUG, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 0, 1, 2, 3, 130, 141
 EXIT_CODES = {  # the exit-code table of docs/cli.md and of `mjrules --help`
@@ -24,7 +32,7 @@ EXIT_CODES = {  # the exit-code table of docs/cli.md and of `mjrules --help`
     EXIT_BROKEN_PIPE: "standard output was closed early (mjrules … | head): stops silently",
 }
 
-def _console(**kwargs):
+def _console(**kwargs: Any) -> Console:
     """A rich console that, when its reader goes away (``| head``), stops quietly with exit 141
     rather than rich's exit 1 (which means "the answer is no" here)."""
     from rich.console import Console
@@ -40,16 +48,17 @@ def _console(**kwargs):
 class _LazyConsole:
     """Stands for a rich console made (and rich imported) at its first use."""
 
-    def __init__(self, **kwargs):
-        self._kwargs, self._console = kwargs, None
+    def __init__(self, **kwargs: Any) -> None:
+        self._kwargs: dict[str, Any] = kwargs
+        self._console: Console | None = None
 
-    def real(self):
+    def real(self) -> Console:
         """The rich console itself (for rich's own objects: a progress bar, a player)."""
         if self._console is None:
             self._console = _console(**self._kwargs)
         return self._console
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Any:
         return getattr(self.real(), name)
 
 
@@ -62,7 +71,7 @@ IMPACT_PIPE_WIDTH = 200    # impact tables are measured at this width and printe
 BUG_LINE = 300             # characters of an internal error's message shown (one line)
 
 
-def fail(exc: MjError, as_json: bool, code: int = 2) -> None:
+def fail(exc: MjError, as_json: bool, code: int = 2) -> NoReturn:
     """Print ``exc`` (as JSON on stdout with ``as_json``, else rendered on stderr) and exit
     ``code`` (2: bad input). Never returns: raises :class:`typer.Exit`."""
     if as_json:
@@ -79,6 +88,8 @@ def quiet_exit_on_broken_pipe() -> None:
 
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
+        if sys.__stdout__ is None:
+            raise ValueError("no standard output")
         os.dup2(devnull, sys.__stdout__.fileno())
     except (OSError, AttributeError, ValueError):
         pass
@@ -99,7 +110,7 @@ def flush_or_quiet() -> None:
 # ---- printers ----------------------------------------------------------------------------------
 
 
-def check_summary(rs) -> dict:
+def check_summary(rs: Ruleset) -> dict[str, Any]:
     """What ``check`` says of a ruleset that compiles: its name, chain, counts and options (JSON)."""
     counts = {
         "tile kinds": sum(len(range(s.low, s.high + 1)) for s in rs.suits.values()) + sum(len(h.tiles) for h in rs.honours.values()),
@@ -111,7 +122,7 @@ def check_summary(rs) -> dict:
             "options": {k: o.chosen for k, o in rs.options.items()}}
 
 
-def print_check_summary(rs) -> None:
+def print_check_summary(rs: Ruleset) -> None:
     """:func:`check_summary` as the lines ``check`` prints (``ok: NAME …``)."""
     counts = check_summary(rs)["counts"]
     chain = f" (extends {' ← '.join(reversed(rs.extends))})" if rs.extends else ""
@@ -121,7 +132,8 @@ def print_check_summary(rs) -> None:
         out.print(f"  option {o.name} = {o.chosen} (default {o.default}; choices {', '.join(o.choices)})", markup=False)
 
 
-def print_score(scorer, snap, parts, nets, winres) -> None:
+def print_score(scorer: Scorer, snap: Snapshot, parts: dict[str, Ledger], nets: dict[str, dict[str, int]],
+                winres: WinScore | None) -> None:
     """``score``'s tables: the indicators, the rules of the win, the ledger and net 子 per seat
     (``parts``: part name → ledger; ``nets``: part name → seat → 子; ``winres`` None for 荒庄)."""
     from rich.table import Table
@@ -135,6 +147,7 @@ def print_score(scorer, snap, parts, nets, winres) -> None:
                   markup=False)
     if winres:
         w = snap.win
+        assert w is not None, "a scored win comes from a snapshot with a win"
         r = winres.reading
         how = {"discard": f"on {w.from_seat}'s discard", "self_draw": "self-drawn (自摸)",
                "kong_draw": "on a kong replacement (杠开)", "rob_kong": f"robbing {w.from_seat}'s kong (抢杠)"}[w.by]
@@ -168,16 +181,16 @@ def print_score(scorer, snap, parts, nets, winres) -> None:
     out.print(led)
     net = Table(title="net 子 per seat", title_justify="left")
     net.add_column("seat")
-    for k in nets:
-        net.add_column(k, justify="right")
+    for part in nets:
+        net.add_column(part, justify="right")
     for s in snap.seats:
-        net.add_row(s, *[f"{nets[k][s]:+d}" for k in nets])
+        net.add_row(s, *[f"{nets[part][s]:+d}" for part in nets])
     out.print(net)
     at_end = [k for k, ind in rs.indicators.items() if ind.settle == "at_end"]
     out.print(f"total = hand + the settlements made at the end ({', '.join(at_end) or 'none'})", markup=False)
 
 
-def print_impact(report) -> None:
+def print_impact(report: Report) -> None:
     """The impact report as rich tables (the sections of docs/impact.md)."""
     from rich.table import Table
 
@@ -210,14 +223,14 @@ def print_impact(report) -> None:
                 out.print(f"  - {line}", markup=False)
 
 
-def where_file(rs) -> str:
+def where_file(rs: Ruleset) -> str:
     """A ruleset's file as shown in diff headers, with its extends chain."""
     from engine.tools.diff import short_path
 
     return short_path(rs.file) + (f", extends {' ← '.join(reversed(rs.extends))}" if rs.extends else "")
 
 
-def print_summary(rules: str, seed: int, bots: str, d: dict) -> None:
+def print_summary(rules: str, seed: int, bots: str, d: dict[str, Any]) -> None:
     """``simulate``'s tables from its JSON summary ``d``: by seat, 子 moved, rates, shares."""
     from rich.table import Table
 
@@ -243,7 +256,7 @@ def print_summary(rules: str, seed: int, bots: str, d: dict) -> None:
             out.print(f"{title}: " + ", ".join(f"{k} {v:.1%}" for k, v in items.items()), markup=False)
 
 
-def event_text(e: dict) -> str:
+def event_text(e: dict[str, Any]) -> str:
     """One game event (a record's dict) as one line of ``replay``'s listing."""
     kind = e["event"]
     rest = " ".join(f"{k}={v}" for k, v in e.items() if k not in ("n", "event", "seat"))

@@ -6,13 +6,17 @@ from __future__ import annotations
 import json
 from collections import Counter
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
 from engine.cli.inputs import MAX_PLAY_HANDS, MAX_SEED, JsonOpt, OptionOpt, check_count, compile_or_fail, writable_dir
 from engine.cli.output import event_text, fail, out
 from engine.errors import MjError
+
+if TYPE_CHECKING:
+    from engine.table.game import Game
+    from engine.table.match import Bot
 
 
 def replay(
@@ -72,12 +76,12 @@ def play(
     m = Match(rs, seed)
     if seat not in m.seats:
         fail(MjError(f"--seat {seat!r}: no seat {seat!r}", hint=f"seats: {' '.join(m.seats)}"), False)
-    players = {s: BOTS[bots](seed + i) for i, s in enumerate(m.seats)}
+    players: dict[str, Bot] = {s: BOTS[bots](seed + i) for i, s in enumerate(m.seats)}
     if not auto:
         players[seat] = TerminalPlayer(out.real())
     out.print(f"{rs.label or rs.name} — seed {seed}" + ("" if auto else f"; you are {seat}"), markup=False)
 
-    def after(g):
+    def after(g: Game) -> None:
         show_hand_end(out.real(), g, None if auto else seat)
         if record is not None:
             from engine.table.records import dump, game_record
@@ -89,7 +93,8 @@ def play(
     except EOFError:
         out.print("\nleft the table (no more input)", markup=False)
         raise typer.Exit(1)
-    total = Counter()
+    total: Counter[str] = Counter()
     for g in m.games:
+        assert g.result is not None, "a game the match played is over"
         total.update(g.result.net(g.seats))
     out.print("match total: " + ", ".join(f"{s} {total[s]:+d}" for s in m.seats), markup=False)

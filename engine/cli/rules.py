@@ -7,14 +7,14 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
 from engine.cli import inputs
 from engine.cli.inputs import FileArg, JsonOpt, OptionOpt, compile_or_fail, option_error, parse_options
 from engine.cli.output import EXIT_BAD_INPUT, EXIT_NO, check_summary, err, fail, out, print_check_summary
-from engine.errors import MjError, OptionError
+from engine.errors import MjError, OptionError, RuleError
 from engine.lang.resources import bundled_ruleset_names as list_bundled
 
 
@@ -70,7 +70,7 @@ def check(files: Annotated[list[str], typer.Argument(metavar="FILE...", help="Ru
         rs = None
         try:
             text = read_rule_file(path)
-        except MjError as exc:  # not readable as a rule file: one error at its place
+        except RuleError as exc:  # not readable as a rule file: one error at its place
             found = [from_error(exc, str(path))]
         else:
             try:  # one compile, every error and warning (engine/lang/lint.py)
@@ -86,7 +86,7 @@ def check(files: Annotated[list[str], typer.Argument(metavar="FILE...", help="Ru
             report.update(check_summary(rs))
         reports.append(report)
         if not as_json:
-            if report["ok"]:
+            if rs is not None:
                 print_check_summary(rs)
             for d in found:
                 err.print(d.error.render() if d.error is not None else d.concise(), markup=False)
@@ -175,8 +175,8 @@ def fmt_(
                 except MjError as exc:
                     errors.append(exc)
             if errors:  # nothing is written while any file is bad
-                for exc in errors[:-1] if not as_json else []:
-                    err.print(exc.render(), markup=False)
+                for bad_file in errors[:-1] if not as_json else []:
+                    err.print(bad_file.render(), markup=False)
                 fail(errors[0] if as_json else errors[-1], as_json)
     except MjError as exc:
         fail(exc, as_json)
@@ -216,7 +216,7 @@ def fmt_(
 
 def list_(as_json: JsonOpt = False) -> None:
     """List the bundled rulesets with their titles, parents and options."""
-    rows = []
+    rows: list[dict[str, Any]] = []
     for name in list_bundled():
         try:
             rs = inputs.compile_ruleset(name)

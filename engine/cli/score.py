@@ -19,13 +19,13 @@ if TYPE_CHECKING:
     from engine.core.scoring import Scorer
 
 
-def _hands(scorer: Scorer, specs: list[str]) -> dict:
+def _hands(scorer: Scorer, specs: list[str]) -> dict[str, object]:
     """``--hand`` flags → the scenario notation of each seat's hand, checked: an error names the
     flag and the value it was given in."""
     from engine.core.snapshot import parse_hand, seats_of
 
     seats = seats_of(scorer)
-    hands: dict = {}
+    hands: dict[str, object] = {}
     for spec in specs:
         seat, value = _hand_arg(scorer, spec)
         if seat not in seats:
@@ -64,7 +64,8 @@ def _tile_flag(scorer: Scorer, flag: str, value: str) -> int:
         raise _flag_error(flag, value, exc) from None
 
 
-def _check_score_flags(scorer: Scorer, *, win, tile, by, from_, first_turn, dealer, jing, lower) -> None:
+def _check_score_flags(scorer: Scorer, *, win: str | None, tile: str | None, by: str | None, from_: str | None,
+                       first_turn: bool, dealer: str | None, jing: str | None, lower: str | None) -> None:
     """Refuse, naming the flag, a value ``score`` cannot use and a flag it would ignore:
     ``--tile/--by/--from/--first-turn`` without ``--win``, ``--from`` on a self-draw."""
     from engine.core.scoring import WIN_BY
@@ -117,7 +118,7 @@ def _indicator_flags(scorer: Scorer, specs: list[str] | None) -> dict[str, str]:
     return pairs
 
 
-def _score_notes(scorer: Scorer, jing: str | None, others: dict) -> list[str]:
+def _score_notes(scorer: Scorer, jing: str | None, others: dict[str, str]) -> list[str]:
     """What ``score`` says on stderr (and under ``notes`` in JSON) about its input: that no 精
     was given when the ruleset has a wild indicator."""
     from engine.core.snapshot import wild_indicator

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
@@ -30,6 +30,10 @@ from engine.cli.inputs import (
 )
 from engine.cli.output import err, fail, out, print_impact, print_summary, where_file
 from engine.errors import MjError, OptionError
+
+if TYPE_CHECKING:
+    from engine.lang.ruleset import Ruleset
+    from engine.tools.impact import Report
 
 
 def diff(
@@ -87,11 +91,13 @@ def diff(
         out.print(f"+++ {rb.name}  ({where_file(rb)})", markup=False)
         for c in changes:
             if c.op == "~":
+                assert c.old is not None and c.new is not None, "a changed rule has both sides"
                 out.print(f"~ {c.path}", markup=False)
                 out.print(f"    - {c.old.text}    [{where(c.old.origin)}]", markup=False)
                 out.print(f"    + {c.new.text}    [{where(c.new.origin)}]", markup=False)
             else:
                 r = c.new or c.old
+                assert r is not None, "an added or removed rule has one side"
                 out.print(f"{c.op} {c.path} = {r.text}    [{where(r.origin)}]", markup=False)
         out.print(summary, markup=False)
         if effect and fmt == "markdown":
@@ -103,7 +109,8 @@ def diff(
     raise typer.Exit(1 if changes else 0)
 
 
-def _two_sides(a: str, b: str, option: list[str] | None, option_b: list[str] | None, as_json: bool):
+def _two_sides(a: str, b: str, option: list[str] | None, option_b: list[str] | None,
+               as_json: bool) -> tuple[dict[str, str], dict[str, str], Ruleset, Ruleset]:
     """(options of A, options of B, ruleset A, ruleset B): ``--option`` goes to each side that
     declares it, ``--option-b`` to B only; a bad option or ruleset prints its error, exit 2."""
     only_b: dict[str, str] = {}
@@ -168,7 +175,8 @@ def impact(
               markup=False, style="dim")
 
 
-def _impact_command(a: str, b: str, n: int, seed: int, bots: str, option, option_b) -> str:
+def _impact_command(a: str, b: str, n: int, seed: int, bots: str, option: list[str] | None,
+                    option_b: list[str] | None) -> str:
     """The command line that makes a report (shown in its Markdown)."""
     words = ["mjrules", "impact", a, b, "-n", str(n), "--seed", str(seed), "--bots", bots]
     words += [w for o in option or [] for w in ("--option", o)] + [w for o in option_b or [] for w in ("--option-b", o)]
@@ -181,9 +189,9 @@ def _declared_options(ref: str, opts: dict[str, str]) -> dict[str, str]:
     return {k: v for k, v in opts.items() if k in declared}
 
 
-def _impact(a: str, b: str, opts_a: dict, opts_b: dict, hands: int, seed: int, bots: str = "greedy",
-            workers: int = 1, show: bool = False, as_json: bool = False, backend: str = "local",
-            address: str | None = None):
+def _impact(a: str, b: str, opts_a: dict[str, str], opts_b: dict[str, str], hands: int, seed: int,
+            bots: str = "greedy", workers: int = 1, show: bool = False, as_json: bool = False,
+            backend: str = "local", address: str | None = None) -> Report:
     """Paired hands under A and B (engine/tools/impact.py): the :class:`Report`; a progress bar
     on stderr when ``show``. Exit 2 on bad input."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn

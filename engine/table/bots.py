@@ -10,9 +10,12 @@ from __future__ import annotations
 import random
 import weakref
 from collections import Counter
+from collections.abc import Callable
 
-from engine.table.game import Action, Game
+from engine.core.scoring import Scorer
 from engine.core.shanten import Shanten
+from engine.table.game import Action, Game
+from engine.table.match import Bot
 from engine.table.valuebot import ValueBot
 
 
@@ -55,28 +58,35 @@ class GreedyBot:
         hand = game.hands[seat]
         wild = game.wild
         if "discard" in by_kind:
-            now = None  # the hand's shanten, needed only to weigh a kong
+            shanten: int | None = None  # the hand's shanten, needed only to weigh a kong
             for kind in ("concealed_kong", "added_kong"):
                 for a in by_kind.get(kind, []):
-                    if now is None:
-                        now = sh.of(hand.concealed, len(hand.melds), wild)
-                    rest = [t for t in hand.concealed if t != a.tile] if kind == "concealed_kong" else \
-                        _minus(hand.concealed, [a.tile])
-                    if a.tile not in wild and sh.of(rest, len(hand.melds) + (kind == "concealed_kong"), wild) <= now:
+                    kong_tile = _tile_of(a)
+                    if shanten is None:
+                        shanten = sh.of(hand.concealed, len(hand.melds), wild)
+                    rest = [t for t in hand.concealed if t != kong_tile] if kind == "concealed_kong" else \
+                        _minus(hand.concealed, [kong_tile])
+                    if kong_tile not in wild and \
+                            sh.of(rest, len(hand.melds) + (kind == "concealed_kong"), wild) <= shanten:
                         return a
             return self._discard(game, seat, by_kind["discard"], sh)
         # a claim: take it when it brings the hand closer to a win
-        now = sh.of(hand.concealed, len(hand.melds), wild)
+        current = sh.of(hand.concealed, len(hand.melds), wild)
         best, best_gain = by_kind["pass"][0], 0
         tile = game.last_discard[1] if game.last_discard else None
         for kind in ("kong", "pung", "chow"):
             for a in by_kind.get(kind, []):
-                if tile in wild:
+                if tile is None or tile in wild:
                     continue
-                used = list(a.tiles) if kind == "chow" else [tile] * (game.meld_size[kind] - 1)
+                if kind == "chow":
+                    used = list(a.tiles)
+                else:
+                    size = game.meld_size[kind]
+                    assert size is not None, f"a {kind} is offered only when the ruleset sizes it"
+                    used = [tile] * (size - 1)
                 rest = _minus(hand.concealed, used)
-                after = min(sh.of_each_discard(rest, len(hand.melds) + 1, wild, list(set(rest))), default=now)
-                gain = now - after if kind != "kong" else now - sh.of(rest, len(hand.melds) + 1, wild)
+                after = min(sh.of_each_discard(rest, len(hand.melds) + 1, wild, list(set(rest))), default=current)
+                gain = current - after if kind != "kong" else current - sh.of(rest, len(hand.melds) + 1, wild)
                 if gain > best_gain or (kind == "kong" and gain >= 0 and best_gain == 0):
                     best, best_gain = a, gain
         return best
@@ -86,12 +96,18 @@ class GreedyBot:
         wild = game.wild
         counts = Counter(hand.concealed)
         plain = [a for a in options if a.tile not in wild] or options
-        scored = []
-        each = sh.of_each_discard(hand.concealed, len(hand.melds), wild, [a.tile for a in plain])
+        scored: list[tuple[int, int, float, Action]] = []
+        each = sh.of_each_discard(hand.concealed, len(hand.melds), wild, [_tile_of(a) for a in plain])
         for s, a in zip(each, plain):
-            scored.append((s, _connectivity(game, counts, a.tile), self.rng.random(), a))
+            scored.append((s, _connectivity(game, counts, _tile_of(a)), self.rng.random(), a))
         scored.sort(key=lambda x: x[:3])
         return scored[0][3]
+
+
+def _tile_of(action: Action) -> int:
+    """The tile of a discard or a kong declaration (actions that always name one)."""
+    assert action.tile is not None, f"a {action.kind} names its tile"
+    return action.tile
 
 
 def _minus(tiles: list[int], remove: list[int]) -> list[int]:
@@ -101,7 +117,7 @@ def _minus(tiles: list[int], remove: list[int]) -> list[int]:
     return out
 
 
-def _connectivity(game: Game, counts: Counter, tile: int) -> int:
+def _connectivity(game: Game, counts: Counter[int], tile: int) -> int:
     """How much a tile is worth keeping: copies held, and neighbours in its suit."""
     k = game.tiles.kinds[tile]
     score = 2 * (counts[tile] - 1)
@@ -114,6 +130,6 @@ def _connectivity(game: Game, counts: Counter, tile: int) -> int:
     return score
 
 
-_SHANTEN: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # Scorer -> Shanten
+_SHANTEN: weakref.WeakKeyDictionary[Scorer, Shanten] = weakref.WeakKeyDictionary()
 
-BOTS = {"random": RandomBot, "greedy": GreedyBot, "value": ValueBot}
+BOTS: dict[str, Callable[[int | None], Bot]] = {"random": RandomBot, "greedy": GreedyBot, "value": ValueBot}

@@ -23,7 +23,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from engine.lang import flow as FLOW
 from engine.errors import IllegalAction, MjError
@@ -54,7 +54,7 @@ class _Claim:
     answer: Action | None = None
     legal: list[Action] = field(default_factory=list)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         self.legal = self.options + [Action(self.options[0].seat, "pass")]
 
 
@@ -73,7 +73,7 @@ class Game:
     def __init__(self, ruleset: Ruleset, seed: int | None = None, *, dealer: str | None = None, floor: int = 1,
                  ring: list[int] | None = None, wall: list[int] | None = None,
                  dice: list[tuple[int, ...]] | None = None, previous_indicators: dict[str, int] | None = None,
-                 scorer: Scorer | None = None):
+                 scorer: Scorer | None = None) -> None:
         self.rs = ruleset
         self.scorer = scorer or Scorer(ruleset)
         self.tiles = self.scorer.tiles
@@ -98,7 +98,7 @@ class Game:
         self.dice_rolls: list[tuple[int, ...]] = list(dice or [])
         self._dice_next = 0
         self.ring: list[int] | None = None
-        self.events: list[dict] = []
+        self.events: list[dict[str, Any]] = []  # each: n, event, and what it says (JSON-ready)
         self._build_wall(ring, wall)
         self.hands: dict[str, SeatHand] = {x: SeatHand() for x in self.seats}
         self.discards: dict[str, list[int]] = {x: [] for x in self.seats}
@@ -132,8 +132,8 @@ class Game:
         self._after = {x: [self.seats[(i + k) % len(self.seats)] for k in range(len(self.seats))]
                        for i, x in enumerate(self.seats)}
         self._hand_version = dict.fromkeys(self.seats, 0)  # bumped when a seat's tiles change
-        self._claimable: dict[str, tuple] = {}  # seat → (hand version, 精, could win on a claim)
-        self._no_self_win: tuple | None = None  # (seat, hand version) whose draw cannot win
+        self._claimable: dict[str, tuple[int, frozenset[int], bool]] = {}  # seat → (hand version, 精, could win on a claim)
+        self._no_self_win: tuple[str, int] | None = None  # (seat, hand version) whose draw cannot win
         self._deal()
 
     # ---- setup ---------------------------------------------------------------------------------
@@ -206,7 +206,8 @@ class Game:
                     self.indicators[name] = self.previous_indicators[pos.ref]
                     self._log("indicator", name=name, tile=self.tiles.code(self.indicators[name]), previous=True)
                 continue
-            p = self.wall.locate(pos.type, pos.end, self.indicator_positions.get(pos.ref), self._roll)
+            ref = self.indicator_positions.get(pos.ref) if pos.ref is not None else None
+            p = self.wall.locate(pos.type, pos.end, ref, self._roll)
             if p is None:
                 continue
             self.indicator_positions[name] = p
@@ -248,11 +249,12 @@ class Game:
     def _snapshot(self, win: WinInfo | None = None) -> Snapshot:
         discards = self.discards
         if win is not None and win.by == "discard":  # the tile won on is the winner's, not a discard
+            assert win.from_seat is not None, "a discard win names the discarder"
             discards = dict(discards)
             discards[win.from_seat] = discards[win.from_seat][:-1]
         return Snapshot(self.seats, self.dealer, self.floor, dict(self.indicators), self.hands, win, discards)
 
-    def _log(self, kind: str, **data) -> None:
+    def _log(self, kind: str, **data: Any) -> None:
         self.events.append({"n": len(self.events), "event": kind, **data})
 
     def _add(self, seat: str, tile: int) -> None:
@@ -336,7 +338,7 @@ class Game:
                 first = True  # 地胡
         return WinInfo(seat, tile, by, from_seat, first)
 
-    def _readings(self, seat: str, tile: int, natural: bool, hand: SeatHand | None = None):
+    def _readings(self, seat: str, tile: int, natural: bool, hand: SeatHand | None = None) -> bool:
         """Whether ``seat``'s hand with ``tile`` wins (any reading)."""
         h = hand or self.hands[seat]
         ev = self.scorer.hands
@@ -386,6 +388,7 @@ class Game:
         if action.kind != "win":
             return None
         if self.phase == ROB:
+            assert self.robbed is not None, "a kong is being robbed"
             (frm, tile), by = self.robbed, "rob_kong"
         elif self.last_discard is not None and (self.phase == CLAIM or (self.phase == DRAW and not self.from_tail)):
             (frm, tile), by = self.last_discard, "discard"  # the discard nobody has taken yet
@@ -485,7 +488,7 @@ class Game:
         """Whether ``action`` is one of the very objects :meth:`legal_actions` offered and
         nothing has changed since (then it is legal without checking again)."""
         if self.phase in (CLAIM, ROB):
-            c = self.pending.get(getattr(action, "seat", None)) if type(action) is Action else None
+            c = self.pending.get(action.seat) if type(action) is Action else None
             legal = c.legal if c is not None and c.answer is None else ()
         elif self.phase == DRAW:
             return action is self._draws.get(self.current)
@@ -536,6 +539,7 @@ class Game:
         self.phase = ACT
 
     def _do_discard(self, a: Action) -> None:
+        assert a.tile is not None, "a discard names its tile (checked before)"
         self._take(a.seat, a.tile)
         self.discards[a.seat].append(a.tile)
         self.discard_count += 1
@@ -587,11 +591,12 @@ class Game:
         self._end(info)
 
     def _resolve_claims(self) -> None:
+        assert self.last_discard is not None, "claims are on the last discard"
         discarder, tile = self.last_discard
         order = (self.policies["claim_priority"] or {"order": ("win", "kong", "pung", "chow")})["order"]
-        answers = {s: c.answer for s, c in self.pending.items()}
+        answers = {s: c.answer for s, c in self.pending.items() if c.answer is not None}  # all have answered
         for seat, c in self.pending.items():  # 弃先胡后: a seat that could win and did not
-            if any(o.kind == "win" for o in c.options) and c.answer.kind != "win" and self.policies["pass_lock"]:
+            if any(o.kind == "win" for o in c.options) and answers[seat].kind != "win" and self.policies["pass_lock"]:
                 info = self._win_info(seat, tile, "discard", discarder)
                 self.locks[seat] = Lock(tile, self._win_value(info))
                 self._log("pass_lock", seat=seat, tile=self.tiles.code(tile))
@@ -620,6 +625,7 @@ class Game:
             meld = MeldTiles("chow", tuple(sorted(taken.tiles + (tile,))), from_seat=discarder, claimed=tile)
         else:
             size = self.meld_size[taken.kind]
+            assert size is not None, "a pung or kong is offered only when the ruleset sizes it"
             self._take(seat, tile, size - 1)
             meld = MeldTiles(taken.kind, (tile,) * size, from_seat=discarder, claimed=tile)
         hand.melds.append(meld)
@@ -651,6 +657,7 @@ class Game:
     def _do_concealed_kong(self, a: Action) -> None:
         hand = self.hands[a.seat]
         size = self.meld_size["kong"]
+        assert a.tile is not None and size is not None, "a kong names its tile; offered only when sized"
         self._take(a.seat, a.tile, size)
         hand.melds.append(MeldTiles("kong", (a.tile,) * size, concealed=True))
         self.interrupted = True
@@ -658,6 +665,7 @@ class Game:
         self._after_kong()
 
     def _do_added_kong(self, a: Action) -> None:
+        assert a.tile is not None, "an added kong names its tile (checked before)"
         rob = self.policies["rob_kong"]
         self.pending = {}
         if rob is not None:
@@ -673,6 +681,7 @@ class Game:
             self._complete_added_kong()
 
     def _complete_added_kong(self) -> None:
+        assert self.robbed is not None, "an added kong is pending"
         seat, tile = self.robbed
         hand = self.hands[seat]
         self._take(seat, tile)
@@ -685,8 +694,9 @@ class Game:
         self._after_kong()
 
     def _resolve_rob(self) -> None:
+        assert self.robbed is not None, "a kong is being robbed"
         seat, tile = self.robbed
-        winners = [s for s, c in self.pending.items() if c.answer.kind == "win"]
+        winners = [s for s, c in self.pending.items() if c.answer is not None and c.answer.kind == "win"]
         self.pending = {}
         if winners:
             self._take(seat, tile)
@@ -718,6 +728,7 @@ class Game:
                                  ws.fans if ws else [], self.parts, self.follow_first)
         if win is not None:  # the winning tile ends in the winner's hand
             if win.by == "discard":
+                assert win.from_seat is not None, "a discard win names the discarder"
                 self.discards[win.from_seat].pop()
             self._add(win.seat, win.tile)
         self.phase = OVER
@@ -725,11 +736,11 @@ class Game:
                   fans=self.result.fans, net=self.result.net(self.seats))
 
     # ---- observation ---------------------------------------------------------------------------------------
-    def observation(self, seat: str) -> dict:
+    def observation(self, seat: str) -> dict[str, Any]:
         """What ``seat`` may see: its own tiles, everyone's melds (others' concealed kongs face down),
         discards, the revealed indicators, the wall count, whose turn it is and its legal actions."""
         fmt = self.tiles.format
-        melds = {}
+        melds: dict[str, list[str]] = {}
         for s, h in self.hands.items():
             melds[s] = [("kong ????" if (m.concealed and s != seat and not self.over) else
                          f"{m.meld_kind} {fmt(list(m.tiles))}") for m in h.melds]

@@ -24,6 +24,7 @@ def play_hand(game: Game, bots: dict[str, Bot], on_action: Callable[[Game], None
                 on_action(game)
             if game.over:
                 break
+    assert game.result is not None, "a game that is over has its result"
     return game.result
 
 
@@ -54,7 +55,7 @@ class Match:
     previous: dict[str, int] = field(default_factory=dict)
     games: list[Game] = field(default_factory=list)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         self.scorer = self.scorer or Scorer(self.ruleset)
         self.seats = [str(v) for v in self.ruleset.table["seats"].values]
         self.dealer = self.dealer or self.seats[0]
@@ -68,10 +69,11 @@ class Match:
                      previous_indicators=self.previous, scorer=self.scorer)
             if on_action:
                 on_action(g)  # the deal and the 精 flip
-            play_hand(g, bots, on_action)
+            result = play_hand(g, bots, on_action)
             self.games.append(g)
             self.previous = dict(g.indicators)
-            self.dealer, self.floor = next_deal(self.ruleset, self.seats, g.result, self.dealer, self.floor)
+            assert self.dealer is not None, "__post_init__ chose the first dealer"
+            self.dealer, self.floor = next_deal(self.ruleset, self.seats, result, self.dealer, self.floor)
             if on_hand:
                 on_hand(g)
         return self.games

@@ -13,7 +13,7 @@ import hashlib
 import io
 import json
 from pathlib import Path
-from typing import Annotated, Literal, Optional, Union
+from typing import Annotated, Any, Literal, Optional, Union
 
 from pydantic import AfterValidator, Field, StringConstraints
 from ruamel.yaml import YAML
@@ -26,7 +26,7 @@ from engine.lang.yamlio import (MAX_FILE_BYTES, MAX_FLOOR, MAX_ITEMS, MAX_SEED, 
 from engine.errors import MjError, ScenarioError
 from engine.table.game import Action, Game
 from engine.core.scoring import Scorer
-from engine.table.wall import DIE_FACES
+from engine.lang.playable import DIE_FACES
 
 FORMAT = "mjrules-record/1"
 
@@ -140,9 +140,10 @@ def ruleset_hashes(rs: Ruleset) -> dict[str, str]:
     return dict(hit[1])
 
 
-def result_summary(g: Game) -> dict:
+def result_summary(g: Game) -> dict[str, Any]:
     """The recorded outcome of a finished game: winner, how, reading, fans and nets by part."""
     r = g.result
+    assert r is not None, "the game is finished"
     parts: dict[str, dict[str, int]] = {}
     for when, part, lg in r.parts:
         key = f"{when}:{part}"
@@ -157,10 +158,10 @@ def result_summary(g: Game) -> dict:
     }
 
 
-def game_record(g: Game) -> dict:
+def game_record(g: Game) -> dict[str, Any]:
     """A finished (or unfinished) game as a record dict, ready for YAML or JSON."""
     code = g.tiles.code
-    rec = {
+    rec: dict[str, Any] = {
         "format": FORMAT,
         "ruleset": g.rs.name,
         # a bundled ruleset is named; another file is kept by its path
@@ -181,7 +182,7 @@ def game_record(g: Game) -> dict:
     return rec
 
 
-def to_yaml(data, compact: bool = True) -> str:
+def to_yaml(data: object, compact: bool = True) -> str:
     """YAML text in the data's key order (ruamel.yaml); ``compact`` writes short lists inline."""
     y = YAML()
     y.allow_unicode = True
@@ -191,7 +192,7 @@ def to_yaml(data, compact: bool = True) -> str:
     return buf.getvalue()
 
 
-def dump(rec: dict, path: Path) -> None:
+def dump(rec: dict[str, Any], path: Path) -> None:
     """Write a record as JSON (``.json``) or YAML (anything else)."""
     if path.suffix == ".json":
         path.write_text(json.dumps(rec, ensure_ascii=False, indent=1), encoding="utf-8")
@@ -199,7 +200,7 @@ def dump(rec: dict, path: Path) -> None:
         path.write_text(to_yaml(rec), encoding="utf-8")
 
 
-def load(path: Path) -> dict:
+def load(path: Path) -> dict[str, Any]:
     """Read a record file (YAML or JSON) through the safe reader and :class:`RecordSpec`;
     :class:`ScenarioError` with file:line:col if it is not a record."""
     rec, text = load_yaml(path, "record")
@@ -229,7 +230,7 @@ def _check_ruleset(rec: RecordSpec) -> None:
                           hint="replay it with the rule files it was made with")
 
 
-def replay(rec: dict) -> tuple[Game, list[str]]:
+def replay(rec: dict[str, Any]) -> tuple[Game, list[str]]:
     """Play a record again. Returns the game and the differences from the recorded result
     ([] when identical). Raises :class:`MjError` if the record cannot be played."""
     if not isinstance(rec, dict):
@@ -287,7 +288,7 @@ def replay(rec: dict) -> tuple[Game, list[str]]:
     return g, diffs
 
 
-def _plain(v):
+def _plain(v: object) -> object:
     """ruamel's mappings and lists as plain ones (for messages)."""
     if isinstance(v, dict):
         return {k: _plain(x) for k, x in v.items()}

@@ -52,10 +52,12 @@ import math
 import random
 import weakref
 from collections import Counter
+from collections.abc import Sequence
 from functools import lru_cache
+from typing import Any
 
-from engine.core.hands import HandEvaluator, MeldTiles, Reading
-from engine.core.scoring import Roles, Scorer
+from engine.core.handparts import MeldTiles, Reading
+from engine.core.scoring import Roles, Scorer, SeatHand
 from engine.errors import MjError
 from engine.core.shanten import Shanten
 from engine.table.game import Action, Game
@@ -105,11 +107,11 @@ class ValueModel:
         self.value_as_dealer = {p: (self._win_value(p, True, True), self._win_value(p, False, True))
                                 for p in self.patterns}
         self.deal_in = self._deal_in()
-        self.chance = {}
+        self.chance: dict[str, float] = {}
         for p, plan in ev.plans.items():
             self.chance[p] = (DRAW_CHANCE_PAIRS if plan.pairs else DRAW_CHANCE_ROTTEN if plan.rotten_gap
                               else DRAW_CHANCE_SETS)
-        self.fit_memo: dict[tuple, tuple[str, ...]] = {}
+        self.fit_memo: dict[tuple[MeldTiles, ...], tuple[str, ...]] = {}
         self.worth_memo: dict[int, float] = {}
         self.honours = frozenset(ev.honour_kinds)
         # 精: the indicators settled at the end (with kongs or not), liability
@@ -131,7 +133,7 @@ class ValueModel:
         return Roles(seats, seats[0], winner, None if discarder is None else others[discarder])
 
     @staticmethod
-    def facts(reading: Reading, roles: Roles, floor: int = 1) -> dict:
+    def facts(reading: Reading, roles: Roles, floor: int = 1) -> dict[str, Any]:
         """The win facts the model assumes for a win with ``reading`` (engine/lang/facts.py): as
         :meth:`Scorer.win_facts` computes them, with the ones a seat cannot know ahead taken as
         typical (no first-turn win, no 精钓, some seat holds a 精, claimed melds, no 精 discarded)."""
@@ -142,7 +144,7 @@ class ValueModel:
                 "jing_wait": reading.jing_wait, "concealed_hand": False, "floor": floor,
                 "wilds_held": reading.wilds, "discarded_main": 0, "discarded_next": 0}
 
-    def pays(self, env: dict, reading: Reading, roles: Roles) -> int:
+    def pays(self, env: dict[str, Any], reading: Reading, roles: Roles) -> int:
         """子 the winner collects for ``reading`` with the win facts ``env``: what
         :meth:`Scorer.win_transfers` pays (0 for a reading a ``no win`` fan refuses, or one no
         payment covers)."""
@@ -248,6 +250,19 @@ class _DrawShanten(Shanten):
         return out
 
 
+def _tile_of(action: Action) -> int:
+    """The tile of a discard or a kong declaration (actions that always name one)."""
+    assert action.tile is not None, f"a {action.kind} names its tile"
+    return action.tile
+
+
+def _size(game: Game, kind: str) -> int:
+    """Tiles in a pung or kong (a claim or kong is offered only when the ruleset sizes it)."""
+    size = game.meld_size[kind]
+    assert size is not None, f"the ruleset sizes a {kind}"
+    return size
+
+
 def _minus(tiles: list[int], remove: list[int]) -> list[int]:
     out = list(tiles)
     for t in remove:
@@ -255,7 +270,7 @@ def _minus(tiles: list[int], remove: list[int]) -> list[int]:
     return out
 
 
-def _connectivity(game: Game, counts: Counter, tile: int, unseen: list[int]) -> int:
+def _connectivity(game: Game, counts: Counter[int], tile: int, unseen: list[int]) -> int:
     """How much a tile is worth keeping: copies held, neighbours in its suit, and whether
     copies of it are still live (not all seen)."""
     k = game.tiles.kinds[tile]
@@ -281,7 +296,7 @@ def reach(d: int, draws: int, chance: float) -> float:
     return 1.0 - sum(math.comb(draws, i) * chance ** i * miss ** (draws - i) for i in range(need))
 
 
-_MODELS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # Scorer -> ValueModel
+_MODELS: weakref.WeakKeyDictionary[Scorer, ValueModel] = weakref.WeakKeyDictionary()
 
 
 def model_of(scorer: Scorer) -> ValueModel:
@@ -302,7 +317,7 @@ class ValueBot:
         self.rng = random.Random(seed)
 
     # ---- the evaluation ----------------------------------------------------------------------------
-    def _context(self, game: Game, seat: str) -> dict:
+    def _context(self, game: Game, seat: str) -> dict[Any, Any]:
         m = model_of(game.scorer)
         unseen = [k.copies for k in game.tiles.kinds]
         for t in game.hands[seat].concealed:
@@ -318,7 +333,7 @@ class ValueBot:
         for name in m.end_indicators:
             if name in game.indicators:
                 main, nxt = game.scorer.jing_kinds(game.indicators[name])
-                for k in {main, nxt} - {None}:
+                for k in {t for t in (main, nxt) if t is not None}:
                     jing_of[k] = jing_of.get(k, 0) + game.scorer.jing_count([k], main, nxt)
         jing_of = {k: v for k, v in jing_of.items() if v}
         draws = max(round(game.live_remaining / len(game.seats) * RACE), 1)
@@ -327,8 +342,8 @@ class ValueBot:
         return {"m": m, "unseen": unseen, "jing_of": jing_of, "draws": draws, "claim_need": claim_need,
                 "value": value}
 
-    def _worth_each(self, ctx: dict, game: Game, concealed: list[int], melds: list[MeldTiles],
-                    candidates: list[int | None]) -> list[float]:
+    def _worth_each(self, ctx: dict[Any, Any], game: Game, concealed: list[int], melds: list[MeldTiles],
+                    candidates: Sequence[int | None]) -> list[float]:
         """The worth of the hand after discarding each candidate (``None``: discarding nothing)."""
         m: ValueModel = ctx["m"]
         wild = game.wild
@@ -354,6 +369,7 @@ class ValueBot:
             j = 0
             for i, c in enumerate(candidates):
                 if c is None:
+                    assert d0 is not None and n0 is not None, "measured when a candidate discards nothing"
                     a, b = d0, n0
                 else:
                     a, b = dw[j], dn[j]
@@ -400,9 +416,9 @@ class ValueBot:
             return best
         return self._claim(ctx, game, seat, by_kind)
 
-    def _best_discard(self, ctx: dict, game: Game, concealed: list[int], melds: list[MeldTiles],
+    def _best_discard(self, ctx: dict[Any, Any], game: Game, concealed: list[int], melds: list[MeldTiles],
                       options: list[Action]) -> tuple[Action, float]:
-        tiles = [a.tile for a in options]
+        tiles = [_tile_of(a) for a in options]
         bonus = [0.0] * len(tiles)  # LIVE_ZI per live useful tile, for the discards at the nearest distance
         if LIVE_ZI:
             near = ctx["m"].any_shanten.of_each_discard(concealed, len(melds), game.wild, tiles)
@@ -413,19 +429,20 @@ class ValueBot:
         worth = self._worth_each(ctx, game, concealed, melds, tiles)
         counts = Counter(concealed)
         unseen = ctx["unseen"]
-        best = None
+        best: tuple[tuple[float, float, float], Action, float] | None = None
         danger = self._danger(game, ctx, tiles) if DEFEND else [0.0] * len(tiles)
         fold = self._folding(ctx, game, concealed, melds)
         for w, dg, bn, a in zip(worth, danger, bonus, options):
             w -= dg  # the worth a kong is compared with (the live-tile bonus only ranks discards)
-            tie = _connectivity(game, counts, a.tile, unseen)
+            tie = _connectivity(game, counts, _tile_of(a), unseen)
             key = (-dg if fold else 0.0, w + bn - TIE * tie, self.rng.random())
             if best is None or key > best[0]:
                 best = (key, a, w)
+        assert best is not None, "a seat that must discard has a discard"
         _, action, worth_of = best
         return action, worth_of
 
-    def _folding(self, ctx: dict, game: Game, concealed: list[int], melds: list[MeldTiles]) -> bool:
+    def _folding(self, ctx: dict[Any, Any], game: Game, concealed: list[int], melds: list[MeldTiles]) -> bool:
         """Whether the seat gives up its hand and discards its safest tiles: when the chance of
         reaching its nearest pattern with its remaining draws is below FOLD_REACH."""
         if not FOLD_REACH:
@@ -433,7 +450,7 @@ class ValueBot:
         d = ctx["m"].any_shanten.of(concealed, len(melds), game.wild)
         return reach(d, ctx["draws"], DRAW_CHANCE_SETS) < FOLD_REACH
 
-    def _ukeire(self, ctx: dict, game: Game, concealed: list[int], n_melds: int, tiles: list[int]) -> list[int]:
+    def _ukeire(self, ctx: dict[Any, Any], game: Game, concealed: list[int], n_melds: int, tiles: list[int]) -> list[int]:
         """For each candidate discard, the unseen copies of the kinds whose draw would bring the
         rest one step nearer its nearest pattern (ukeire: live useful tiles; a 精 always helps)."""
         sh: _DrawShanten = ctx["m"].any_shanten
@@ -446,7 +463,7 @@ class ValueBot:
         unseen = ctx["unseen"]
         kinds = [k for k, left in enumerate(unseen) if left > 0 and k not in wild]
         wild_left = sum(unseen[k] for k in wild if unseen[k] > 0)
-        out = []
+        out: list[int] = []
         for c in tiles:
             if c in wild:
                 nat, ww = tuple(counts), w - 1
@@ -458,7 +475,7 @@ class ValueBot:
             out.append(wild_left + sum(unseen[k] for k, u in zip(kinds, useful) if u))
         return out
 
-    def _danger(self, game: Game, ctx: dict, tiles: list[int]) -> list[float]:
+    def _danger(self, game: Game, ctx: dict[Any, Any], tiles: list[int]) -> list[float]:
         """Expected 子 lost by dealing each tile into another seat's win (a seat with exposed melds
         and many discards is more likely one tile away; a kind it threw itself is less likely its wait)."""
         m: ValueModel = ctx["m"]
@@ -477,7 +494,7 @@ class ValueBot:
                 out[i] += threat * hit * m.deal_in
         return out
 
-    def _kong_points(self, ctx: dict, game: Game, tile: int, how: str) -> float:
+    def _kong_points(self, ctx: dict[Any, Any], game: Game, tile: int, how: str) -> float:
         """子 a kong of ``tile`` made ``how`` (``concealed``, ``added``, ``exposed``) earns in the
         end settlements with kongs: :meth:`Scorer.kong_items`, settled per payer (floor 1)."""
         m: ValueModel = ctx["m"]
@@ -487,27 +504,28 @@ class ValueBot:
         jing: set[int] = set()
         for name in m.kong_indicators:
             if name in game.indicators:
-                jing |= set(sc.jing_kinds(game.indicators[name])) - {None}
-        meld = MeldTiles("kong", (tile,) * game.meld_size["kong"], concealed=how == "concealed", added=how == "added")
+                jing |= {t for t in sc.jing_kinds(game.indicators[name]) if t is not None}
+        meld = MeldTiles("kong", (tile,) * _size(game, "kong"), concealed=how == "concealed", added=how == "added")
         env = sc.transfer_env(1, False, False)
         pts = sum(sc.settled("jing", amount, env, [])[0] for amount, _ in sc.kong_items(meld, jing))
         return pts * (len(game.seats) - 1)
 
-    def _kong_worth(self, ctx: dict, game: Game, seat: str, a: Action) -> float:
+    def _kong_worth(self, ctx: dict[Any, Any], game: Game, seat: str, a: Action) -> float:
         hand = game.hands[seat]
+        tile = _tile_of(a)
         if a.kind == "concealed_kong":
-            size = game.meld_size["kong"]
-            rest = _minus(hand.concealed, [a.tile] * size)
-            melds = hand.melds + [MeldTiles("kong", (a.tile,) * size, concealed=True)]
+            size = _size(game, "kong")
+            rest = _minus(hand.concealed, [tile] * size)
+            melds = hand.melds + [MeldTiles("kong", (tile,) * size, concealed=True)]
             how = "concealed"
         else:
-            rest = _minus(hand.concealed, [a.tile])
-            melds = [MeldTiles("kong", mt.tiles + (a.tile,), added=True, from_seat=mt.from_seat, claimed=mt.claimed)
-                     if mt.meld_kind == "pung" and mt.tiles[0] == a.tile else mt for mt in hand.melds]
+            rest = _minus(hand.concealed, [tile])
+            melds = [MeldTiles("kong", mt.tiles + (tile,), added=True, from_seat=mt.from_seat, claimed=mt.claimed)
+                     if mt.meld_kind == "pung" and mt.tiles[0] == tile else mt for mt in hand.melds]
             how = "added"
-        return self._worth_each(ctx, game, rest, melds, [None])[0] + self._kong_points(ctx, game, a.tile, how)
+        return self._worth_each(ctx, game, rest, melds, [None])[0] + self._kong_points(ctx, game, tile, how)
 
-    def _claim_steps(self, ctx: dict, game: Game, hand, rest: list[int], melds: list[MeldTiles],
+    def _claim_steps(self, ctx: dict[Any, Any], game: Game, hand: SeatHand, rest: list[int], melds: list[MeldTiles],
                      kinds: list[int]) -> bool:
         """Whether a claim (leaving ``rest`` and ``melds``, then a discard among ``kinds``) brings
         some pattern a step nearer and at least as near as the hand's nearest pattern now."""
@@ -524,8 +542,9 @@ class ValueBot:
                 return True
         return False
 
-    def _claim(self, ctx: dict, game: Game, seat: str, by_kind: dict[str, list[Action]]) -> Action:
+    def _claim(self, ctx: dict[Any, Any], game: Game, seat: str, by_kind: dict[str, list[Action]]) -> Action:
         hand = game.hands[seat]
+        assert game.last_discard is not None, "a claim is on the last discard"
         discarder, tile = game.last_discard
         best = by_kind["pass"][0]
         best_worth = self._worth_each(ctx, game, hand.concealed, hand.melds, [None])[0]
@@ -535,7 +554,7 @@ class ValueBot:
                     used = list(a.tiles)
                     meld = MeldTiles("chow", tuple(sorted(a.tiles + (tile,))), from_seat=discarder, claimed=tile)
                 else:
-                    size = game.meld_size[kind]
+                    size = _size(game, kind)
                     used = [tile] * (size - 1)
                     meld = MeldTiles(kind, (tile,) * size, from_seat=discarder, claimed=tile)
                 rest = _minus(hand.concealed, used)

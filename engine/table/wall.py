@@ -15,6 +15,7 @@ the tail. Position ``p = stack·height + level`` (level 0 is the top tile).
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from engine.errors import IllegalAction
@@ -102,7 +103,8 @@ class Wall:
         """An independent copy (for looking ahead without drawing)."""
         return Wall(list(self.tiles), self.height, set(self.taken), self._head, self._tail)
 
-    def locate(self, kind: str, end: str | None, ref_position: int | None, throw) -> int | None:
+    def locate(self, kind: str, end: str | None, ref_position: int | None,
+               throw: Callable[[], tuple[int, ...]]) -> int | None:
         """The wall position of an indicator (RULES.md §1 精, §2 上下左右翻).
 
         ``kind``: ``stack_top`` (the top of the stack ``throw()`` counts from ``end``),

@@ -10,18 +10,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from engine.lang.ruleset import (
-    Base, BinOp, BoolOp, Cmp, Exhaustive, Factor, Fan, Flow, Honours, Indicator, JingFormula, JingKong,
+    Base, BinOp, BoolOp, Cmp, Decl, Exhaustive, Expr, Factor, Fan, Flow, Honours, Indicator, JingFormula, JingKong,
     JingAdder, JingDiscarded, JingKongBonus, JingLiability, JingMultiplier, JingValue, Meld, Neg, Not, Num, Origin,
-    Pattern, PatternIs, Payment, Ruleset, Suit, TableParam, Var,
+    Pattern, PatternIs, Payment, Ruleset, Shape, Suit, TableParam, Var,
 )
 
 # binding strength, loosest first: or, and, not, comparison, + -, * /, unary
 _LEVEL = {"or": 1, "and": 2, "not": 3, "cmp": 4, "+": 5, "-": 5, "*": 6, "/": 6, "neg": 7, "atom": 8}
 
 
-def expr_text(e, parent: int = 0) -> str:
+def expr_text(e: Expr, parent: int = 0) -> str:
     """An expression as the rule file would write it, with only the parentheses it needs."""
     if isinstance(e, Num):
         return str(e.value)
@@ -46,13 +47,13 @@ def expr_text(e, parent: int = 0) -> str:
     return f"({text})" if level < parent or (level == parent and level == _LEVEL["cmp"]) else text
 
 
-def _shape(sh) -> str:
+def _shape(sh: Shape) -> str:
     if sh.type == "same":
         return f"same {sh.size}" + (" declared" if sh.declared else "")
     return f"{sh.type} {sh.size} in {'+'.join(sh.groups)}"
 
 
-def decl_text(d) -> str:
+def decl_text(d: Decl) -> str:
     """A declaration's body as rule-file text (what follows ``KIND NAME =``)."""
     if isinstance(d, Suit):
         return f"ranks {d.low}..{d.high}" + (" cyclic" if d.cyclic else "") + f" copies {d.copies}"
@@ -174,9 +175,9 @@ class Change:
     old: Rule | None
     new: Rule | None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """The change as JSON: op, path, and each side's text and file:line."""
-        def side(r: Rule | None):
+        def side(r: Rule | None) -> dict[str, str] | None:
             return None if r is None else {"text": r.text, "at": where(r.origin)}
 
         return {"op": self.op, "path": self.path, "old": side(self.old), "new": side(self.new)}

@@ -31,10 +31,11 @@ in a ledger: their coverage is "in force every hand" and their effect is in ``pl
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Callable, NamedTuple
+from typing import Any, Callable, NamedTuple
 
-from engine.core.scoring import Scorer, SeatHand, Snapshot
+from engine.core.scoring import Ledger, Scorer, SeatHand, Snapshot
 from engine.errors import IllegalAction, ImpossibleState, MjError
 from engine.lang.ruleset import Ruleset
 from engine.table.bots import BOTS
@@ -45,6 +46,8 @@ from engine.tools.runner import run_blocks
 from engine.tools.simulate import BLOCK, Summary, compiled, seat_bots
 from engine.tools.stats import Dist
 
+# a settlement of a hand: (when, part, ledger), as :attr:`HandResult.parts`
+Part = tuple[str, str, Ledger]
 SIDES = ("a", "b")
 EFFECTS = ("total", "scoring_on_a_hands", "scoring_on_b_hands", "play_scored_by_a", "play_scored_by_b")
 EFFECT_TEXT = {
@@ -71,7 +74,7 @@ class Scored:
 
     dealer: int
     net: tuple[int, ...]
-    fired: frozenset
+    fired: frozenset[str]
 
     @property
     def moved(self) -> int:
@@ -87,7 +90,7 @@ class Rescored(NamedTuple):
     scored: Scored | None
     reason: str
     message: str
-    indicators: dict
+    indicators: dict[str, int]
 
 
 @dataclass(frozen=True)
@@ -101,7 +104,7 @@ class PlayedHand:
     other: Rescored | None
     jing_moved: int
     dealer_won: bool
-    deal: tuple
+    deal: tuple[object, ...]
 
 
 @dataclass
@@ -127,15 +130,15 @@ class BlockJob:
     """One block of paired hands to play (picklable: it crosses to worker processes)."""
 
     ref_a: str
-    opts_a: dict
+    opts_a: dict[str, str]
     ref_b: str
-    opts_b: dict
+    opts_b: dict[str, str]
     seed: int
     block: int
     count: int
-    bots: list
+    bots: list[str]
     comparable: bool
-    changed: tuple
+    changed: tuple[str, ...]
 
 
 @dataclass
@@ -159,7 +162,7 @@ class Effect:
         for r in ROLES:
             getattr(self, r).merge(getattr(o, r))
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """``hands`` and each role's :meth:`Dist.to_json`."""
         return {"hands": self.dealer.n, **{r: getattr(self, r).to_json() for r in ROLES}}
 
@@ -170,16 +173,16 @@ class Tally:
 
     seats: list[str]
     seats_b: list[str] | None = None  # B's seat names, when they differ from A's
-    sides: dict = field(default_factory=dict)  # side -> Summary of the hands played under it
-    dealer_wins: Counter = field(default_factory=Counter)  # side -> hands the dealer won
-    jing_moved: dict = field(default_factory=dict)  # side -> Dist of 子 moved by 精 settlements a hand
-    effects: dict = field(default_factory=dict)  # EFFECTS name -> Effect
-    fired: dict = field(default_factory=dict)  # "a" / "b" / "a_by_b" / "b_by_a" -> Counter of paths
-    attribution: dict = field(default_factory=dict)  # tuple of changed paths -> Attribution
-    unscorable: dict = field(default_factory=dict)  # "a_hands_under_b" / … -> Counter of reasons
-    examples: dict = field(default_factory=dict)  # (which, reason) -> first message
+    sides: dict[str, Summary] = field(default_factory=dict)  # side -> Summary of the hands played under it
+    dealer_wins: Counter[str] = field(default_factory=Counter)  # side -> hands the dealer won
+    jing_moved: dict[str, Dist] = field(default_factory=dict)  # side -> Dist of 子 moved by 精 settlements a hand
+    effects: dict[str, Effect] = field(default_factory=dict)  # EFFECTS name -> Effect
+    fired: dict[str, Counter[str]] = field(default_factory=dict)  # "a" / "b" / "a_by_b" / "b_by_a" -> paths
+    attribution: dict[tuple[str, ...], Attribution] = field(default_factory=dict)  # changed paths -> Attribution
+    unscorable: dict[str, Counter[str]] = field(default_factory=dict)  # "a_hands_under_b" / … -> reasons
+    examples: dict[tuple[str, str], str] = field(default_factory=dict)  # (which, reason) -> first message
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         for s in SIDES:
             self.sides.setdefault(s, Summary(list(self.seats_b or self.seats) if s == "b" else list(self.seats)))
             self.jing_moved.setdefault(s, Dist())
@@ -204,11 +207,11 @@ class Tally:
             self.attribution.setdefault(key, Attribution()).merge(v)
         for k, c in o.unscorable.items():
             self.unscorable[k].update(c)
-        for k, m in o.examples.items():
-            self.examples.setdefault(k, m)
+        for which_why, m in o.examples.items():
+            self.examples.setdefault(which_why, m)
 
 
-def fired_paths(rs: Ruleset, parts, reading: str | None, fans: list[str]) -> frozenset:
+def fired_paths(rs: Ruleset, parts: Sequence[Part], reading: str | None, fans: list[str]) -> frozenset[str]:
     """The rule paths (as :func:`engine.tools.diff.rules_of` names them) a hand's settlements
     record: its pattern and fans, the payment, ``payment.base``, the factors that changed an
     amount, the 精 rules (the value rule whenever a seat's n counted), each settled indicator,
@@ -238,7 +241,7 @@ def fired_paths(rs: Ruleset, parts, reading: str | None, fans: list[str]) -> fro
     return frozenset(out)
 
 
-def _net(seats: list[str], parts) -> tuple[int, ...]:
+def _net(seats: list[str], parts: Sequence[Part]) -> tuple[int, ...]:
     out = dict.fromkeys(seats, 0)
     for _, _, lg in parts:
         for s, v in lg.net(seats).items():
@@ -246,7 +249,7 @@ def _net(seats: list[str], parts) -> tuple[int, ...]:
     return tuple(out[s] for s in seats)
 
 
-def _jing_moved(rs: Ruleset, seats: list[str], parts) -> int:
+def _jing_moved(rs: Ruleset, seats: list[str], parts: Sequence[Part]) -> int:
     """子 moved by the hand's 精 settlements (every indicator part)."""
     out = dict.fromkeys(seats, 0)
     for _, part, lg in parts:
@@ -259,10 +262,11 @@ def _jing_moved(rs: Ruleset, seats: list[str], parts) -> int:
 def scored_as_played(g: Game) -> Scored:
     """A finished hand as its own ruleset scored it."""
     r = g.result
+    assert r is not None, "the hand is finished"
     return Scored(g.seats.index(g.dealer), _net(g.seats, r.parts), fired_paths(g.rs, r.parts, r.reading, r.fans))
 
 
-def _deal(g: Game) -> dict | None:
+def _deal(g: Game) -> dict[str, Any] | None:
     return next((e["hands"] for e in g.events if e["event"] == "deal"), None)
 
 
@@ -287,6 +291,7 @@ def rescore(g: Game, rs: Ruleset, scorer: Scorer, previous: dict[str, int]) -> R
     try:
         follow = scorer.follow_first(g.first_discards, list(y.seats), y.dealer)
         hands = {s: SeatHand(list(h.concealed), list(h.melds)) for s, h in g.hands.items()}
+        assert g.result is not None, "the hand is finished"
         win = g.result.win
         if win is not None:  # the winning tile ends in the winner's hand; a snapshot holds it apart
             hands[win.seat].concealed.remove(win.tile)
@@ -320,6 +325,7 @@ def play_block(rs: Ruleset, scorer: Scorer, seed: int, block: int, count: int, b
         if other is not None:
             theirs = rescore(g, other[0], other[1], previous)
             previous = theirs.indicators
+        assert g.result is not None, "the match played the hand to its end"
         out.append(PlayedHand(scored_as_played(g), theirs, _jing_moved(rs, g.seats, g.result.parts),
                               g.result.winner == g.dealer, (g.seed, tuple(g.ring or ()), tuple(g.dice_rolls))))
 
@@ -367,7 +373,7 @@ def play_paired_block(job: BlockJob) -> Tally:
     return t
 
 
-def _attribute(t: Tally, x: Scored, y: Scored, changed: frozenset) -> None:
+def _attribute(t: Tally, x: Scored, y: Scored, changed: frozenset[str]) -> None:
     """Count one re-scored hand under the set of changed rules that fired in it (either side)."""
     key = tuple(sorted((x.fired | y.fired) & changed))
     row = t.attribution.setdefault(key, Attribution())
@@ -401,15 +407,15 @@ class Report:
     changes: list[Change]
     tally: Tally
     comparable: str  # "" when the scoring effect was measured, else why not
-    flow_settles: set = field(default_factory=set)  # changed flow paths a ledger records (抄庄)
+    flow_settles: set[str] = field(default_factory=set)  # changed flow paths a ledger records (抄庄)
 
-    def coverage(self) -> list[dict]:
+    def coverage(self) -> list[dict[str, Any]]:
         """Per changed rule: its kind, the hands it fired in on each side, and a warning."""
         out = []
         f = self.tally.fired
         for c in self.changes:
             kind = coverage_kind(c.path)
-            row = {"path": c.path, "op": c.op, "kind": kind, "a": None, "b": None, "a_hands_by_b": None,
+            row: dict[str, Any] = {"path": c.path, "op": c.op, "kind": kind, "a": None, "b": None, "a_hands_by_b": None,
                    "b_hands_by_a": None, "warning": None}
             if kind == "scoring" or c.path in self.flow_settles:
                 row.update(kind="scoring", a=f["a"][c.path], b=f["b"][c.path],
@@ -420,14 +426,14 @@ class Report:
             out.append(row)
         return out
 
-    def attribution(self) -> list[dict]:
+    def attribution(self) -> list[dict[str, Any]]:
         """The scoring effect by the set of changed rules that fired (re-scored hands of both
         sides): hands, hands whose nets changed, Σ Δ dealer 子 and Σ Δ 子 moved."""
         rows = sorted(self.tally.attribution.items(), key=lambda kv: (-kv[1].hands, kv[0]))
         return [{"rules": list(k), "hands": v.hands, "changed": v.changed, "dealer": v.dealer, "zi_moved": v.zi_moved}
                 for k, v in rows]
 
-    def by_rule(self) -> list[dict]:
+    def by_rule(self) -> list[dict[str, Any]]:
         """Per changed rule: the re-scored hands it fired in, those with other changed rules
         too, hands whose nets changed, Σ Δ dealer 子 and Σ Δ 子 moved over them."""
         out = []
@@ -454,7 +460,7 @@ class Report:
                 out.append(f"{n} of {side}'s hands not scorable under {other} ({why}), e.g.: {ex}")
         return out
 
-    def side_json(self, s: str) -> dict:
+    def side_json(self, s: str) -> dict[str, Any]:
         """One side's play: rates (share of hands), 子 moved and 精 子 moved per hand."""
         d = self.tally.sides[s].to_json()
         n = self.hands or 1
@@ -464,7 +470,7 @@ class Report:
                 "win_by": d["win_by"], "patterns": d["patterns"], "fans": d["fans"], "jing_rules": d["jing_rules"],
                 "spread": d["spread"]}
 
-    def rows(self) -> list[dict]:
+    def rows(self) -> list[dict[str, Any]]:
         """The two sides' summaries side by side (what ``diff --impact`` printed before)."""
         sa, sb = self.tally.sides["a"].to_json(), self.tally.sides["b"].to_json()
         rows = [("子 moved per hand", sa["avg_zi_moved_per_hand"], sb["avg_zi_moved_per_hand"]),
@@ -474,7 +480,7 @@ class Report:
                 rows.append((f"{key.replace('_', ' ')}: {name}", sa[key].get(name, 0.0), sb[key].get(name, 0.0)))
         return [{"what": w, "a": x, "b": y} for w, x, y in rows]
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """The report as JSON (docs/impact.md lists the keys)."""
         return {
             "a": self.a, "b": self.b, "hands": self.hands, "seed": self.seed, "bots": self.bots,
@@ -576,6 +582,7 @@ def sections(rep: Report) -> list[Section]:
     for c in j["coverage"]:
         r = by_rule.get(c["path"])
         if c["kind"] == "scoring":
+            assert r is not None, "by_rule has a row for every scoring rule"
             cov.rows.append([c["path"], c["op"], str(c["a"]), str(c["b"]), str(r["hands"]), str(r["shared"]),
                              str(r["changed"]), f"{r['dealer']:+d}", f"{r['zi_moved']:+d}"])
         else:

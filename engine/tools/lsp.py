@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
-from engine.errors import MjError
+from engine.errors import MjError, RuleError
 from engine.lang import facts as F
 from engine.lang import flow as FLOW
 from engine.lang.compiler import SECTIONS, Checked, check_text, compile_ruleset, statement_chunks
@@ -80,7 +80,8 @@ def reference_sections() -> dict[str, str]:
     except (OSError, RuntimeError):
         return {}
     out: dict[str, str] = {}
-    heading, body = None, []
+    heading: str | None = None
+    body: list[str] = []
     for row in text.split("\n"):
         m = re.match(r"^#{2,4} (.+)$", row)
         if m:
@@ -166,7 +167,7 @@ def analyse(text: str, file: str, base_dir: Path | None = None) -> Analysis:
     base = base_dir or (Path(file).parent if Path(file).is_absolute() else Path.cwd())
     try:
         checked = check_text(text, file, None, base)
-    except MjError as exc:  # an option error cannot come without options; kept total anyway
+    except RuleError as exc:  # an option error cannot come without options; kept total anyway
         from engine.lang.compiler import ParsedFile
 
         checked = Checked(None, [exc], ParsedFile(file=file, text=text))
@@ -319,7 +320,10 @@ def completions(a: Analysis, line: int, char: int) -> list[tuple[str, str]]:
     else:
         last = words.pop() if words else None
     prev = words[-1] if words else None
-    names = lambda kind: [(k.split(".", 1)[1], kind) for k in a.symbols if k.startswith(kind + ".")]  # noqa: E731
+
+    def names(kind: str) -> list[tuple[str, str]]:
+        return [(k.split(".", 1)[1], kind) for k in a.symbols if k.startswith(kind + ".")]
+
     if not words:
         out = [(w, "keyword") for w in STATEMENT_WORDS]
     elif prev in ("override", "remove"):
@@ -358,16 +362,16 @@ def completions(a: Analysis, line: int, char: int) -> list[tuple[str, str]]:
     return uniq
 
 
-def outline(a: Analysis) -> list[dict]:
+def outline(a: Analysis) -> list[dict[str, Any]]:
     """The document's statements: ``{"name", "detail", "line", "end_line", "children"}``
     (1-based lines), options with their choices' statements as children."""
     pf = a.checked.parsed
-    ends = {}
+    ends: dict[int, int] = {}
     chunks = statement_chunks(a.text)
     for i, (start, chunk) in enumerate(chunks):
         body = chunk.rstrip().split("\n")
         ends[start] = start + len(body) - 1
-    out = []
+    out: list[dict[str, Any]] = []
     for st in pf.stmts:
         out.append({"name": f"{st.kind} {st.name}", "detail": st.op, "line": st.location.line,
                     "end_line": ends.get(st.location.line, st.location.line), "children": []})
@@ -439,8 +443,8 @@ def make_server() -> Any:
         cache[uri] = (doc.version, a)
         return doc, a
 
-    def rng(rows: list[str], line: int, col: int, end_line: int, end_col: int):
-        def pos(l: int, c: int):
+    def rng(rows: list[str], line: int, col: int, end_line: int, end_col: int) -> T.Range:
+        def pos(l: int, c: int) -> T.Position:
             row = rows[l - 1] if 1 <= l <= len(rows) else ""
             return T.Position(line=max(l - 1, 0), character=_units(row, max(c - 1, 0)))
         return T.Range(start=pos(line, col), end=pos(end_line, end_col))
@@ -472,29 +476,29 @@ def make_server() -> Any:
                                                                             version=doc.version))
 
     @server.feature(T.TEXT_DOCUMENT_DID_OPEN)
-    def did_open(ls, params: T.DidOpenTextDocumentParams):
+    def did_open(ls: LanguageServer, params: T.DidOpenTextDocumentParams) -> None:
         publish(params.text_document.uri)
 
     @server.feature(T.TEXT_DOCUMENT_DID_CHANGE)
-    def did_change(ls, params: T.DidChangeTextDocumentParams):
+    def did_change(ls: LanguageServer, params: T.DidChangeTextDocumentParams) -> None:
         publish(params.text_document.uri)
 
     @server.feature(T.TEXT_DOCUMENT_DID_SAVE)
-    def did_save(ls, params: T.DidSaveTextDocumentParams):
+    def did_save(ls: LanguageServer, params: T.DidSaveTextDocumentParams) -> None:
         publish(params.text_document.uri)
 
     @server.feature(T.TEXT_DOCUMENT_DID_CLOSE)
-    def did_close(ls, params: T.DidCloseTextDocumentParams):
+    def did_close(ls: LanguageServer, params: T.DidCloseTextDocumentParams) -> None:
         cache.pop(params.text_document.uri, None)
 
-    def at(uri: str, position) -> tuple[Analysis, int, int]:
+    def at(uri: str, position: T.Position) -> tuple[Analysis, int, int]:
         _, a = doc_analysis(uri)
         rows = a.text.split("\n")
         row = rows[position.line] if 0 <= position.line < len(rows) else ""
         return a, position.line, _chars(row, position.character)
 
     @server.feature(T.TEXT_DOCUMENT_HOVER)
-    def on_hover(ls, params: T.HoverParams):
+    def on_hover(ls: LanguageServer, params: T.HoverParams) -> T.Hover | None:
         a, line, char = at(params.text_document.uri, params.position)
         text = hover(a, line, char)
         if text is None:
@@ -505,14 +509,14 @@ def make_server() -> Any:
              "flow": T.CompletionItemKind.EnumMember, "option": T.CompletionItemKind.Value}
 
     @server.feature(T.TEXT_DOCUMENT_COMPLETION, T.CompletionOptions(trigger_characters=[" ", "/", "("]))
-    def on_completion(ls, params: T.CompletionParams):
+    def on_completion(ls: LanguageServer, params: T.CompletionParams) -> T.CompletionList:
         a, line, char = at(params.text_document.uri, params.position)
         items = [T.CompletionItem(label=label, kind=kinds.get(kind, T.CompletionItemKind.Reference), detail=kind)
                  for label, kind in completions(a, line, char)]
         return T.CompletionList(is_incomplete=False, items=items)
 
     @server.feature(T.TEXT_DOCUMENT_DEFINITION)
-    def on_definition(ls, params: T.DefinitionParams):
+    def on_definition(ls: LanguageServer, params: T.DefinitionParams) -> T.Location | None:
         a, line, char = at(params.text_document.uri, params.position)
         s = definition(a, line, char)
         if s is None:
@@ -525,11 +529,11 @@ def make_server() -> Any:
                     "option": T.SymbolKind.Enum, "flow": T.SymbolKind.Event, "table": T.SymbolKind.Constant}
 
     @server.feature(T.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
-    def on_symbols(ls, params: T.DocumentSymbolParams):
+    def on_symbols(ls: LanguageServer, params: T.DocumentSymbolParams) -> list[T.DocumentSymbol]:
         _, a = doc_analysis(params.text_document.uri)
         rows = a.text.split("\n")
 
-        def sym(s: dict):
+        def sym(s: dict[str, Any]) -> T.DocumentSymbol:
             end_col = len(rows[s["end_line"] - 1]) + 1 if s["end_line"] <= len(rows) else 1
             r = rng(rows, s["line"], 1, s["end_line"], end_col)
             return T.DocumentSymbol(name=s["name"], detail=s["detail"], range=r, selection_range=r,
@@ -538,7 +542,7 @@ def make_server() -> Any:
         return [sym(s) for s in outline(a)]
 
     @server.feature(T.TEXT_DOCUMENT_FORMATTING)
-    def on_format(ls, params: T.DocumentFormattingParams):
+    def on_format(ls: LanguageServer, params: T.DocumentFormattingParams) -> list[T.TextEdit]:
         doc = server.workspace.get_text_document(params.text_document.uri)
         new = formatted(doc.source)
         if new is None or new == doc.source:

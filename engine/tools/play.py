@@ -6,10 +6,12 @@ actions as a numbered menu. After each hand the ledger is shown.
 """
 from __future__ import annotations
 
+from typing import Any
+
 from rich.console import Console
 from rich.table import Table
 
-from engine.table.game import Action, Game
+from engine.table.game import Action, Game, HandResult
 
 
 def tiles_text(game: Game, kinds: list[int], wild: frozenset[int] = frozenset()) -> str:
@@ -88,7 +90,8 @@ def show_hand_end(out: Console, game: Game, seat: str | None) -> None:
     out.rule()
     show_table(out, game, None)
     r = game.result
-    if r.winner:
+    assert r is not None, "the hand is over"
+    if r.winner and r.win:
         out.print(f"{r.winner} wins ({r.win.by}) — {r.reading}; fans: {', '.join(r.fans) or 'none'}", markup=False)
     else:
         out.print("荒庄: the wall is empty, no winner", markup=False)
@@ -103,7 +106,7 @@ def show_hand_end(out: Console, game: Game, seat: str | None) -> None:
               markup=False)
 
 
-def ledger_rows(result) -> list[dict]:
+def ledger_rows(result: HandResult) -> list[dict[str, Any]]:
     """The ledger of a finished hand (a :class:`~engine.table.game.HandResult`), a row per
     transfer in the order settled: when, part, payer, payee, amount (子), the rule that made
     it, its factors and ``how`` (the factors joined, as the terminal shows them)."""
@@ -114,20 +117,23 @@ def ledger_rows(result) -> list[dict]:
 
 class Narrator:
     """Prints each new event of a game as it happens, hiding what ``viewer`` may not see
-    (another seat's drawn tile, its dealt hand, a hidden indicator)."""
+    (another seat's drawn tile, its dealt hand, a hidden indicator). ``out`` None: a narrator
+    that only reads events (:meth:`line`) and prints nothing itself."""
 
-    def __init__(self, out: Console, viewer: str | None):
-        self.out, self.viewer, self.seen = out, viewer, {}
+    def __init__(self, out: Console | None, viewer: str | None):
+        self.out, self.viewer = out, viewer
+        self.seen: dict[int, int] = {}  # id of a game → its events printed
 
     def __call__(self, game: Game) -> None:
         start = self.seen.get(id(game), 0)
         for e in game.events[start:]:
             line = self.line(game, e)
             if line:
+                assert self.out is not None, "a narrator called to print has a console"
                 self.out.print(line, markup=False)
         self.seen[id(game)] = len(game.events)
 
-    def line(self, game: Game, e: dict) -> str | None:
+    def line(self, game: Game, e: dict[str, Any]) -> str | None:
         """One event as the viewer may read it, or None to say nothing."""
         kind, seat = e["event"], e.get("seat")
         hide = self.viewer is not None and seat is not None and seat != self.viewer

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections import deque
 from concurrent.futures import ProcessPoolExecutor
+from types import FrameType, ModuleType
 from typing import Any, Callable, Iterator, Sequence
 
 from engine.errors import MjError
@@ -73,7 +74,7 @@ def check_backend(backend: str, address: str | None = None) -> None:
             _probe(address)
 
 
-def _import_ray():
+def _import_ray() -> ModuleType:
     try:
         import ray
     except ImportError:
@@ -122,7 +123,7 @@ def _ray_blocks(fn: Callable[[Any], Any], blocks: Sequence[Any], workers: int, a
         if not ray.is_initialized():
             _ray_init(ray, workers, address, flag)
             started = True
-        pending: deque = deque()
+        pending: deque[Any] = deque()  # Ray's ObjectRefs (Ray ships no type stubs)
         try:
             ctrl_c.check()
             cpus = int(ray.cluster_resources().get("CPU", 1)) or 1
@@ -150,7 +151,7 @@ def _ray_blocks(fn: Callable[[Any], Any], blocks: Sequence[Any], workers: int, a
 _END = object()
 
 
-def _ray_init(ray, workers: int, address: str | None, flag: str = "--address") -> None:
+def _ray_init(ray: ModuleType, workers: int, address: str | None, flag: str = "--address") -> None:
     """Start a quiet local Ray of ``workers`` CPUs, or connect to the cluster at ``address``
     (nothing on stdout: no dashboard, workers' output not forwarded, Ray's logging at ERROR)."""
     import logging
@@ -178,7 +179,8 @@ class _CtrlC:
     (SIGSEGV instead of exit 130). Only the main thread can take signals; elsewhere a no-op."""
 
     def __init__(self) -> None:
-        self.hit, self.old, self.installed = False, None, False
+        self.hit, self.installed = False, False
+        self.old: Callable[[int, FrameType | None], Any] | int | None = None
 
     def __enter__(self) -> "_CtrlC":
         import signal
@@ -205,7 +207,7 @@ class _CtrlC:
             signal.signal(signal.SIGINT, self.old if self.old is not None else signal.default_int_handler)
 
 
-def _ray_get(ray, ref, ctrl_c: _CtrlC) -> Any:
+def _ray_get(ray: ModuleType, ref: Any, ctrl_c: _CtrlC) -> Any:
     """One task's result; the error it raised as an :class:`MjError`."""
     from ray.exceptions import RayError, RayTaskError
 

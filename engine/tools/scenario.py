@@ -9,18 +9,29 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, Optional, Union
+from typing import TYPE_CHECKING, Annotated, Any, Optional, Protocol, Union
 
-from pydantic import AfterValidator, Field, StringConstraints
+from pydantic import AfterValidator, BaseModel, Field, StringConstraints
 
 from engine.lang.compiler import compile_ruleset
 from engine.lang.yamlio import (MAX_FLOOR, MAX_ITEMS, MAX_SEED, MAX_TEXT, MAX_WORD, MAX_ZI, Strict, load_yaml,
                                 node_location, validate)
 from engine.errors import IllegalAction, Location, MjError, OptionError, RuleError, ScenarioError, did_you_mean
-from engine.core.scoring import Ledger, Scorer
+from engine.core.scoring import Ledger, Scorer, Snapshot
 from engine.tools.scripted import build_game
 from engine.core.snapshot import build_snapshot, lower_indicator, wild_indicator
-from engine.table.wall import DIE_FACES
+from engine.lang.playable import DIE_FACES
+
+if TYPE_CHECKING:
+    from engine.table.game import Game
+
+
+class CaseError(Protocol):
+    """Makes the :class:`ScenarioError` of a case, placed at ``node`` (its ``key``) in the file."""
+
+    def __call__(self, msg: str, node: Any = None, key: str | int | None = None,
+                 hint: str | None = None) -> ScenarioError: ...
+
 
 # ---- the schema (docs/scenarios.md): types and bounds; what a value means is checked later -------
 
@@ -71,7 +82,7 @@ class ExpectSpec(Strict):
     next_floor: Optional[Floor] = None
 
 
-def _one_action(value):
+def _one_action(value: object) -> object:
     """An action of a ``game``: a text, ``{refused: TEXT}``, ``{legal: TEXT}`` or ``{play: discard_drawn}``."""
     if isinstance(value, str) and len(value) <= MAX_TEXT:
         return value
@@ -129,7 +140,7 @@ class ScenarioFile(Strict):
     cases: Annotated[list[Any], Field(min_length=1, max_length=MAX_ITEMS)]
 
 
-def _keys(model: type) -> set[str]:
+def _keys(model: type[BaseModel]) -> set[str]:
     return {f.alias or n for n, f in model.model_fields.items()}
 
 
@@ -157,7 +168,7 @@ class CaseResult:
         """``pass``, ``fail`` or ``error``."""
         return "error" if self.error is not None else ("pass" if self.passed else "fail")
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """The result as JSON: file, name, status, passed, differences, fired rules, explanation,
         and the error (message, file, line, column, hint) or None."""
         return {"file": self.file, "name": self.name, "status": self.status, "passed": self.passed,
@@ -165,7 +176,7 @@ class CaseResult:
                 "error": self.error.to_json() if self.error is not None else None}
 
 
-def _loc(file: str, node, key=None) -> Location:
+def _loc(file: str, node: Any, key: str | int | None = None) -> Location:
     """file:line:col of a mapping key (or the node itself), 1-based."""
     try:
         if key is not None and hasattr(node, "lc"):
@@ -177,7 +188,7 @@ def _loc(file: str, node, key=None) -> Location:
         return Location(file, 1, 1)
 
 
-def _option_error(exc: OptionError, file: str, doc, text: str) -> OptionError:
+def _option_error(exc: OptionError, file: str, doc: Any, text: str) -> OptionError:
     """An option error placed at the scenario's ``options:`` entry that chose it (the key for
     an unknown option, the value for an unknown choice), the declaration kept as a note."""
     options = doc.get("options")
@@ -201,7 +212,7 @@ def run_file(path: Path, keep_going: bool = False) -> list[CaseResult]:
     doc, text = load_yaml(path, "scenario file")
     file = str(path)
 
-    def err(msg, node=None, key=None, hint=None):
+    def err(msg: str, node: Any = None, key: str | int | None = None, hint: str | None = None) -> ScenarioError:
         return ScenarioError(msg, _loc(file, node, key) if node is not None else Location(file, 1, 1),
                              hint=hint, source_text=text)
 
@@ -232,7 +243,8 @@ def run_file(path: Path, keep_going: bool = False) -> list[CaseResult]:
     return results
 
 
-def _run_one(scorer: Scorer, file: str, text: str, doc, i: int, case, names: set[str], err) -> CaseResult:
+def _run_one(scorer: Scorer, file: str, text: str, doc: Any, i: int, case: Any, names: set[str],
+             err: CaseError) -> CaseResult:
     """One case of a file: checked against the schema, built, run."""
     spec = validate(CaseSpec, case, file, text, prefix=("cases", i), root=doc)
     name = str(spec.name)
@@ -273,7 +285,8 @@ def _run_one(scorer: Scorer, file: str, text: str, doc, i: int, case, names: set
     return _run_case(scorer, file, name, snap, expect, err, case)
 
 
-def _run_case(scorer: Scorer, file: str, name: str, snap, expect: dict, err, case) -> CaseResult:
+def _run_case(scorer: Scorer, file: str, name: str, snap: Snapshot, expect: dict[str, Any], err: CaseError,
+              case: Any) -> CaseResult:
     res = CaseResult(file, name, True)
     seats = snap.seats
     if expect.get("win") is False:
@@ -296,9 +309,9 @@ def _run_case(scorer: Scorer, file: str, name: str, snap, expect: dict, err, cas
             if ind not in settled:
                 settled[ind] = scorer.settle_indicator(snap, ind)
         parts: dict[str, Ledger] = {"hand": settled["hand"]}
-        for key, ind in (("upper", wild_indicator(scorer)), ("lower", lower_indicator(scorer))):
-            if ind and ind in snap.indicators:
-                parts[key] = settled[ind]
+        for key, named in (("upper", wild_indicator(scorer)), ("lower", lower_indicator(scorer))):
+            if named and named in snap.indicators:
+                parts[key] = settled[named]
         for ind in snap.indicators:
             parts[f"settlements.{ind}"] = settled[ind]
         total = Ledger.joined(lg for _, lg in end_parts)
@@ -353,7 +366,8 @@ def _run_case(scorer: Scorer, file: str, name: str, snap, expect: dict, err, cas
     return res
 
 
-def _check_fans(scorer: Scorer, res: CaseResult, want: list, name: str, err, expect) -> None:
+def _check_fans(scorer: Scorer, res: CaseResult, want: list[Any], name: str, err: CaseError,
+                expect: dict[str, Any]) -> None:
     """``expect.fans``: every name is a rule of the ruleset that can fire (an unknown one is an
     error, with the nearest name) and fired in the case (else a difference; the fired rules are
     listed with the result)."""
@@ -385,14 +399,14 @@ def run_files(paths: list[Path], keep_going: bool = False) -> list[CaseResult]:
     return out
 
 
-def _fingerprint(game) -> tuple:
+def _fingerprint(game: Game) -> tuple[object, ...]:
     return (game.phase, game.current, len(game.actions), len(game.events), len(game.wall.taken),
             tuple((s, tuple(h.concealed), tuple(h.melds)) for s, h in game.hands.items()),
             tuple((s, tuple(d)) for s, d in game.discards.items()), tuple(sorted(game.locks)),
             tuple((s, c.answer) for s, c in game.pending.items()))
 
 
-def _auto(game) -> None:
+def _auto(game: Game) -> None:
     """Play on by a simple rule: ``discard_drawn`` draws, discards the drawn tile and passes
     every claim, until the hand is over (a 荒庄 unless a discard-free win was forced)."""
     while not game.over:
@@ -408,7 +422,8 @@ def _auto(game) -> None:
             game.apply(next(a for a in acts if a.kind == "discard" and a.tile == tile))
 
 
-def _run_game_case(scorer, file: str, name: str, game, actions: list, expect: dict, err, case) -> CaseResult:
+def _run_game_case(scorer: Scorer, file: str, name: str, game: Game, actions: list[Any], expect: dict[str, Any],
+                   err: CaseError, case: Any) -> CaseResult:
     """Apply a scripted game's actions and compare the outcome with ``expect``."""
     from engine.table.game import Action
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from typing import Any
 
 from engine.errors import ScenarioError
 from engine.table.game import Game
@@ -20,7 +21,7 @@ GAME_KEYS = {"dealer", "floor", "jing", "lower", "indicators", "previous", "hand
              "seed", "actions"}
 
 
-def _tiles(scorer: Scorer, value) -> list[int]:
+def _tiles(scorer: Scorer, value: object) -> list[int]:
     if value is None:
         return []
     if isinstance(value, list):
@@ -28,7 +29,7 @@ def _tiles(scorer: Scorer, value) -> list[int]:
     return scorer.tiles.parse(str(value))
 
 
-def build_game(scorer: Scorer, spec: dict) -> Game:
+def build_game(scorer: Scorer, spec: dict[str, Any]) -> Game:
     """A game whose wall holds the case's tiles where play will find them.
 
     Raises :class:`ScenarioError` when the spec is malformed or asks for more copies of a tile
@@ -66,7 +67,8 @@ def build_game(scorer: Scorer, spec: dict) -> Game:
     for name, ind in rs.indicators.items():
         if ind.position.type == "previous":
             continue
-        p = probe.locate(ind.position.type, ind.position.end, where.get(ind.position.ref), lambda: next(throws))
+        p = probe.locate(ind.position.type, ind.position.end, where.get(ind.position.ref) if ind.position.ref else None,
+                           lambda: next(throws))
         if p is not None:
             where[name] = p
     reserved = set(where.values())
@@ -118,9 +120,9 @@ def build_game(scorer: Scorer, spec: dict) -> Game:
                             f"({scorer.tiles.kinds[scorer.tiles.parse_one(over[0])].copies})")
     rest = list(left.elements())
     random.Random(spec.get("seed", 0)).shuffle(rest)
-    wall = [placed.get(p) for p in range(size)]
+    given_at = [placed.get(p) for p in range(size)]
     it = iter(rest)
-    wall = [t if t is not None else next(it) for t in wall]
+    wall = [t if t is not None else next(it) for t in given_at]
     previous = {name: scorer.tiles.parse_one(str(t)) for name, t in (spec.get("previous") or {}).items()}
     return Game(rs, spec.get("seed", 0), dealer=dealer, floor=int(spec.get("floor", 1)), wall=wall, dice=dice,
                 previous_indicators=previous, scorer=scorer)

@@ -48,7 +48,7 @@ def comment_at(rule: Rule) -> str:
     inline = _inline_comment(lines[n - 1])
     if inline:
         return inline
-    above = []
+    above: list[str] = []
     i = n - 2
     while i >= 0 and lines[i].lstrip().startswith("#") and not lines[i].lstrip().startswith("# ----"):
         above.insert(0, lines[i].lstrip()[1:].strip())

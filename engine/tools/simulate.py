@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from engine.table.bots import BOTS
 from engine.core.scoring import Scorer
@@ -22,10 +22,12 @@ from engine.tools.runner import run_blocks
 from engine.tools.stats import Dist
 
 BLOCK = 25  # hands per block: the unit of work a worker takes
+# a block's work: (ref, options, seed, block index, hands, bot kind per seat, whether to keep records)
+BlockArgs = tuple[str, dict[str, str], int, int, int, list[str], bool]
 
 # per process: (ref, options) -> (ruleset, scorer), compiled once and shared by every block the
 # process plays (a Scorer is stateless per call, so sharing it changes nothing but speed)
-_COMPILED: dict[tuple, tuple[Ruleset, Scorer]] = {}
+_COMPILED: dict[tuple[str, tuple[tuple[str, str], ...]], tuple[Ruleset, Scorer]] = {}
 
 
 def compiled(ref: str, options: dict[str, str]) -> tuple[Ruleset, Scorer]:
@@ -48,30 +50,32 @@ class Summary:
 
     seats: list[str]
     hands: int = 0
-    wins: Counter = field(default_factory=Counter)
-    dealer_hands: Counter = field(default_factory=Counter)
+    wins: Counter[str] = field(default_factory=Counter)
+    dealer_hands: Counter[str] = field(default_factory=Counter)
     exhaustive: int = 0
     follow_first: int = 0
-    by: Counter = field(default_factory=Counter)
-    patterns: Counter = field(default_factory=Counter)
-    fans: Counter = field(default_factory=Counter)
-    jing_rules: Counter = field(default_factory=Counter)
-    net: Counter = field(default_factory=Counter)
+    by: Counter[str] = field(default_factory=Counter)
+    patterns: Counter[str] = field(default_factory=Counter)
+    fans: Counter[str] = field(default_factory=Counter)
+    jing_rules: Counter[str] = field(default_factory=Counter)
+    net: Counter[str] = field(default_factory=Counter)
     moved: int = 0  # 子 that changed hands, summed over hands
     max_floor: int = 1
-    per_hand: dict = field(default_factory=dict)  # seat -> Dist of its 子 per hand
+    per_hand: dict[str, Dist] = field(default_factory=dict)  # seat -> Dist of its 子 per hand
     moved_per_hand: Dist = field(default_factory=Dist)  # 子 that changed hands, per hand
-    live_left: Counter = field(default_factory=Counter)  # live wall tiles left when a hand ended → hands
+    live_left: Counter[int] = field(default_factory=Counter)  # live wall tiles left when a hand ended → hands
     # (live_left is for reports such as benchmarks/coverage.py; to_json leaves it out: its output is pinned)
 
     def add(self, g: Game) -> None:
         """Count one finished hand."""
         r = g.result
+        assert r is not None, "a finished hand has its result"
         self.hands += 1
         self.dealer_hands[g.dealer] += 1
         self.max_floor = max(self.max_floor, g.floor)
         self.live_left[g.live_remaining] += 1
         if r.winner:
+            assert r.win is not None and r.reading is not None, "a won hand has its win and reading"
             self.wins[r.winner] += 1
             self.by[r.win.by] += 1
             self.patterns[r.reading] += 1
@@ -105,12 +109,15 @@ class Summary:
         for s, d in o.per_hand.items():
             self.per_hand.setdefault(s, Dist()).merge(d)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """The summary as JSON-ready numbers: counts, rates (share of hands), averages in 子, and
         ``spread``: each seat's 子 per hand and the 子 moved per hand as :meth:`Dist.to_json`
         (mean with its 95 % interval, p5/p95, worst and best hand; engine/tools/stats.py)."""
         n = self.hands or 1
-        rate = lambda c: {k: round(v / n, 4) for k, v in c.most_common()}
+
+        def rate(c: Counter[str]) -> dict[str, float]:
+            return {k: round(v / n, 4) for k, v in c.most_common()}
+
         return {
             "hands": self.hands,
             "seats": {s: {"wins": self.wins[s], "win_rate": round(self.wins[s] / n, 4),
@@ -129,7 +136,7 @@ class Summary:
         }
 
 
-def _block(args) -> tuple[Summary, list[dict]]:
+def _block(args: BlockArgs) -> tuple[Summary, list[dict[str, Any]]]:
     """Play one block (runs in a worker process)."""
     ref, options, seed, block, count, bots, want_records = args
     from engine.table.records import game_record
@@ -138,7 +145,7 @@ def _block(args) -> tuple[Summary, list[dict]]:
     match = Match(rs, hand_seed(seed, block), scorer=scorer)
     players = {s: BOTS[kind](hand_seed(hand_seed(seed, block), i)) for i, (s, kind) in enumerate(zip(match.seats, bots))}
     summary = Summary(match.seats)
-    records: list[dict] = []
+    records: list[dict[str, Any]] = []
 
     def on_hand(g: Game) -> None:
         summary.add(g)
@@ -173,12 +180,12 @@ def simulate(ref: str, options: dict[str, str], hands: int, seed: int, bots: lis
     rs, _ = compiled(ref, options)
     seats = [str(v) for v in rs.table["seats"].values]
     bots = seat_bots(bots, seats)
-    blocks = [(ref, options, seed, b, min(BLOCK, hands - b * BLOCK), bots, records_dir is not None)
+    blocks: list[BlockArgs] = [(ref, options, seed, b, min(BLOCK, hands - b * BLOCK), bots, records_dir is not None)
               for b in range((hands + BLOCK - 1) // BLOCK)]
     total = Summary(seats)
     done = 0
 
-    def take(result: tuple[Summary, list[dict]], block: int) -> None:
+    def take(result: tuple[Summary, list[dict[str, Any]]], block: int) -> None:
         nonlocal done
         summary, records = result
         total.merge(summary)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Any
 
 Z95 = 1.96  # the normal distribution's two-sided 95 % point
 LOW, HIGH = 0.05, 0.95  # the spread's quantiles: p5 and p95
@@ -29,7 +30,7 @@ DECIMALS = 3  # decimals of means and intervals in JSON
 class Dist:
     """A histogram of whole numbers: value → count. Empty when nothing was added."""
 
-    counts: Counter = field(default_factory=Counter)
+    counts: Counter[int] = field(default_factory=Counter)
 
     def add(self, value: int, times: int = 1) -> None:
         """Count ``value`` (a whole number) ``times`` times."""
@@ -92,10 +93,12 @@ class Dist:
         """The largest value (0 when empty)."""
         return max(self.counts) if self.counts else 0
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """n, mean, sd, ci95 [low, high] (null with fewer than two values: no interval), p5,
         p95, min, max (means rounded to 3 decimals)."""
         lo, hi = self.ci95()
-        r = lambda x: round(x, DECIMALS) + 0.0  # + 0.0: never "-0.0"
+        def r(x: float) -> float:
+            return round(x, DECIMALS) + 0.0  # + 0.0: never "-0.0"
+
         return {"n": self.n, "mean": r(self.mean), "sd": r(self.sd), "ci95": [r(lo), r(hi)] if self.n >= 2 else None,
                 "p5": self.quantile(LOW), "p95": self.quantile(HIGH), "min": self.min, "max": self.max}

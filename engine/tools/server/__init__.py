@@ -7,8 +7,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from engine.tools.server.caps import DEFAULT_PORT, LOCALHOST
+
+if TYPE_CHECKING:
+    import socket
 
 
 def default_data_dir() -> Path:
@@ -17,7 +21,7 @@ def default_data_dir() -> Path:
     return Path(base) / "mjrules" / "serve"
 
 
-def listen(host: str = LOCALHOST, port: int = DEFAULT_PORT):
+def listen(host: str = LOCALHOST, port: int = DEFAULT_PORT) -> socket.socket:
     """A listening socket on ``host:port`` (IPv4 or IPv6 as the host resolves), made before
     anything is printed. Raises :class:`OSError` when the port is taken or the host is not
     this machine's."""
@@ -27,7 +31,8 @@ def listen(host: str = LOCALHOST, port: int = DEFAULT_PORT):
     return socket.create_server((host, port), family=family)
 
 
-def serve(host: str = LOCALHOST, port: int = DEFAULT_PORT, data_dir: Path | None = None, sock=None) -> None:
+def serve(host: str = LOCALHOST, port: int = DEFAULT_PORT, data_dir: Path | None = None,
+          sock: socket.socket | None = None) -> None:
     """Run the server until Ctrl-C (uvicorn), on ``sock`` (from :func:`listen`) or on a socket
     it opens. Raises :class:`OSError` when it cannot bind."""
     import uvicorn

@@ -37,7 +37,10 @@ import shutil
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import AsyncIterator, Awaitable, Callable
+from multiprocessing.connection import Connection
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -57,6 +60,11 @@ from engine.tools.server.caps import (CLIP, CLIP_BUG, DEFAULT_IMPACT_HANDS, IMPA
 from engine.tools.server import work
 from engine.tools.server.table import Session, replay_frames
 
+if TYPE_CHECKING:  # the fork server exists only where there is fork (not on Windows)
+    from multiprocessing.context import ForkServerContext, SpawnContext
+
+    _Context = SpawnContext | ForkServerContext  # what :func:`_mp` gives
+
 STATIC = Path(__file__).resolve().parent / "static"
 
 class Refused(Exception):
@@ -67,7 +75,7 @@ class Refused(Exception):
         self.status, self.body = status, {"error": message, "file": None, "line": None, "column": None, "hint": hint}
 
 
-def _mp():
+def _mp() -> _Context:
     """The multiprocessing context: a fork server that has the engine imported (fast, and
     safe from this process's threads)."""
     if "forkserver" not in multiprocessing.get_all_start_methods():  # Windows
@@ -78,7 +86,7 @@ def _mp():
     return ctx
 
 
-def _child(conn, name: str, args: tuple) -> None:
+def _child(conn: Connection, name: str, args: tuple[object, ...]) -> None:
     """Run ``work.NAME(*args)`` in a child; send ("ok", result) / ("error", json) / ("bug", text).
     An impact run also sends ("progress", done, total)."""
     try:
@@ -99,13 +107,16 @@ def _child(conn, name: str, args: tuple) -> None:
 class Job:
     """A child process doing one piece of work, read through a pipe."""
 
-    def __init__(self, ctx, name: str, args: tuple):
+    def __init__(self, ctx: _Context, name: str, args: tuple[object, ...]):
         self.conn, child = ctx.Pipe(duplex=False)
         self.proc = ctx.Process(target=_child, args=(child, name, args), daemon=True)
         self.proc.start()
         child.close()
         self.started = time.monotonic()
-        self.state, self.done, self.total, self.result, self.error = "running", 0, 0, None, None
+        self.state, self.done, self.total = "running", 0, 0
+        self.result: Any = None  # what work.NAME returned, as the pipe brought it
+        self.error: dict[str, Any] | None = None
+        self.watcher: asyncio.Task[None] | None = None  # an impact run's watch (create_app)
 
     def poll(self) -> bool:
         """Read what the child sent; True once it has finished (ok, error or bug)."""
@@ -135,7 +146,7 @@ class Job:
             self.state, self.error = state, {"error": message}
         self.conn.close()
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """The job's state for the page."""
         return {"state": self.state, "done": self.done, "total": self.total, "result": self.result,
                 "error": self.error, "seconds": round(time.monotonic() - self.started, 1)}
@@ -154,7 +165,7 @@ class Server:
         self.sessions_lock = threading.Lock()
         self.impacts: OrderedDict[str, Job] = OrderedDict()
         self.runs = 0
-        self.described: dict[tuple, dict] = {}  # (ruleset ref, file mtime) → its entry in /api/rulesets
+        self.described: dict[tuple[str, int | None], dict[str, Any]] = {}  # (ruleset ref, file mtime) → its entry in /api/rulesets
         self.ctx = _mp()
 
     # ---- helpers ----------------------------------------------------------------------------------
@@ -162,7 +173,7 @@ class Server:
         """A fresh folder for one request's files, inside the data folder."""
         return self.jobs_dir / secrets.token_hex(TOKEN_BYTES)
 
-    async def run(self, name: str, *args, seconds: float = REQUEST_SECONDS) -> dict:
+    async def run(self, name: str, *args: object, seconds: float = REQUEST_SECONDS) -> Any:
         """``work.NAME(*args)`` in a child process, killed after ``seconds``; at most MAX_RUNS at once."""
         if self.runs >= MAX_RUNS:
             raise Refused(http.HTTP_429_TOO_MANY_REQUESTS, f"busy: {MAX_RUNS} runs are going on; try again in a moment")
@@ -183,7 +194,7 @@ class Server:
                 if isinstance(a, Path) and a.parent == self.jobs_dir:
                     shutil.rmtree(a, ignore_errors=True)
         if job.state == "failed":
-            raise Refused(http.HTTP_400_BAD_REQUEST, "", None) from _Failed(job.error)
+            raise Refused(http.HTTP_400_BAD_REQUEST, "", None) from _Failed(job.error or {})
         return job.result
 
     def session(self, sid: str) -> Session:
@@ -209,12 +220,12 @@ class Server:
 
 
 class _Failed(Exception):
-    def __init__(self, body: dict):
+    def __init__(self, body: dict[str, Any]):
         super().__init__(body.get("error"))
         self.body = body
 
 
-def _clean_error(body: dict, server: Server) -> dict:
+def _clean_error(body: dict[str, Any], server: Server) -> dict[str, Any]:
     """An error's JSON with the data folder's paths shown as the page's own names."""
     out = dict(body)
     for k in ("file", "error", "hint"):
@@ -229,7 +240,7 @@ def _clean_error(body: dict, server: Server) -> dict:
     return out
 
 
-async def _body(request: Request) -> dict:
+async def _body(request: Request) -> dict[str, Any]:
     """The request's JSON object, read no further than MAX_BODY_BYTES."""
     size = request.headers.get("content-length")
     if size is not None and (not size.isdigit() or int(size) > MAX_BODY_BYTES):
@@ -248,7 +259,7 @@ async def _body(request: Request) -> dict:
     return data
 
 
-def _text(data: dict, key: str, cap: int, what: str, required: bool = True) -> str:
+def _text(data: dict[str, Any], key: str, cap: int, what: str, required: bool = True) -> str:
     v = data.get(key)
     if v is None and not required:
         return ""
@@ -259,7 +270,7 @@ def _text(data: dict, key: str, cap: int, what: str, required: bool = True) -> s
     return v
 
 
-def _opts(data: dict, key: str = "options") -> dict[str, str]:
+def _opts(data: dict[str, Any], key: str = "options") -> dict[str, str]:
     v = data.get(key) or {}
     if not isinstance(v, dict) or not all(isinstance(k, str) and isinstance(x, (str, int)) for k, x in v.items()):
         raise Refused(http.HTTP_400_BAD_REQUEST, f"`{key}`: a mapping of option name to value")
@@ -272,8 +283,8 @@ def create_app(data_dir: Path) -> Starlette:
     """The ASGI app, keeping its files in ``data_dir`` (created if missing)."""
     server = Server(data_dir)
 
-    def handle(fn):
-        async def endpoint(request: Request):
+    def handle(fn: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
+        async def endpoint(request: Request) -> Response:
             try:
                 return await fn(request)
             except Refused as exc:
@@ -284,25 +295,25 @@ def create_app(data_dir: Path) -> Starlette:
                 return JSONResponse(_clean_error(exc.to_json(), server), status_code=http.HTTP_400_BAD_REQUEST)
         return endpoint
 
-    async def index(request: Request):
+    async def index(request: Request) -> Response:
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-store"})
 
-    async def grammar(request: Request):
+    async def grammar(request: Request) -> Response:
         from engine.lang.resources import data_dir
 
         return FileResponse(data_dir("grammar") / "mjrules.tmLanguage.json", media_type="application/json")
 
     # ---- rulesets ------------------------------------------------------------------------------------
-    async def rulesets(request: Request):
+    async def rulesets(request: Request) -> Response:
         from engine.table.bots import BOTS
 
         from starlette.concurrency import run_in_threadpool
 
-        def describe():
+        def describe() -> list[dict[str, Any]]:
             from engine.lang.compiler import compile_ruleset
             from engine.lang.resources import bundled_ruleset_names
 
-            out = []
+            out: list[dict[str, Any]] = []
             for name, bundled in [*((n, True) for n in bundled_ruleset_names()), *((n, False) for n in server.uploaded())]:
                 ref = work.ruleset_ref(name, server.rules)
                 path = Path(ref) if ref.endswith(".rules") else None
@@ -322,14 +333,14 @@ def create_app(data_dir: Path) -> Starlette:
         return JSONResponse({"rulesets": await run_in_threadpool(describe), "bots": list(BOTS),
                              "caps": {"impact_hands": IMPACT_MAX_HANDS, "rule_bytes": MAX_RULE_BYTES}})
 
-    async def ruleset_text(request: Request):
+    async def ruleset_text(request: Request) -> Response:
         ref = work.ruleset_ref(request.path_params["name"], server.rules)
         from engine.lang.compiler import compile_ruleset, read_rule_file
 
         path = Path(ref) if ref.endswith(".rules") else Path(compile_ruleset(ref).file)
         return JSONResponse({"name": request.path_params["name"], "text": read_rule_file(path)})
 
-    async def upload(request: Request):
+    async def upload(request: Request) -> Response:
         data = await _body(request)
         name = data.get("name")
         if not isinstance(name, str) or not name or work.safe_name(name) != name:
@@ -354,7 +365,7 @@ def create_app(data_dir: Path) -> Starlette:
         return JSONResponse({"name": name, "ok": True})
 
     # ---- games ---------------------------------------------------------------------------------------
-    async def new_game(request: Request):
+    async def new_game(request: Request) -> Response:
         from starlette.concurrency import run_in_threadpool
 
         data = await _body(request)
@@ -367,13 +378,13 @@ def create_app(data_dir: Path) -> Starlette:
         sid = server.add_session(s)
         return JSONResponse({"id": sid, **await run_in_threadpool(s.state)})
 
-    async def game_state(request: Request):
+    async def game_state(request: Request) -> Response:
         from starlette.concurrency import run_in_threadpool
 
         s = server.session(request.path_params["id"])
         return JSONResponse({"id": request.path_params["id"], **await run_in_threadpool(s.state)})
 
-    async def act(request: Request):
+    async def act(request: Request) -> Response:
         from starlette.concurrency import run_in_threadpool
 
         s = server.session(request.path_params["id"])
@@ -387,13 +398,13 @@ def create_app(data_dir: Path) -> Starlette:
             return JSONResponse({**exc.to_json(), "state": await run_in_threadpool(s.state)}, status_code=http.HTTP_409_CONFLICT)
         return JSONResponse({"id": request.path_params["id"], **state})
 
-    async def record(request: Request):
+    async def record(request: Request) -> Response:
         s = server.session(request.path_params["id"])
         text = s.record_yaml()
         return Response(text, media_type="application/x-yaml",
                         headers={"Content-Disposition": f'attachment; filename="{s.record_name()}"'})
 
-    async def replay(request: Request):
+    async def replay(request: Request) -> Response:
         from starlette.concurrency import run_in_threadpool
 
         data = await _body(request)
@@ -401,32 +412,32 @@ def create_app(data_dir: Path) -> Starlette:
         return JSONResponse(await run_in_threadpool(replay_frames, text, server.rules))
 
     # ---- the playground --------------------------------------------------------------------------------
-    async def check(request: Request):
+    async def check(request: Request) -> Response:
         data = await _body(request)
         text = _text(data, "text", MAX_RULE_BYTES, "rule file")
         return JSONResponse(await server.run("check", text, _opts(data), server.rules, server.job_dir()))
 
-    async def diff(request: Request):
+    async def diff(request: Request) -> Response:
         data = await _body(request)
         text = _text(data, "text", MAX_RULE_BYTES, "rule file")
         base = data.get("base")
         return JSONResponse(await server.run("diff", text, _opts(data), base, _opts(data, "base_options"),
                                              server.rules, server.job_dir()))
 
-    async def scenario(request: Request):
+    async def scenario(request: Request) -> Response:
         data = await _body(request)
         text = _text(data, "text", MAX_RULE_BYTES, "rule file")
         scen = _text(data, "scenario", MAX_SCENARIO_BYTES, "scenario file")
         return JSONResponse(await server.run("scenarios", text, scen, server.rules, server.job_dir(),
                                              MAX_SCENARIO_BYTES))
 
-    async def impact_start(request: Request):
+    async def impact_start(request: Request) -> Response:
         data = await _body(request)
         text = _text(data, "text", MAX_RULE_BYTES, "rule file")
         hands, seed = data.get("hands", DEFAULT_IMPACT_HANDS), data.get("seed", 1)
         if type(hands) is not int or not 1 <= hands <= IMPACT_MAX_HANDS:
             raise Refused(http.HTTP_400_BAD_REQUEST, f"`hands`: from 1 to {IMPACT_MAX_HANDS} hands in one impact run (got {str(hands)[:CLIP]})",
-                          hint=f"run more with `mjrules impact A B -n N` at the command line")
+                          hint="run more with `mjrules impact A B -n N` at the command line")
         if type(seed) is not int or not 0 <= seed < SEED_SPACE:
             raise Refused(http.HTTP_400_BAD_REQUEST, f"`seed`: a whole number from 0 to {SEED_SPACE - 1}")
         base = data.get("base")
@@ -442,7 +453,7 @@ def create_app(data_dir: Path) -> Starlette:
         jid = secrets.token_urlsafe(TOKEN_BYTES)
         server.impacts[jid] = job
 
-        async def watch():
+        async def watch() -> None:
             try:
                 while not job.poll():
                     if time.monotonic() - job.started > IMPACT_SECONDS:
@@ -465,22 +476,22 @@ def create_app(data_dir: Path) -> Starlette:
             raise Refused(http.HTTP_404_NOT_FOUND, f"no impact run {jid[:CLIP]!r}")
         return job
 
-    async def impact_state(request: Request):
+    async def impact_state(request: Request) -> Response:
         return JSONResponse(impact_job(request.path_params["id"]).to_json())
 
-    async def impact_cancel(request: Request):
+    async def impact_cancel(request: Request) -> Response:
         job = impact_job(request.path_params["id"])
         job.kill("cancelled", "cancelled")
         return JSONResponse(job.to_json())
 
-    async def impact_ws(ws: WebSocket):
+    async def impact_ws(ws: WebSocket) -> None:
         await ws.accept()
         job = server.impacts.get(ws.path_params["id"])
         if job is None:
             await ws.send_json({"state": "failed", "error": {"error": "no such impact run"}})
             await ws.close()
             return
-        last = None
+        last: tuple[object, object] | None = None
         try:
             while True:
                 now = job.to_json()
@@ -496,7 +507,7 @@ def create_app(data_dir: Path) -> Starlette:
             pass
 
     @contextlib.asynccontextmanager
-    async def lifespan(app):
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
         yield
         for job in server.impacts.values():
             if job.state == "running":

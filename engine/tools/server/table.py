@@ -13,17 +13,19 @@ from __future__ import annotations
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 from engine.errors import IllegalAction, MjError
 from engine.lang.compiler import compile_ruleset
 from engine.table.bots import BOTS
 from engine.table.game import Action, Game
+from engine.table.match import Bot
 from engine.tools.play import Narrator, action_text, ledger_rows
 
 from engine.tools.server.caps import CLIP, MAX_LOG, SEED_SPACE
 
 
-def tile_json(game: Game, kind: int, jing: dict[int, str]) -> dict:
+def tile_json(game: Game, kind: int, jing: dict[int, str]) -> dict[str, Any]:
     """A tile for the page: its code, group (``m``/``p``/``s`` or the honours' group), rank
     (suits) and ``jing`` (``正精``, ``副精`` or None)."""
     k = game.tiles.kinds[kind]
@@ -43,16 +45,19 @@ def _jing_marks(game: Game, shown: set[str]) -> dict[int, str]:
     return marks
 
 
-def table_json(game: Game, seat: str | None) -> dict:
+def table_json(game: Game, seat: str | None) -> dict[str, Any]:
     """The table as ``seat`` sees it (every hand when ``seat`` is None or the hand is over)."""
     viewer = seat or game.seats[0]
     obs = game.observation(viewer)
     shown = set(obs["indicators"])
     marks = _jing_marks(game, shown)
-    tj = lambda k: tile_json(game, k, marks)
+
+    def tj(k: int) -> dict[str, Any]:
+        return tile_json(game, k, marks)
+
     drawn = None
     last = game.actions[-1] if game.actions else None
-    hands = {}
+    hands: dict[str, dict[str, Any] | None] = {}
     for s in game.seats:
         if seat is not None and s != seat and not game.over:
             hands[s] = None
@@ -71,7 +76,7 @@ def table_json(game: Game, seat: str | None) -> dict:
                   else [tj(k) for k in m.tiles]} for m in game.hands[s].melds] for s in game.seats}
     inds = [{"name": n, "label": game.rs.indicators[n].label or n, "tile": tj(game.tiles.parse_one(c))}
             for n, c in obs["indicators"].items()]
-    legal = []
+    legal: list[dict[str, Any]] = []
     if seat is not None:
         for a in game.legal_actions(seat):
             legal.append({"text": a.text(game.scorer), "label": action_text(game, a), "kind": a.kind,
@@ -86,7 +91,7 @@ def table_json(game: Game, seat: str | None) -> dict:
     }
 
 
-def result_json(game: Game) -> dict | None:
+def result_json(game: Game) -> dict[str, Any] | None:
     """How a finished hand ended and its ledger, a row per transfer (rule and factors)."""
     r = game.result
     if r is None:
@@ -98,7 +103,7 @@ def result_json(game: Game) -> dict | None:
 class Session:
     """A person at one seat of a game, the other seats bots (see the module docstring)."""
 
-    def __init__(self, game: Game, seat: str, bots: dict):
+    def __init__(self, game: Game, seat: str, bots: dict[str, Bot]):
         self.game, self.seat, self.bots = game, seat, bots
         self.lock = threading.Lock()
         self.touched = time.monotonic()
@@ -106,18 +111,19 @@ class Session:
         self.advance()
 
     @classmethod
-    def start(cls, ref: str, options: dict[str, str], seat, bots, seed: int | None) -> "Session":
+    def start(cls, ref: str, options: dict[str, str], seat: object, bots: object, seed: int | None) -> Session:
         """Compile ``ref`` with ``options`` and deal a hand; ``bots`` is a :data:`BOTS` name.
-        Raises :class:`MjError` for a bad seat, bot or option."""
+        ``seat`` and ``bots`` come from the page as they are (None: the defaults). Raises
+        :class:`MjError` for a bad seat, bot or option."""
         import random
 
         rs = compile_ruleset(ref, options)
         seats = [str(v) for v in rs.table["seats"].values]
         seat = seat or seats[min(1, len(seats) - 1)]
-        if seat not in seats:
+        if not isinstance(seat, str) or seat not in seats:
             raise MjError(f"no seat {str(seat)[:CLIP]!r}", hint=f"seats: {' '.join(seats)}")
         bots = bots or "greedy"
-        if bots not in BOTS:
+        if not isinstance(bots, str) or bots not in BOTS:  # a list or mapping is no bot, not a crash
             raise MjError(f"unknown bot {str(bots)[:CLIP]!r}", hint=f"one of: {', '.join(BOTS)}")
         seed = seed if seed is not None else random.SystemRandom().randrange(SEED_SPACE)
         game = Game(rs, seed)
@@ -143,7 +149,7 @@ class Session:
                     continue
             return
 
-    def act(self, text: str) -> dict:
+    def act(self, text: str) -> dict[str, Any]:
         """Apply the person's action (its text) through :meth:`Game.apply`, then the bots'.
         Raises :class:`~engine.errors.IllegalAction` (nothing changed) for an illegal one."""
         with self.lock:
@@ -158,12 +164,12 @@ class Session:
             self.advance()
             return self._state()
 
-    def state(self) -> dict:
+    def state(self) -> dict[str, Any]:
         """The table as the person sees it, what happened (narrated), and the result when over."""
         with self.lock:
             return self._state()
 
-    def _state(self) -> dict:
+    def _state(self) -> dict[str, Any]:
         g = self.game
         lines = [x for x in (self.narrator.line(g, e) for e in g.events[-MAX_LOG - MAX_LOG:]) if x][-MAX_LOG:]
         return {"ruleset": g.rs.name, "label": g.rs.label or g.rs.name, "seed": g.seed,
@@ -181,7 +187,7 @@ class Session:
         return f"{self.game.rs.name}-{self.game.seed}.yaml"
 
 
-def replay_frames(text: str, rules_dir: Path) -> dict:
+def replay_frames(text: str, rules_dir: Path) -> dict[str, Any]:
     """Every step of a record: the whole table after the deal and after each action. The
     record's rule files must be bundled or uploaded (in ``rules_dir``); it is played again with
     :func:`engine.table.records.replay` first (its errors raised as :class:`MjError`)."""
@@ -202,7 +208,7 @@ def replay_frames(text: str, rules_dir: Path) -> dict:
             raise MjError(f"the record names the rule file {str(f)[:CLIP]!r}, outside the server's data folder",
                           hint="replay records of bundled rulesets or of rule files uploaded here")
     g, diffs = replay(rec)
-    frames = []
+    frames: list[dict[str, Any]] = []
     step = Game(g.rs, g.seed, dealer=g.dealer, floor=g.floor, ring=g.ring,
                 wall=[g.tiles.parse_one(c) for c in rec["wall"]] if rec.get("wall") else None,
                 dice=list(g.dice_rolls), previous_indicators=dict(g.previous_indicators), scorer=g.scorer)

@@ -9,19 +9,20 @@ uploaded to the data folder by its name, never a path: no file outside the data 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from engine.errors import Location, MjError, OptionError, RuleError
 from engine.lang.compiler import check_text, compile_ruleset, decode_rule_bytes, parse_text_collect
 from engine.lang.limits import MAX_NAME_CHARS
 from engine.lang.resources import bundled_ruleset_names
+from engine.lang.ruleset import Ruleset
 from engine.tools.server.caps import CLIP
 
 EDITED = "edited.rules"  # the editor's text, as a file of a job folder
 SCENARIO = "scenario.yaml"
 
 
-def ruleset_ref(name: str, rules_dir: Path) -> str:
+def ruleset_ref(name: object, rules_dir: Path) -> str:
     """The reference of a ruleset the page names: a bundled name, or ``NAME`` of an uploaded
     ``rules_dir/NAME.rules``. Raises :class:`MjError` for anything else (a path, ``..``)."""
     if not isinstance(name, str) or not name:
@@ -66,7 +67,7 @@ def _job_file(text: str, job: Path) -> Path:
     return path
 
 
-def check(raw: str, options: dict[str, str], rules_dir: Path, job: Path) -> dict:
+def check(raw: str, options: dict[str, str], rules_dir: Path, job: Path) -> dict[str, Any]:
     """Diagnostics of the editor's text (errors and warnings, with positions, as ``mjrules
     check --json`` gives them), and its rule sheet (Markdown) when it compiles."""
     from engine.lang.lint import diagnose, from_error
@@ -94,14 +95,14 @@ def check(raw: str, options: dict[str, str], rules_dir: Path, job: Path) -> dict
                         for k, o in rs.options.items()} if rs is not None else {}}
 
 
-def compile_edited(raw: str, options: dict[str, str], rules_dir: Path, job: Path):
+def compile_edited(raw: str, options: dict[str, str], rules_dir: Path, job: Path) -> Ruleset:
     """The editor's text compiled (its first error raised as :class:`RuleError`)."""
     path = _job_file(rule_text(raw), job)
     return compile_ruleset(str(path), options)
 
 
 def diff(raw: str, options: dict[str, str], base: str, base_options: dict[str, str], rules_dir: Path,
-         job: Path) -> dict:
+         job: Path) -> dict[str, Any]:
     """What the editor's text changes from ``base`` (a bundled or uploaded name), as ``mjrules
     diff --json`` gives it."""
     from engine.tools.diff import diff as compare
@@ -114,7 +115,7 @@ def diff(raw: str, options: dict[str, str], base: str, base_options: dict[str, s
             "changed": sum(c.op == "~" for c in changes)}
 
 
-def scenarios(raw: str, scenario: str, rules_dir: Path, job: Path, max_bytes: int) -> dict:
+def scenarios(raw: str, scenario: str, rules_dir: Path, job: Path, max_bytes: int) -> dict[str, Any]:
     """Run a scenario file (``mjrules test``) whose ``ruleset`` is ``edited.rules`` (the
     editor's text) or a bundled or uploaded name; no other path is read."""
     from engine.lang.yamlio import load_text
@@ -143,7 +144,7 @@ def scenarios(raw: str, scenario: str, rules_dir: Path, job: Path, max_bytes: in
 
 
 def impact(raw: str, options: dict[str, str], base: str, base_options: dict[str, str], hands: int, seed: int,
-           rules_dir: Path, job: Path, progress: Callable[[int, int], None] | None = None) -> dict:
+           rules_dir: Path, job: Path, progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
     """The impact run: ``hands`` seeded hands under ``base`` and under the editor's text.
     Returns ``{"hands", "seed", "report", "markdown"}`` (:func:`impact_adapter`); ``progress(done, total)`` after each block."""
     ra = compile_ruleset(ruleset_ref(base, rules_dir), base_options)
@@ -156,8 +157,8 @@ def impact(raw: str, options: dict[str, str], base: str, base_options: dict[str,
 # ---- the impact review (engine/tools/impact.py) ---------------------------------------------------------
 
 
-def impact_adapter(a: str, b: str, opts_a: dict, opts_b: dict, hands: int, seed: int,
-                   progress: Callable[[int, int], None] | None = None, names: tuple[str, str] | None = None) -> dict:
+def impact_adapter(a: str, b: str, opts_a: dict[str, str], opts_b: dict[str, str], hands: int, seed: int,
+                   progress: Callable[[int, int], None] | None = None, names: tuple[str, str] | None = None) -> dict[str, Any]:
     """The impact review of ``mjrules impact`` (:mod:`engine.tools.impact`, greedy bots): the same
     seeded hands under A and B, each re-scored by the other side. Returns ``{"hands", "seed",
     "report": the review's JSON, "markdown"}``; ``progress(done, hands)`` after each block."""
@@ -168,6 +169,6 @@ def impact_adapter(a: str, b: str, opts_a: dict, opts_b: dict, hands: int, seed:
     return {"hands": hands, "seed": seed, "report": rep.to_json(), "markdown": markdown(rep)}
 
 
-def location_json(loc: Location | None) -> dict | None:
+def location_json(loc: Location | None) -> dict[str, Any] | None:
     """A location as ``{file, line, column}``."""
     return None if loc is None else {"file": loc.file, "line": loc.line, "column": loc.column}
