@@ -13,7 +13,20 @@ from engine.lang import limits as L
 from engine.lang.build import Build
 from engine.lang.parse import check_text_limits, check_tree_limits, parsed_file
 from engine.lang.statements import SECTIONS, ParsedFile, tag
-from engine.lang.syntax import TokenTooBig, Tree, UnexpectedEOF, UnexpectedInput, VisitError, parser, readable, syntax_error
+from typing import Any
+
+from engine.lang.syntax import (
+    TokenTooBig,
+    Tree,
+    UnexpectedEOF,
+    UnexpectedInput,
+    UnexpectedToken,
+    VisitError,
+    parser,
+    readable,
+    syntax_error,
+    token_location,
+)
 
 
 def parse_text_collect(text: str, file: str) -> tuple[ParsedFile, list[RuleError]]:
@@ -48,7 +61,7 @@ def parse_text_collect(text: str, file: str) -> tuple[ParsedFile, list[RuleError
             try:
                 tree = parser().parse(padded)
             except TokenTooBig as exc:
-                errors.append(tag(RuleError(exc.message, Location(file, exc.token.line, exc.token.column),
+                errors.append(tag(RuleError(exc.message, token_location(file, exc.token),
                                              hint=exc.hint, source_text=text), "syntax"))
                 continue
             except UnexpectedInput as exc:
@@ -65,7 +78,7 @@ def parse_text_collect(text: str, file: str) -> tuple[ParsedFile, list[RuleError
         check_tree_limits(Tree("start", subtrees), file, text)
     except RuleError as exc:
         return ParsedFile(file=file, text=text), errors + [tag(exc, "file")]
-    items = []
+    items: list[Any] = []  # what Build makes of each statement (see parse.parsed_file)
     for sub in subtrees:
         try:
             items.append(Build(file).transform(sub) if isinstance(sub, Tree) else sub)
@@ -109,9 +122,9 @@ def _chunk_syntax_error(exc: UnexpectedInput, padded: str, text: str, file: str,
                         following: tuple[int, str] | None) -> RuleError:
     """:func:`syntax_error` for one statement parsed alone. A statement cut short by the end of
     its chunk is reported as the whole file's parse would: at the next statement's first word."""
-    tok = getattr(exc, "token", None)
-    ends = isinstance(exc, UnexpectedEOF) or (tok is not None and tok.type == "$END")
+    ends = isinstance(exc, UnexpectedEOF) or (isinstance(exc, UnexpectedToken) and exc.token.type == "$END")
     if ends and following is not None:
+        assert isinstance(exc, UnexpectedEOF | UnexpectedToken)
         line, chunk = following
         word = chunk.split(None, 1)[0] if chunk.split() else chunk
         return RuleError(f"unexpected `{word}`; expected {readable(set(exc.expected))}",

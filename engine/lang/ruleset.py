@@ -9,7 +9,8 @@ Nothing here holds a rule value: numbers come from the rule files in ``rulesets/
 """
 from __future__ import annotations
 
-from typing import Annotated, Literal, Union
+from collections.abc import Sequence
+from typing import Annotated, Literal, Union, overload
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -422,6 +423,26 @@ class Ruleset(Model):
     flow: dict[str, Flow] = {}
     options: dict[str, OptionInfo] = {}
 
-    def jing_rules(self, type_: str) -> list:
+    # one overload per 精 body form: a caller gets that form's model (``jing_rules("value")[0].main``)
+    @overload
+    def jing_rules(self, type_: Literal["value"]) -> list[JingValue]: ...
+    @overload
+    def jing_rules(self, type_: Literal["kong"]) -> list[JingKong]: ...
+    @overload
+    def jing_rules(self, type_: Literal["multiplier"]) -> list[JingMultiplier]: ...
+    @overload
+    def jing_rules(self, type_: Literal["formula"]) -> list[JingFormula]: ...
+    @overload
+    def jing_rules(self, type_: Literal["kong_bonus"]) -> list[JingKongBonus]: ...
+    @overload
+    def jing_rules(self, type_: Literal["liability"]) -> list[JingLiability]: ...
+    @overload
+    def jing_rules(self, type_: Literal["adder"]) -> list[JingAdder]: ...
+    @overload
+    def jing_rules(self, type_: Literal["discarded"]) -> list[JingDiscarded]: ...
+    @overload
+    def jing_rules(self, type_: str) -> list[JingRule]: ...
+
+    def jing_rules(self, type_: str) -> Sequence[JingRule]:
         """The 精 rules of one type (``value``, ``kong``, ``multiplier`` …) in order."""
         return [r for r in self.jing.values() if r.type == type_]
