@@ -6,8 +6,8 @@ multiplier written ``x 2``, curly quotes, an unquoted ``extends`` path).
 """
 from __future__ import annotations
 
-from functools import lru_cache
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import TYPE_CHECKING, TypeAlias, cast
 
 from engine.errors import Location, RuleError, did_you_mean
@@ -15,23 +15,29 @@ from engine.lang import limits as L
 from engine.lang.parsergen import parser_module
 from engine.lang.statements import SECTIONS
 
+__all__ = [  # Lark's classes are re-exported: the parser's modules import them from here
+    "STANDALONE", "STATEMENT_STARTS", "Lark", "Meta", "ParseTree", "Token", "TokenTooBig", "Transformer", "Tree",
+    "UnexpectedCharacters", "UnexpectedEOF", "UnexpectedInput", "UnexpectedToken", "VisitError", "looks_like",
+    "parser", "readable", "syntax_error", "token_location", "v_args",
+]
+
 # the pre-built standalone Lark parser (engine/lang/parsergen.py): its own Token, Tree, … classes.
 # The type checker reads them from the committed module; at run time they come from the module
 # parser_module() returns (the committed one, or the same code generated from an edited grammar).
 STANDALONE = parser_module()
 if TYPE_CHECKING:
-    from engine.lang.standalone_parser import (  # re-exported: `X as X`
-        Lark as Lark,
-        Meta as Meta,
-        Token as Token,
-        Transformer as Transformer,
-        Tree as Tree,
-        UnexpectedCharacters as UnexpectedCharacters,
-        UnexpectedEOF as UnexpectedEOF,
-        UnexpectedInput as UnexpectedInput,
-        UnexpectedToken as UnexpectedToken,
-        VisitError as VisitError,
-        v_args as v_args,
+    from engine.lang.standalone_parser import (
+        Lark,
+        Meta,
+        Token,
+        Transformer,
+        Tree,
+        UnexpectedCharacters,
+        UnexpectedEOF,
+        UnexpectedInput,
+        UnexpectedToken,
+        VisitError,
+        v_args,
     )
 else:
     Lark, Meta, Token, Transformer, Tree, v_args = (STANDALONE.Lark, STANDALONE.Meta, STANDALONE.Token,
