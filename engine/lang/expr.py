@@ -19,10 +19,10 @@ from typing import TypeAlias
 from engine.lang.ruleset import BinOp, BoolOp, Cmp, Expr, Neg, Not, Num, PatternIs, Var
 
 Env: TypeAlias = Mapping[str, int]  # fact name -> number or bool (a bool is an int)
-Compiled: TypeAlias = Callable[[Env, "str | None"], int]  # fn(env, pattern name or None) -> number or bool
+Compiled: TypeAlias = Callable[[Env, str | None], int]  # fn(env, pattern name or None) -> number or bool
 
-_CMP: dict[str, Callable[[int, int], bool]] = {">=": operator.ge, "<=": operator.le, "==": operator.eq, "!=": operator.ne, ">": operator.gt,
-        "<": operator.lt}
+_CMP: dict[str, Callable[[int, int], bool]] = {
+    ">=": operator.ge, "<=": operator.le, "==": operator.eq, "!=": operator.ne, ">": operator.gt, "<": operator.lt}
 _ARITH: dict[str, Callable[[int, int], int]] = {"+": operator.add, "-": operator.sub, "*": operator.mul}
 
 

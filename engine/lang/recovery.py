@@ -7,14 +7,13 @@ parses whole means exactly what :func:`engine.lang.parse.parse_text` says.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from engine.errors import Location, RuleError
 from engine.lang import limits as L
 from engine.lang.build import Build
 from engine.lang.parse import check_text_limits, check_tree_limits, parsed_file
 from engine.lang.statements import SECTIONS, ParsedFile, tag
-from typing import Any
-
 from engine.lang.syntax import (
     TokenTooBig,
     Tree,
@@ -124,7 +123,7 @@ def _chunk_syntax_error(exc: UnexpectedInput, padded: str, text: str, file: str,
     its chunk is reported as the whole file's parse would: at the next statement's first word."""
     ends = isinstance(exc, UnexpectedEOF) or (isinstance(exc, UnexpectedToken) and exc.token.type == "$END")
     if ends and following is not None:
-        assert isinstance(exc, UnexpectedEOF | UnexpectedToken)
+        assert isinstance(exc, UnexpectedEOF | UnexpectedToken)  # as `ends` found
         line, chunk = following
         word = chunk.split(None, 1)[0] if chunk.split() else chunk
         return RuleError(f"unexpected `{word}`; expected {readable(set(exc.expected))}",
