@@ -147,6 +147,7 @@ class Build(Transformer[Token, Any]):
         st: Stmt = c[0]
         st.op = "override"
         st.location = self.loc(meta)
+        assert st.decl is not None  # the grammar overrides a declaration, never a `remove`
         st.decl = st.decl.model_copy(update={"origin": self.origin(meta)})
         return st
 

@@ -36,7 +36,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Generic, Protocol, TypeAlias, TypeVar, cast
+from typing import Generic, Protocol, TypeAlias, TypeVar, cast
 
 from engine.errors import Location, MjError, RuleError
 from engine.lang import compiler as C
@@ -400,9 +400,9 @@ def _align(lines: list[_Line], signs: set[int]) -> list[str]:
 # ---- entry points ---------------------------------------------------------------------------------
 
 
-def _signature(pf: C.ParsedFile) -> Any:
+def _signature(pf: C.ParsedFile) -> object:
     """What a parsed file says, without where it says it: compared before and after formatting."""
-    def stmt(s: C.Stmt) -> tuple[str, str, str, Any]:
+    def stmt(s: C.Stmt) -> tuple[str, str, str, object]:
         decl = s.decl.model_dump(mode="json", exclude={"origin"}) if s.decl is not None else None
         return (s.op, s.kind, s.name, decl)
 

@@ -387,7 +387,7 @@ class _Linter:
     def overrides(self) -> None:
         for st in self.checked.parsed.stmts:
             e = self.checked.entries.get(st.path)
-            if st.op != "override" or e is None or e.stmt is not st or e.replaced is None:
+            if st.op != "override" or e is None or e.stmt is not st or e.replaced is None or st.decl is None:
                 continue
             if _same(e.replaced, st.decl):
                 old = e.replaced.origin

@@ -197,6 +197,7 @@ def build_ruleset(path: Path, state: Resolution, errors: list[RuleError] | None 
     base = None
     for e in entries.values():
         decl = e.stmt.decl
+        assert decl is not None  # an entry is a declaration (a `remove` deletes its entry)
         if isinstance(decl, Base):
             base = decl
         else:
