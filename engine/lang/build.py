@@ -471,7 +471,8 @@ class Build(Transformer[Token, Any]):
         return ("cap", self._int("cap", c[0], 0, L.MAX_AMOUNT))
 
     def exhaustive(self, meta: Meta, c: Children) -> Stmt:
-        decl = Exhaustive(name=str(c[0]), payer=cast(Payer, str(c[1])), amount=self._int("amount", c[2], 0, L.MAX_AMOUNT), origin=self.origin(meta))
+        decl = Exhaustive(name=str(c[0]), payer=cast(Payer, str(c[1])),
+                          amount=self._int("amount", c[2], 0, L.MAX_AMOUNT), origin=self.origin(meta))
         return self._stmt(meta, "exhaustive", c[0], decl)
 
     def flow(self, meta: Meta, c: Children) -> Stmt:

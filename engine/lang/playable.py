@@ -122,9 +122,10 @@ def check_playable(rs: Ruleset, texts: dict[str, str] | None = None) -> None:
         if not chunks or any(not isinstance(c, int) for c in chunks):
             raise fail.at(deal, "table.deal", "table deal must be whole numbers (tiles per seat per round)",
                           f"e.g. `table deal = {hand}`")
-        if sum(cast(list[int], chunks)) != hand:  # whole numbers: checked just above
+        deal_total = sum(cast(list[int], chunks))  # whole numbers: checked just above
+        if deal_total != hand:
             raise fail.at(deal, "table.deal",
-                          f"table deal {' '.join(map(str, chunks))} adds up to {sum(cast(list[int], chunks))}, not table hand = {hand}",
+                          f"table deal {' '.join(map(str, chunks))} adds up to {deal_total}, not table hand = {hand}",
                           "make the rounds add up to the hand, e.g. `table deal = "
                           + " ".join(map(str, _deal_example(chunks, hand))) + "`",
                           related=[("table hand is declared here", _loc(t["hand"]))])

@@ -284,8 +284,8 @@ def validate(model: type[M], data: Any, file: str, text: str, *, prefix: YamlPat
         raise schema_error(exc, model, data, file, text, prefix=prefix, root=root) from None
 
 
-def schema_error(exc: ValidationError, model: type[BaseModel], data: Any, file: str, text: str, *, prefix: YamlPath = (),
-                 root: Any = None) -> ScenarioError:
+def schema_error(exc: ValidationError, model: type[BaseModel], data: Any, file: str, text: str, *,
+                 prefix: YamlPath = (), root: Any = None) -> ScenarioError:
     """The first error of ``exc`` as a :class:`ScenarioError` (see :func:`validate`)."""
     errors = exc.errors(include_url=False)
     found = [(_data_path(data, tuple(e["loc"]), e["type"] == "missing"), e) for e in errors]
