@@ -88,6 +88,10 @@ class MjError(Exception):
 class RuleError(MjError):
     """A rule file cannot be parsed or compiled."""
 
+    # marks set (not always) by engine.lang.statements.tag and .about; annotations only: absent until set
+    phase: str
+    paths: tuple[str, ...]
+
 
 @dataclass
 class OptionError(RuleError):

@@ -9,7 +9,7 @@ its token. Names are checked later, once ``extends`` is resolved (:mod:`engine.l
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, TypeAlias, cast
 
 from engine.errors import Location, RuleError, did_you_mean
 from engine.lang import facts as F
@@ -17,12 +17,17 @@ from engine.lang import flow as FLOW
 from engine.lang import limits as L
 from engine.lang.ruleset import (
     Adder,
+    ArithOp,
     Base,
     BinOp,
     BoolOp,
     Cmp,
+    CmpOp,
     Component,
+    Decl,
+    End,
     Exhaustive,
+    Expr,
     Factor,
     Fan,
     Fixed,
@@ -35,18 +40,22 @@ from engine.lang.ruleset import (
     JingKongBonus,
     JingLiability,
     JingAdder,
+    JingDecl,
     JingDiscarded,
     JingMultiplier,
     JingValue,
     Meld,
+    MeldKind,
     Neg,
     Not,
     Num,
     Origin,
     Pattern,
     PatternIs,
+    Payer,
     Payment,
     Position,
+    Scope,
     Shape,
     Suit,
     TableParam,
@@ -64,15 +73,20 @@ from engine.lang.statements import (
     Ref,
     Stmt,
 )
-from engine.lang.syntax import Token, Transformer, v_args
+from engine.lang.syntax import Meta, ParseTree, Token, Transformer, token_location, v_args
+
+# a rule's children as Lark hands them over: its tokens and what the methods of the rules below
+# built (each method knows, from the grammar, what stands where)
+Children: TypeAlias = list[Any]
+JingBody: TypeAlias = tuple[type[JingDecl], dict[str, Any]]  # a 精 body form: its model and fields
+# cast(Payer, …) and the like below: the grammar's terminal admits only those words (pydantic checks again)
 
 
 def _in_range(what: str, tok: Token, low: int, high: int, file: str) -> int:
     """``tok`` as an int within ``low..high``, else a RuleError at the token."""
     v = int(str(tok).lstrip("x×"))
     if not low <= v <= high:
-        raise RuleError(f"{what} {v} is out of range ({low}..{high})",
-                        Location(file, tok.line, tok.column))
+        raise RuleError(f"{what} {v} is out of range ({low}..{high})", token_location(file, tok))
     return v
 
 
@@ -89,18 +103,18 @@ def _value(tok: Token) -> str | int:
 
 
 @v_args(meta=True)
-class Build(Transformer):
+class Build(Transformer[Token, Any]):
     """Lark tree → statements. Methods are named after the grammar rules."""
 
-    def __init__(self, file: str):
+    def __init__(self, file: str) -> None:
         super().__init__()
         self.file = file
         self.refs: list[Ref] = []  # collected while building one declaration
 
-    def loc(self, meta_or_tok) -> Location:
+    def loc(self, meta_or_tok: Meta | Token) -> Location:
         return Location(self.file, getattr(meta_or_tok, "line", 1), getattr(meta_or_tok, "column", 1))
 
-    def origin(self, meta) -> Origin:
+    def origin(self, meta: Meta) -> Origin:
         return Origin(file=self.file, line=meta.line, column=meta.column)
 
     def _int(self, what: str, tok: Token, low: int, high: int) -> int:
@@ -113,40 +127,41 @@ class Build(Transformer):
     def _ref(self, what: str, tok: Token, context: str | None = None) -> None:
         self.refs.append(Ref(what, str(tok), self.loc(tok), context))
 
-    def _stmt(self, meta, kind: str, name: Token, decl: Any) -> Stmt:
+    def _stmt(self, meta: Meta, kind: str, name: Token, decl: Decl) -> Stmt:
         return Stmt("declare", kind, str(name), decl, self.loc(meta), self.take_refs())
 
     # -- file structure
-    def start(self, meta, items):
+    def start(self, meta: Meta, items: Children) -> list[Any]:
         return items
 
-    def header(self, meta, c):
+    def header(self, meta: Meta, c: Children) -> tuple[str, str, str | None]:
         return ("header", str(c[0]), _s(c[1]) if len(c) > 1 else None)
 
-    def extends(self, meta, c):
+    def extends(self, meta: Meta, c: Children) -> tuple[str, str, Location]:
         return ("extends", _s(c[0]), self.loc(c[0]))
 
-    def source(self, meta, c):
+    def source(self, meta: Meta, c: Children) -> tuple[str, str]:
         return ("source", _s(c[0]))
 
-    def override(self, meta, c):
+    def override(self, meta: Meta, c: Children) -> Stmt:
         st: Stmt = c[0]
         st.op = "override"
         st.location = self.loc(meta)
+        assert st.decl is not None  # the grammar overrides a declaration, never a `remove`
         st.decl = st.decl.model_copy(update={"origin": self.origin(meta)})
         return st
 
-    def remove(self, meta, c):
+    def remove(self, meta: Meta, c: Children) -> Stmt:
         kind, name = str(c[0]), str(c[1])
         return Stmt("remove", kind, name, None, self.loc(meta))
 
-    def option(self, meta, c):
+    def option(self, meta: Meta, c: Children) -> OptionStmt:
         name = str(c[0])
         rest = list(c[1:])
         toks = [x for x in rest if isinstance(x, Token)]
         label = _s(toks[0]) if len(toks) == 2 else None
         default = str(_value(toks[-1]))
-        choices: dict[str, list] = {}
+        choices: dict[str, list[Stmt]] = {}
         where: dict[str, Location] = {}
         for value, stmts, loc in (x for x in rest if isinstance(x, tuple)):
             if value in choices:
@@ -155,11 +170,11 @@ class Build(Transformer):
             choices[value], where[value] = stmts, loc
         return OptionStmt(name, label, default, choices, self.loc(meta), self.loc(toks[-1]))
 
-    def choice(self, meta, c):
+    def choice(self, meta: Meta, c: Children) -> tuple[str, list[Stmt], Location]:
         return (str(_value(c[0])), list(c[1:]), self.loc(c[0]))
 
     # -- tiles
-    def suit(self, meta, c):
+    def suit(self, meta: Meta, c: Children) -> Stmt:
         name = c[0]
         rest = list(c[1:])
         label = _s(rest.pop(0)) if rest[0].type == "STRING" else None
@@ -176,7 +191,7 @@ class Build(Transformer):
                     origin=self.origin(meta))
         return self._stmt(meta, "suit", name, decl)
 
-    def honours(self, meta, c):
+    def honours(self, meta: Meta, c: Children) -> Stmt:
         name = c[0]
         rest = list(c[1:])
         label = _s(rest.pop(0)) if isinstance(rest[0], Token) and rest[0].type == "STRING" else None
@@ -189,41 +204,41 @@ class Build(Transformer):
                        origin=self.origin(meta))
         return self._stmt(meta, "honours", name, decl)
 
-    def honour_tile(self, meta, c):
+    def honour_tile(self, meta: Meta, c: Children) -> HonourTile:
         return HonourTile(name=str(c[0]), code=_s(c[1]) if len(c) > 1 else None)
 
-    def cyclic(self, meta, c):
+    def cyclic(self, meta: Meta, c: Children) -> str:
         return "cyclic"
 
-    def copies(self, meta, c):
+    def copies(self, meta: Meta, c: Children) -> tuple[str, int]:
         return ("copies", self._int("copies", c[0], 1, L.MAX_COPIES))
 
-    def table(self, meta, c):
+    def table(self, meta: Meta, c: Children) -> Stmt:
         values = [self._int(f"table {c[0]}: number", v, 0, L.MAX_TABLE_NUMBER) if v.type == "INT" else _value(v)
                   for v in c[1:]]
         decl = TableParam(name=str(c[0]), values=values, origin=self.origin(meta))
         return self._stmt(meta, "table", c[0], decl)
 
     # -- melds, patterns
-    def meld(self, meta, c):
-        decl = Meld(name=str(c[0]), meld_kind=str(c[1]), shapes=list(c[2:]), origin=self.origin(meta))
+    def meld(self, meta: Meta, c: Children) -> Stmt:
+        decl = Meld(name=str(c[0]), meld_kind=cast(MeldKind, str(c[1])), shapes=list(c[2:]), origin=self.origin(meta))
         return self._stmt(meta, "meld", c[0], decl)
 
-    def groups(self, meta, c):
+    def groups(self, meta: Meta, c: Children) -> list[str]:
         for tok in c:
             self._ref(REF_GROUP, tok)
         return [str(t) for t in c]
 
-    def run(self, meta, c):
+    def run(self, meta: Meta, c: Children) -> Shape:
         return Shape(type="run", size=self._int("run", c[0], 1, L.MAX_SET_TILES), groups=c[1])
 
-    def distinct(self, meta, c):
+    def distinct(self, meta: Meta, c: Children) -> Shape:
         return Shape(type="distinct", size=self._int("distinct", c[0], 1, L.MAX_SET_TILES), groups=c[1])
 
-    def same(self, meta, c):
+    def same(self, meta: Meta, c: Children) -> Shape:
         return Shape(type="same", size=self._int("same", c[0], 1, L.MAX_SET_TILES), declared=len(c) > 1)
 
-    def pattern(self, meta, c):
+    def pattern(self, meta: Meta, c: Children) -> Stmt:
         comps = [x for x in c[1:] if isinstance(x, Component)]
         flags: dict[str, Any] = {}
         for x in c[1:]:
@@ -234,40 +249,40 @@ class Build(Transformer):
         decl = Pattern(name=str(c[0]), components=comps, origin=self.origin(meta), **flags)
         return self._stmt(meta, "pattern", c[0], decl)
 
-    def sets(self, meta, c):
+    def sets(self, meta: Meta, c: Children) -> Component:
         for tok in c[1:]:
             self._ref(REF_MELD_OR_KIND, tok)
         return Component(type="sets", count=self._int("sets", c[0], 0, L.MAX_HAND_TILES), of=[str(t) for t in c[1:]])
 
-    def pair(self, meta, c):
+    def pair(self, meta: Meta, c: Children) -> Component:
         return Component(type="pair", count=1)
 
-    def pairs(self, meta, c):
+    def pairs(self, meta: Meta, c: Children) -> Component:
         return Component(type="pairs", count=self._int("pairs", c[0], 1, L.MAX_HAND_TILES))
 
-    def rotten(self, meta, c):
+    def rotten(self, meta: Meta, c: Children) -> Component:
         return Component(type="rotten", count=1, gap=self._int("rotten gap", c[0], 1, L.MAX_RANKS))
 
-    def concealed(self, meta, c):
+    def concealed(self, meta: Meta, c: Children) -> tuple[str, bool]:
         return ("concealed", True)
 
-    def honours_natural(self, meta, c):
+    def honours_natural(self, meta: Meta, c: Children) -> tuple[str, bool]:
         return ("honours_natural", True)
 
-    def min_honours(self, meta, c):
+    def min_honours(self, meta: Meta, c: Children) -> tuple[str, int]:
         return ("min_honours", self._int("honours >=", c[0], 0, L.MAX_HAND_TILES))
 
-    def quads_as_pairs(self, meta, c):
+    def quads_as_pairs(self, meta: Meta, c: Children) -> tuple[str, bool]:
         return ("quads_as_pairs", True)
 
-    def one_of(self, meta, c):
+    def one_of(self, meta: Meta, c: Children) -> tuple[str, tuple[list[str], list[str]]]:
         return ("one_of", (c[0], c[1] if len(c) > 1 else []))
 
-    def only(self, meta, c):
+    def only(self, meta: Meta, c: Children) -> tuple[str, list[str]]:
         return ("only", c[0])
 
     # -- indicators
-    def indicator(self, meta, c):
+    def indicator(self, meta: Meta, c: Children) -> Stmt:
         name = c[0]
         rest = list(c[1:])
         label = _s(rest.pop(0)) if isinstance(rest[0], Token) else None
@@ -278,80 +293,80 @@ class Build(Transformer):
         decl = Indicator(name=str(name), label=label, position=pos, origin=self.origin(meta), **attrs)
         return self._stmt(meta, "indicator", name, decl)
 
-    def pos_stack_top(self, meta, c):
-        return Position(type="stack_top", end=str(c[0]))
+    def pos_stack_top(self, meta: Meta, c: Children) -> Position:
+        return Position(type="stack_top", end=cast(End, str(c[0])))
 
-    def _pos(self, type_, c):
+    def _pos(self, type_: Literal["under", "left", "right", "previous"], c: Children) -> Position:
         self._ref(REF_INDICATOR, c[0])
         return Position(type=type_, ref=str(c[0]))
 
-    def pos_under(self, meta, c):
+    def pos_under(self, meta: Meta, c: Children) -> Position:
         return self._pos("under", c)
 
-    def pos_left(self, meta, c):
+    def pos_left(self, meta: Meta, c: Children) -> Position:
         return self._pos("left", c)
 
-    def pos_right(self, meta, c):
+    def pos_right(self, meta: Meta, c: Children) -> Position:
         return self._pos("right", c)
 
-    def pos_previous(self, meta, c):
+    def pos_previous(self, meta: Meta, c: Children) -> Position:
         return self._pos("previous", c)
 
-    def wild(self, meta, c):
+    def wild(self, meta: Meta, c: Children) -> dict[str, bool]:
         return {"wild": True}
 
-    def hidden(self, meta, c):
+    def hidden(self, meta: Meta, c: Children) -> dict[str, bool]:
         return {"hidden": True}
 
-    def settle(self, meta, c):
+    def settle(self, meta: Meta, c: Children) -> dict[str, str | bool]:
         return {"settle": c[0], "with_kongs": len(c) > 1}
 
-    def after_deal(self, meta, c):
+    def after_deal(self, meta: Meta, c: Children) -> str:
         return "after_deal"
 
-    def at_end(self, meta, c):
+    def at_end(self, meta: Meta, c: Children) -> str:
         return "at_end"
 
     # -- 精
-    def jing(self, meta, c):
+    def jing(self, meta: Meta, c: Children) -> Stmt:
         name, body = c
         kind_cls, fields = body
         decl = kind_cls(name=str(name), origin=self.origin(meta), **fields)
         return self._stmt(meta, "jing", name, decl)
 
-    def jing_value(self, meta, c):
+    def jing_value(self, meta: Meta, c: Children) -> JingBody:
         ints = [self._int("精 value", t, 0, L.MAX_AMOUNT) for t in c if isinstance(t, Token) and t.type == "INT"]
         return JingValue, {"main": ints[0], "next": ints[1]}
 
-    def jing_kong(self, meta, c):
+    def jing_kong(self, meta: Meta, c: Children) -> JingBody:
         ints = [self._int("kong points", t, 0, L.MAX_AMOUNT) for t in c]
         return JingKong, {"concealed": ints[0], "exposed": ints[1], "added": ints[2] if len(ints) > 2 else ints[1]}
 
-    def jing_mult(self, meta, c):
+    def jing_mult(self, meta: Meta, c: Children) -> JingBody:
         self._check_expr(c[1], F.JING)
         return JingMultiplier, {"factor": self._int("multiplier", c[0], 0, L.MAX_MULTIPLIER), "when": c[1]}
 
-    def jing_formula(self, meta, c):
+    def jing_formula(self, meta: Meta, c: Children) -> JingBody:
         self._check_expr(c[0], F.JING)
         self._check_expr(c[1], F.JING)
         return JingFormula, {"score": c[0], "when": c[1]}
 
-    def jing_kong_bonus(self, meta, c):
+    def jing_kong_bonus(self, meta: Meta, c: Children) -> JingBody:
         return JingKongBonus, {"amount": self._int("amount", c[0], 0, L.MAX_AMOUNT), "replaces_kong_points": len(c) > 1}
 
-    def jing_liability(self, meta, c):
+    def jing_liability(self, meta: Meta, c: Children) -> JingBody:
         self._ref(REF_JING_FORMULA, c[0])
         return JingLiability, {"rule": str(c[0])}
 
-    def jing_add(self, meta, c):
+    def jing_add(self, meta: Meta, c: Children) -> JingBody:
         self._check_expr(c[1], F.JING)
         return JingAdder, {"amount": self._int("amount", c[0], 0, L.MAX_AMOUNT), "when": c[1]}
 
-    def jing_discarded(self, meta, c):
+    def jing_discarded(self, meta: Meta, c: Children) -> JingBody:
         return JingDiscarded, {}
 
     # -- win score
-    def fan(self, meta, c):
+    def fan(self, meta: Meta, c: Children) -> Stmt:
         name = c[0]
         fields: dict[str, Any] = {"multiplier": 1, "adders": [], "fixed": None}
         mults = 0
@@ -380,21 +395,22 @@ class Build(Transformer):
         decl = Fan(name=str(name), origin=self.origin(meta), **fields)
         return self._stmt(meta, "fan", name, decl)
 
-    def no_win(self, meta, c):
+    def no_win(self, meta: Meta, c: Children) -> tuple[str, Location]:
         return ("no_win", self.loc(meta))
 
-    def mult(self, meta, c):
+    def mult(self, meta: Meta, c: Children) -> tuple[str, int, Location]:
         return ("mult", self._int("multiplier", c[0], 0, L.MAX_MULTIPLIER), self.loc(c[0]))
 
-    def add(self, meta, c):
-        return Adder(amount=self._int("amount", c[0], 0, L.MAX_AMOUNT), payer=str(c[1]), fallback=str(c[2]) if len(c) > 2 else None)
+    def add(self, meta: Meta, c: Children) -> Adder:
+        return Adder(amount=self._int("amount", c[0], 0, L.MAX_AMOUNT), payer=cast(Payer, str(c[1])),
+                     fallback=cast(Payer, str(c[2])) if len(c) > 2 else None)
 
-    def fixed(self, meta, c):
+    def fixed(self, meta: Meta, c: Children) -> Fixed:
         for tok in c[1:]:
             self._ref(REF_FACTOR, tok)
         return Fixed(amount=self._int("amount", c[0], 0, L.MAX_AMOUNT), with_factors=[str(t) for t in c[1:]])
 
-    def instead(self, meta, c):
+    def instead(self, meta: Meta, c: Children) -> tuple[str, str | list[str], list[str]]:
         names = [t for t in c if t.type != "ALL"]
         for tok in names:
             self._ref(REF_FAN, tok)
@@ -402,10 +418,10 @@ class Build(Transformer):
             return ("instead", "all", [str(t) for t in names])
         return ("instead", [str(t) for t in names], [])
 
-    def payment(self, meta, c):
+    def payment(self, meta: Meta, c: Children) -> Stmt:
         name = c[0]
-        weights = {}
-        paid_by = None
+        weights: dict[Payer, int] = {}
+        paid_by: Literal["discarder"] | None = None
         for w in c[1:-1]:
             if w[0] == "paid_by":
                 if w[1] != "discarder":
@@ -421,13 +437,13 @@ class Build(Transformer):
         decl = Payment(name=str(name), weights=weights, when=c[-1], paid_by=paid_by, origin=self.origin(meta))
         return self._stmt(meta, "payment", name, decl)
 
-    def paid_by(self, meta, c):
+    def paid_by(self, meta: Meta, c: Children) -> tuple[str, str, Location]:
         return ("paid_by", str(c[0]), self.loc(c[0]))
 
-    def weight(self, meta, c):
+    def weight(self, meta: Meta, c: Children) -> tuple[str, int, Location]:
         return (str(c[0]), self._int("multiplier", c[1], 0, L.MAX_MULTIPLIER), self.loc(c[0]))
 
-    def payment_base(self, meta, c):
+    def payment_base(self, meta: Meta, c: Children) -> Stmt:
         if str(c[0]) != "base":
             raise RuleError(f"`payment {c[0]} = {c[1]}` is not a payment", self.loc(c[0]),
                             hint="a number alone is only allowed for `payment base`; a payment "
@@ -435,12 +451,12 @@ class Build(Transformer):
         decl = Base(name="base", amount=self._int("payment base", c[1], 0, L.MAX_AMOUNT), origin=self.origin(meta))
         return self._stmt(meta, "payment", c[0], decl)
 
-    def factor(self, meta, c):
+    def factor(self, meta: Meta, c: Children) -> Stmt:
         name, value = c[0], c[1]
         cap = None
         if isinstance(value, tuple) and value[0] == "cap":
             cap, value = value[1], Num(value=1)
-        scopes = [str(t) for t in c[2:] if isinstance(t, Token) and t.type == "SCOPE"]
+        scopes = [cast(Scope, str(t)) for t in c[2:] if isinstance(t, Token) and t.type == "SCOPE"]
         after = any(isinstance(t, Token) and t.type == "AFTER_ADDERS" for t in c[2:])
         when = c[-1] if len(c) > 2 and not isinstance(c[-1], Token) else None
         context = F.TRANSFER if set(scopes) == {"win"} else F.SETTLE
@@ -451,16 +467,17 @@ class Build(Transformer):
                       origin=self.origin(meta))
         return self._stmt(meta, "factor", name, decl)
 
-    def cap(self, meta, c):
+    def cap(self, meta: Meta, c: Children) -> tuple[str, int]:
         return ("cap", self._int("cap", c[0], 0, L.MAX_AMOUNT))
 
-    def exhaustive(self, meta, c):
-        decl = Exhaustive(name=str(c[0]), payer=str(c[1]), amount=self._int("amount", c[2], 0, L.MAX_AMOUNT), origin=self.origin(meta))
+    def exhaustive(self, meta: Meta, c: Children) -> Stmt:
+        decl = Exhaustive(name=str(c[0]), payer=cast(Payer, str(c[1])),
+                          amount=self._int("amount", c[2], 0, L.MAX_AMOUNT), origin=self.origin(meta))
         return self._stmt(meta, "exhaustive", c[0], decl)
 
-    def flow(self, meta, c):
+    def flow(self, meta: Meta, c: Children) -> Stmt:
         name, policy = c[0], c[1]
-        params: dict[str, list] = {}
+        params: dict[str, list[str | int]] = {}
         where: dict[str, Location] = {}
         for a in c[2:]:
             if a.key is None:
@@ -479,47 +496,47 @@ class Build(Transformer):
         decl = Flow(name=str(name), policy=str(policy), params=params, origin=self.origin(meta))
         return self._stmt(meta, "flow", name, decl)
 
-    def flow_kv(self, meta, c):
+    def flow_kv(self, meta: Meta, c: Children) -> _FlowArg:
         return _FlowArg(str(c[0]), c[1].values, self.loc(c[0]))
 
-    def flow_value(self, meta, c):
+    def flow_value(self, meta: Meta, c: Children) -> _FlowArg:
         return _FlowArg(None, [_value(t) for t in c], self.loc(c[0]))
 
     # -- expressions
-    def or_(self, meta, c):
+    def or_(self, meta: Meta, c: Children) -> Expr:
         return c[0] if len(c) == 1 else BoolOp(op="or", args=c)
 
-    def and_(self, meta, c):
+    def and_(self, meta: Meta, c: Children) -> Expr:
         return c[0] if len(c) == 1 else BoolOp(op="and", args=c)
 
-    def not_(self, meta, c):
+    def not_(self, meta: Meta, c: Children) -> Not:
         return Not(arg=c[0])
 
-    def cmp(self, meta, c):
-        return c[0] if len(c) == 1 else Cmp(op=str(c[1]), left=c[0], right=c[2])
+    def cmp(self, meta: Meta, c: Children) -> Expr:
+        return c[0] if len(c) == 1 else Cmp(op=cast(CmpOp, str(c[1])), left=c[0], right=c[2])
 
-    def binop(self, meta, c):
-        return BinOp(op=str(c[1]), left=c[0], right=c[2])
+    def binop(self, meta: Meta, c: Children) -> BinOp:
+        return BinOp(op=cast(ArithOp, str(c[1])), left=c[0], right=c[2])
 
-    def neg(self, meta, c):
+    def neg(self, meta: Meta, c: Children) -> Neg:
         return Neg(arg=c[0])
 
-    def num(self, meta, c):
+    def num(self, meta: Meta, c: Children) -> Num:
         return Num(value=int(c[0]))
 
-    def var(self, meta, c):
+    def var(self, meta: Meta, c: Children) -> Var:
         v = Var(name=str(c[0]))
         self._pending_vars.append((v, self.loc(c[0])))
         return v
 
-    def pattern_is(self, meta, c):
+    def pattern_is(self, meta: Meta, c: Children) -> PatternIs:
         self._pending_patterns.append(Ref(REF_PATTERN, str(c[0]), self.loc(c[0])))
         return PatternIs(pattern=str(c[0]))
 
-    _pending_vars: list
-    _pending_patterns: list
+    _pending_vars: list[tuple[Var, Location]]
+    _pending_patterns: list[Ref]
 
-    def _check_expr(self, expr, context: str) -> None:
+    def _check_expr(self, expr: Expr, context: str) -> None:
         """Record the facts and patterns an expression names, for the context it is used in."""
         for v, loc in self._pending_vars:
             self.refs.append(Ref("fact", v.name, loc, context))
@@ -528,7 +545,7 @@ class Build(Transformer):
             self.refs.append(ref)
         self._pending_vars, self._pending_patterns = [], []
 
-    def transform(self, tree):
+    def transform(self, tree: ParseTree) -> Any:
         self._pending_vars, self._pending_patterns = [], []
         return super().transform(tree)
 
@@ -536,7 +553,7 @@ class Build(Transformer):
 @dataclass
 class _FlowArg:
     key: str | None  # None: a value given without its parameter name
-    values: list
+    values: list[str | int]
     location: Location
 
 

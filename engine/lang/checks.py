@@ -40,17 +40,19 @@ class Findings:
     ``errors`` tagged ``check``. Each problem is located at its statement (or a token of it)
     with that file's text, and a reference to a removed declaration notes where it was removed."""
 
-    def __init__(self, entries: dict[str, Entry], removed: dict[str, Location], errors: list | None):
+    def __init__(self, entries: dict[str, Entry], removed: dict[str, Location], errors: list[RuleError] | None):
         self.entries, self.removed, self.errors = entries, removed, errors
 
     def fail(self, msg: str, st: Stmt, hint: str | None = None, loc: Location | None = None,
-             ref: Ref | None = None, related: list | None = None) -> None:
+             ref: Ref | None = None, related: list[tuple[str, Location]] | None = None) -> None:
         """Report ``msg`` about statement ``st`` (at ``loc`` if given); ``ref``: the name at fault."""
         related = list(related or [])
-        kinds = REF_KINDS.get(ref.what, ()) if ref is not None else ()
-        for kind in kinds:
-            if f"{kind}.{ref.name}" in self.removed:
-                related.append((f"{kind}.{ref.name} is removed here", self.removed[f"{kind}.{ref.name}"]))
+        kinds: tuple[str, ...] = ()
+        if ref is not None:
+            kinds = REF_KINDS.get(ref.what, ())
+            for kind in kinds:
+                if f"{kind}.{ref.name}" in self.removed:
+                    related.append((f"{kind}.{ref.name} is removed here", self.removed[f"{kind}.{ref.name}"]))
         exc = RuleError(msg, loc or st.location, hint=hint, source_text=self.entries[st.path].file_text,
                         related=related)
         if ref is not None:
@@ -65,7 +67,7 @@ class Findings:
 
 
 def check_ruleset(rs: Ruleset, entries: dict[str, Entry], removed: dict[str, Location],
-                  errors: list | None = None) -> None:
+                  errors: list[RuleError] | None = None) -> None:
     """The checks after resolution. Raises the first :class:`RuleError`; with ``errors``, adds
     each (tagged ``check``) and goes on (each check is independent of the others). A ruleset
     with no tiles or no ``payment base`` is always raised: nothing else can be checked."""
@@ -152,6 +154,7 @@ def check_name(ref: Ref, st: Stmt, known: _Known, found: Findings) -> None:
 def check_fact(ref: Ref, st: Stmt, known: _Known, found: Findings) -> None:
     """A fact a condition reads is one of its context's (win, transfer, jing, settle); the hint
     names the context it belongs to, or the ``pattern NAME`` test a misspelling was meant as."""
+    assert ref.context is not None  # a fact's reference always carries its context (Build._check_expr)
     ok = known.facts[ref.context]
     if ref.name in ok:
         return

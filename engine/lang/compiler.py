@@ -25,7 +25,7 @@ from engine.lang.recovery import parse_text_collect, statement_chunks
 from engine.lang.resolve import build_ruleset, check_options_used, resolve, resolve_parsed
 from engine.lang.resources import resolve_ruleset_path
 from engine.lang.ruleset import Ruleset
-from engine.lang.statements import SECTIONS, OptionStmt, ParsedFile, Ref, Stmt, tag
+from engine.lang.statements import SECTIONS, Entry, OptionStmt, ParsedFile, Ref, Stmt, tag
 from engine.lang.syntax import parser
 
 __all__ = ["SECTIONS", "Checked", "OptionStmt", "ParsedFile", "Ref", "Stmt", "check_text", "compile_ruleset",
@@ -70,7 +70,7 @@ class Checked:
     ruleset: Ruleset | None
     errors: list[RuleError]
     parsed: ParsedFile
-    entries: dict = field(default_factory=dict)
+    entries: dict[str, Entry] = field(default_factory=dict)
 
 
 def check_text(text: str, file: str = "<text>", options: dict[str, str] | None = None,

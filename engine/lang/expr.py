@@ -13,22 +13,24 @@ uses this module; a tree walk survives only as the test oracle (tests/test_expr_
 from __future__ import annotations
 
 import operator
-from typing import Any, Callable
+from collections.abc import Callable, Mapping
+from typing import TypeAlias
 
-from engine.lang.ruleset import BinOp, BoolOp, Cmp, Neg, Not, Num, PatternIs, Var
+from engine.lang.ruleset import BinOp, BoolOp, Cmp, Expr, Neg, Not, Num, PatternIs, Var
 
-Compiled = Callable[[dict, Any], Any]  # fn(env, pattern name or None) -> number or bool
+Env: TypeAlias = Mapping[str, int]  # fact name -> number or bool (a bool is an int)
+Compiled: TypeAlias = Callable[[Env, str | None], int]  # fn(env, pattern name or None) -> number or bool
 
-_CMP = {">=": operator.ge, "<=": operator.le, "==": operator.eq, "!=": operator.ne, ">": operator.gt,
-        "<": operator.lt}
-_ARITH = {"+": operator.add, "-": operator.sub, "*": operator.mul}
+_CMP: dict[str, Callable[[int, int], bool]] = {
+    ">=": operator.ge, "<=": operator.le, "==": operator.eq, "!=": operator.ne, ">": operator.gt, "<": operator.lt}
+_ARITH: dict[str, Callable[[int, int], int]] = {"+": operator.add, "-": operator.sub, "*": operator.mul}
 
 
-def _div(a, b):
+def _div(a: int, b: int) -> int:
     return a // b if b else 0
 
 
-def compile_expr(expr) -> Compiled:
+def compile_expr(expr: Expr) -> Compiled:
     """``fn(env, pattern)`` computing ``expr``: a number or a bool.
 
     An unknown node raises :class:`TypeError` (and an unknown operator :class:`KeyError`) when
@@ -58,13 +60,13 @@ def compile_expr(expr) -> Compiled:
         op = expr.op
         fn = _div if op == "/" else _ARITH.get(op) or _CMP.get(op)
         if fn is None:
-            def unknown(env, pattern):
+            def unknown(env: Env, pattern: str | None) -> int:
                 left(env, pattern), right(env, pattern)
                 raise KeyError(op)
             return unknown
         return lambda env, pattern: fn(left(env, pattern), right(env, pattern))
 
-    def bad(env, pattern):
+    def bad(env: Env, pattern: str | None) -> int:
         raise TypeError(f"unknown expression node {expr!r}")
     return bad
 
@@ -77,9 +79,9 @@ class ExprCache:
     identity and kept alive by the cache (so an id is never reused while cached)."""
 
     def __init__(self) -> None:
-        self._fns: dict[int, tuple[Any, Compiled]] = {}
+        self._fns: dict[int, tuple[Expr, Compiled]] = {}
 
-    def __call__(self, expr) -> Compiled:
+    def __call__(self, expr: Expr) -> Compiled:
         """The closure of ``expr`` (see :func:`compile_expr`)."""
         hit = self._fns.get(id(expr))
         if hit is None or hit[0] is not expr:

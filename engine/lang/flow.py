@@ -11,7 +11,10 @@ which values, is the rule file's to say (RULES.md §1 Claims, 一 winner, 弃先
 """
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+
+from engine.lang.ruleset import Ruleset
 
 
 @dataclass(frozen=True)
@@ -23,7 +26,7 @@ class Param:
     words: tuple[str, ...] = ()
     is_int: bool = False
     many: bool = False
-    default: tuple = ()
+    default: tuple[str | int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -102,7 +105,7 @@ POLICIES: dict[str, Policy] = {
 }
 
 
-def check(policy_name: str, params: dict[str, list]) -> tuple[str, str | None] | None:
+def check(policy_name: str, params: Mapping[str, Sequence[str | int]]) -> tuple[str, str | None] | None:
     """None if ``policy_name(params)`` is valid, else (what is wrong, the parameter at fault or
     None for the policy itself) — for the compiler's error."""
     spec = POLICIES.get(policy_name)
@@ -122,7 +125,7 @@ def check(policy_name: str, params: dict[str, list]) -> tuple[str, str | None] |
     return None
 
 
-def policy(rs, policy_name: str) -> dict[str, tuple] | None:
+def policy(rs: Ruleset, policy_name: str) -> dict[str, tuple[str | int, ...]] | None:
     """The parameters of the first ``flow`` declaration using ``policy_name``, defaults filled
     in; None when the ruleset does not declare that policy."""
     for f in rs.flow.values():

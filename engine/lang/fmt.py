@@ -36,11 +36,12 @@ import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Generic, Protocol, TypeAlias, TypeVar, cast
 
 from engine.errors import Location, MjError, RuleError
 from engine.lang import compiler as C
-from engine.lang.syntax import STANDALONE
+from engine.lang.syntax import STANDALONE, Lark, ParseTree, Tree
+from engine.lang.syntax import Token as LarkToken
 from engine.lang import limits as L
 
 INDENT = 4          # spaces per block level and per continuation line
@@ -52,61 +53,81 @@ _NO_SPACE_BEFORE = {"COMMA", "COLON", "RPAR", "__ANON_0", "SLASH"}
 _SPACED_WORDS = {"WITH_KONGS", "AFTER_ADDERS", "INSTEAD_KONG"}     # one token of several words
 
 # clause kinds in the grammar's order: (statement, first token type(s) of a clause) → rank
-_INDICATOR_ORDER = {"WILD": 0, "HIDDEN": 1, "SETTLE": 2}
-_PATTERN_ORDER = {"CONCEALED": 0, ("HONOURS", "NATURAL"): 1, ("HONOURS", "__ANON_2"): 2, "QUADS": 3,
+_Order: TypeAlias = dict[str | tuple[str, ...], int]
+_INDICATOR_ORDER: _Order = {"WILD": 0, "HIDDEN": 1, "SETTLE": 2}
+_PATTERN_ORDER: _Order = {"CONCEALED": 0, ("HONOURS", "NATURAL"): 1, ("HONOURS", "__ANON_2"): 2, "QUADS": 3,
                   "ONE": 4, "ONLY": 5}
-_FAN_ORDER = {"MULT": 0, "PLUS": 1, "FIXED": 2}
+_FAN_ORDER: _Order = {"MULT": 0, "PLUS": 1, "FIXED": 2}
 
 
 # ---- tokens -------------------------------------------------------------------------------------
 
+
+class _Tok(Protocol):
+    """A token as the formatter reads it: Lark's Token, whose positions Lark types as optional
+    and its lexer always sets (every token here is lexed from the text)."""
+
+    type: str
+    line: int
+    end_line: int
+    start_pos: int
+
 _sink = threading.local()
 
 
-def _collect(tok):
+def _collect(tok: LarkToken) -> LarkToken:
     _sink.tokens.append(tok)
     return tok
 
 
 @lru_cache(maxsize=1)
-def _token_parser():
+def _token_parser() -> Lark:
     """The rule-language parser, collecting comments as it reads them (the code tokens are read
     through its interactive interface, :func:`_parse`)."""
     # Only COMMENT gets a callback: Lark chains a callback on a terminal that keywords share
     # (NAME) through a late-bound loop variable, so with callbacks on several terminals some are
     # never called. The same module as the compiler's parser (:data:`engine.lang.syntax.STANDALONE`).
-    return STANDALONE.Lark_StandAlone(propagate_positions=True, lexer_callbacks={"COMMENT": _collect})
+    lark: Lark = STANDALONE.Lark_StandAlone(propagate_positions=True, lexer_callbacks={"COMMENT": _collect})
+    return lark
 
 
-def _parse(text: str):
+def _parse(text: str) -> tuple[ParseTree, list[_Tok]]:
     """(tree, tokens: code and comments, in source order) of text :func:`compiler.parse_text`
     accepted."""
     _sink.tokens = []
     try:
         ip = _token_parser().parse_interactive(text)
         code = list(ip.iter_parse())
-        tree = ip.resume_parse()
+        tree: ParseTree = ip.resume_parse()  # type: ignore[no-untyped-call]  # untyped in Lark
         toks = code + _sink.tokens
     finally:
         _sink.tokens = []
     toks.sort(key=lambda t: t.start_pos)
-    return tree, toks
+    return tree, cast(list[_Tok], toks)
 
 
 # ---- structure: statements, options, choices ------------------------------------------------------
 
 
+Span: TypeAlias = tuple[int, int]  # first and last token index of a statement
+_Item = TypeVar("_Item")
+
+
 @dataclass
-class _Block:
-    """An ``option`` or a choice: its ``{`` and ``}`` token indices and its statements."""
+class _Block(Generic[_Item]):
+    """An ``option`` or a choice: its ``{`` and ``}`` token indices and what it holds (an
+    option: its choices, ``_Block[Span]``; a choice: its statements' spans)."""
     start: int                      # index of the first token
     open: int                       # index of `{`
     close: int                      # index of `}`
-    items: list = field(default_factory=list)   # (first, last) token indices, or nested _Block
+    items: list[_Item] = field(default_factory=list)
     oneline: bool = False
 
 
-def _span(tree, toks: list, starts: dict[int, int]) -> tuple[int, int]:
+_Structure: TypeAlias = list[Span | _Block[_Block[Span]]]  # a file's statements and options
+
+
+def _span(tree: ParseTree, toks: list[_Tok], starts: dict[int, int]) -> Span:
     """First and last token index of a subtree (by source position)."""
     first = starts[tree.meta.start_pos]
     last = first
@@ -115,22 +136,23 @@ def _span(tree, toks: list, starts: dict[int, int]) -> tuple[int, int]:
     return first, last
 
 
-def _structure(tree, toks: list) -> list:
+def _structure(tree: ParseTree, toks: list[_Tok]) -> _Structure:
     """The file's statements: (first, last) token spans, and a :class:`_Block` per option."""
     starts = {t.start_pos: i for i, t in enumerate(toks)}
-    out = []
+    out: _Structure = []
     for item in tree.children:
+        assert isinstance(item, Tree)  # a statement: the start rule holds no token of its own
         first, last = _span(item, toks, starts)
         if item.data != "option":
             out.append((first, last))
             continue
-        opt = _Block(first, _next_of(toks, first, "LBRACE"), last)
+        opt = _Block[_Block[Span]](first, _next_of(toks, first, "LBRACE"), last)
         for ch in item.children:
-            if getattr(ch, "data", None) != "choice":
+            if not isinstance(ch, Tree) or ch.data != "choice":
                 continue
             cf, cl = _span(ch, toks, starts)
-            blk = _Block(cf, _next_of(toks, cf, "LBRACE"), cl)
-            blk.items = [_span(x, toks, starts) for x in ch.children if hasattr(x, "data")]
+            blk = _Block[Span](cf, _next_of(toks, cf, "LBRACE"), cl)
+            blk.items = [_span(x, toks, starts) for x in ch.children if isinstance(x, Tree)]
             inside = range(blk.open + 1, blk.close)
             blk.oneline = len(blk.items) <= 1 and not any(toks[i].type == "COMMENT" for i in inside)
             opt.items.append(blk)
@@ -138,7 +160,7 @@ def _structure(tree, toks: list) -> list:
     return out
 
 
-def _next_of(toks: list, i: int, type_: str) -> int:
+def _next_of(toks: list[_Tok], i: int, type_: str) -> int:
     while toks[i].type != type_:
         i += 1
     return i
@@ -147,9 +169,12 @@ def _next_of(toks: list, i: int, type_: str) -> int:
 # ---- clause order ---------------------------------------------------------------------------------
 
 
-def _clauses(toks: list, lo: int, hi: int) -> tuple[list[list], list]:
+def _clauses(toks: list[_Tok], lo: int, hi: int) -> tuple[list[list[_Tok]], list[_Tok]]:
     """Tokens ``toks[lo:hi]`` split at top-level commas: (clauses, the commas)."""
-    out, cur, commas, depth = [], [], [], 0
+    out: list[list[_Tok]] = []
+    cur: list[_Tok] = []
+    commas: list[_Tok] = []
+    depth = 0
     for t in toks[lo:hi]:
         depth += (t.type == "LPAR") - (t.type == "RPAR")
         if t.type == "COMMA" and depth == 0:
@@ -162,12 +187,12 @@ def _clauses(toks: list, lo: int, hi: int) -> tuple[list[list], list]:
     return out, commas
 
 
-def _rank(order: dict, clause: list) -> int:
+def _rank(order: _Order, clause: list[_Tok]) -> int:
     two = tuple(t.type for t in clause[:2])
     return order.get(two, order.get(clause[0].type, len(order)))
 
 
-def _reorder(toks: list, first: int, last: int) -> None:
+def _reorder(toks: list[_Tok], first: int, last: int) -> None:
     """Put the clauses of one indicator, pattern or fan statement (``toks[first..last]``) in the
     grammar's order, in place, when they stand on one line (stable: same kinds keep their order,
     so a repeated clause still means what it meant)."""
@@ -192,7 +217,7 @@ def _reorder(toks: list, first: int, last: int) -> None:
         return
     head, rest = parts[:keep], parts[keep:]
     ordered = head + sorted(rest, key=lambda p: _rank(order, p))
-    new: list = []
+    new: list[_Tok] = []
     for i, p in enumerate(ordered):
         if i:
             new.append(commas[i - 1])
@@ -207,7 +232,7 @@ def _reorder(toks: list, first: int, last: int) -> None:
 class _Line:
     indent: int
     line: int                                    # the source line it comes from
-    code: list = field(default_factory=list)     # tokens
+    code: list[_Tok] = field(default_factory=list)
     comment: str | None = None
     blank: bool = False
 
@@ -223,7 +248,7 @@ class _Line:
         return out
 
 
-def _space(prev, tok, signs: set[int]) -> bool:
+def _space(prev: _Tok, tok: _Tok, signs: set[int]) -> bool:
     """Whether one space separates two tokens on a line (``signs``: ids of the ``+`` of amounts)."""
     if tok.type in _NO_SPACE_BEFORE or prev.type in _OPEN_SPACE_AFTER:
         return False
@@ -232,7 +257,7 @@ def _space(prev, tok, signs: set[int]) -> bool:
     return id(prev) not in signs   # an amount: +5
 
 
-def _text(tok) -> str:
+def _text(tok: _Tok) -> str:
     """A token as written, but the words of ``with kongs``, ``after adders`` and ``instead of kong
     points`` one space apart (the grammar takes any whitespace between them)."""
     return " ".join(str(tok).split()) if tok.type in _SPACED_WORDS else str(tok)
@@ -243,7 +268,7 @@ def _cells(text: str) -> int:
     return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
-def _plan(structure: list, toks: list) -> dict[int, tuple[str, int]]:
+def _plan(structure: _Structure, toks: list[_Tok]) -> dict[int, tuple[str, int]]:
     """Per token index: ``("new", indent)`` (starts a line), ``("join", indent)`` (stays on the
     line whatever the source says) or ``("cont", indent)`` (a source line break before it is kept,
     at that indent)."""
@@ -283,11 +308,11 @@ def _plan(structure: list, toks: list) -> dict[int, tuple[str, int]]:
     return plan
 
 
-def _layout(toks: list, plan: dict[int, tuple[str, int]]) -> list[_Line]:
+def _layout(toks: list[_Tok], plan: dict[int, tuple[str, int]]) -> list[_Line]:
     lines: list[_Line] = []
     cur: _Line | None = None
-    prev = None          # the previous token (code or comment)
-    prev_code = None
+    prev: _Tok | None = None          # the previous token (code or comment)
+    prev_code: _Tok | None = None
 
     def close() -> None:
         nonlocal cur
@@ -295,7 +320,7 @@ def _layout(toks: list, plan: dict[int, tuple[str, int]]) -> list[_Line]:
             lines.append(cur)
             cur = None
 
-    def blank_before(tok, inside: bool) -> None:
+    def blank_before(tok: _Tok, inside: bool) -> None:
         if prev is None or inside or not lines and cur is None:
             return
         if tok.line - prev.end_line > 1 and tok.type != "RBRACE":
@@ -356,27 +381,28 @@ def _align(lines: list[_Line], signs: set[int]) -> list[str]:
     while i < len(lines):
         ln = lines[i]
         if not (ln.code and ln.comment is not None):
-            out.append("" if ln.blank else (" " * ln.indent + ln.comment if not ln.code else texts[i]))
+            # a blank line, code alone, or a comment alone (a line with neither code nor comment is blank)
+            out.append("" if ln.blank else (" " * ln.indent + (ln.comment or "") if not ln.code else texts[i]))
             i += 1
             continue
-        j = i
-        while j < len(lines) and lines[j].code and lines[j].comment is not None:
-            j += 1
-        widths = [_cells(texts[k]) for k in range(i, j)]
+        block: list[tuple[str, str]] = []  # (code text, comment) of each line of the block
+        while i < len(lines) and lines[i].code and (comment := lines[i].comment) is not None:
+            block.append((texts[i], comment))
+            i += 1
+        widths = [_cells(code) for code, _ in block]
         column = max((w for w in widths if w <= ALIGN_MAX_CELLS), default=0) + COMMENT_GAP
-        for k, w in zip(range(i, j), widths):
+        for (code, comment), w in zip(block, widths):
             pad = column - w if w <= ALIGN_MAX_CELLS else COMMENT_GAP
-            out.append(texts[k] + " " * pad + lines[k].comment)
-        i = j
+            out.append(code + " " * pad + comment)
     return out
 
 
 # ---- entry points ---------------------------------------------------------------------------------
 
 
-def _signature(pf: C.ParsedFile) -> Any:
+def _signature(pf: C.ParsedFile) -> object:
     """What a parsed file says, without where it says it: compared before and after formatting."""
-    def stmt(s: C.Stmt):
+    def stmt(s: C.Stmt) -> tuple[str, str, str, object]:
         decl = s.decl.model_dump(mode="json", exclude={"origin"}) if s.decl is not None else None
         return (s.op, s.kind, s.name, decl)
 
@@ -425,7 +451,7 @@ def format_text(text: str, file: str = "<text>") -> str:
     return result
 
 
-def _comments(toks: list) -> list[str]:
+def _comments(toks: list[_Tok]) -> list[str]:
     return [str(t).rstrip() for t in toks if t.type == "COMMENT"]
 
 

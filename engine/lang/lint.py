@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, NamedTuple
+from typing import Any, NamedTuple
 
 from engine.errors import Location, RuleError
 from engine.lang import facts as F
@@ -32,18 +33,26 @@ from engine.lang.ruleset import (
     BinOp,
     BoolOp,
     Cmp,
+    CmpOp,
+    Decl,
+    Expr,
     Factor,
     Fan,
+    Honours,
     JingFormula,
     JingMultiplier,
+    Model,
     Neg,
     Not,
     Num,
+    Pattern,
     PatternIs,
     Payment,
     Ruleset,
+    Suit,
     Var,
 )
+from engine.lang.statements import OptionStmt, Stmt
 from engine.lang.syntax import strip_comment
 
 ERROR, WARNING = "error", "warning"
@@ -101,7 +110,7 @@ class Diagnostic:
         """``file:line:col: CODE message`` (ruff's concise format)."""
         return f"{self.file}:{self.line}:{self.column}: {self.code} {self.message}"
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """The finding as a JSON-ready dict (``mjrules check --json``)."""
         return {"code": self.code, "severity": self.severity, "message": self.message, "file": self.file,
                 "line": self.line, "column": self.column, "end": {"line": self.end_line, "column": self.end_column},
@@ -195,7 +204,7 @@ def _token_end(text: str | None, line: int, column: int) -> tuple[int, int]:
     return line, (m.end() + 1) if m else column + 1
 
 
-def _same(a: Any, b: Any) -> bool:
+def _same(a: Model, b: Model) -> bool:
     """Two declarations mean the same (where they were written aside)."""
     return a.model_dump(exclude={"origin"}) == b.model_dump(exclude={"origin"})
 
@@ -204,6 +213,7 @@ class _Linter:
     """The warning checks over one compiled file (see :data:`CODES`)."""
 
     def __init__(self, checked: Checked, file: str):
+        assert checked.ruleset is not None  # diagnose lints only a file that compiled
         self.rs: Ruleset = checked.ruleset
         self.checked, self.file = checked, file
         self.rows = checked.parsed.text.split("\n")
@@ -220,11 +230,11 @@ class _Linter:
         return self.found
 
     # -- helpers
-    def mine(self, decl) -> bool:
+    def mine(self, decl: Decl) -> bool:
         return decl.origin is not None and decl.origin.file == self.file
 
     def warn(self, code: str, message: str, line: int, column: int, end: tuple[int, int] | None = None,
-             hint: str | None = None, related: list | None = None) -> None:
+             hint: str | None = None, related: list[tuple[str, Location]] | None = None) -> None:
         end_line, end_col = end or (line, self._line_end(line, column))
         self.found.append(Diagnostic(code, WARNING, message, self.file, line, column, end_line, end_col, hint,
                                      related or []))
@@ -235,10 +245,11 @@ class _Linter:
         code = strip_comment(row).rstrip()
         return max(len(code) + 1, column + 1)
 
-    def at_decl(self, code: str, decl, message: str, hint: str | None = None, related: list | None = None) -> None:
+    def at_decl(self, code: str, decl: Decl, message: str, hint: str | None = None,
+                related: list[tuple[str, Location]] | None = None) -> None:
         self.warn(code, message, decl.origin.line, decl.origin.column, hint=hint, related=related)
 
-    def find(self, decl, pattern: str) -> _Span | None:
+    def find(self, decl: Decl, pattern: str) -> _Span | None:
         """``(line, start column, end column)`` of the first match of ``pattern`` in the
         declaration's line, searched from its start; None when not on that line."""
         line = decl.origin.line
@@ -252,14 +263,14 @@ class _Linter:
         return frozenset(m.name for m in self.rs.melds.values() if m.meld_kind != "pair"
                          and (not names or m.name in names or m.meld_kind in names))
 
-    def _shape(self, p) -> tuple:
+    def _shape(self, p: Pattern) -> tuple[object, ...]:
         comps = sorted((c.type, c.count, c.gap, tuple(sorted(self._allowed(c.of))) if c.type == "sets" else ())
                        for c in p.components)
         return (tuple(comps), p.concealed, p.honours_natural, p.min_honours, p.quads_as_pairs,
                 frozenset(p.one_of), frozenset(p.one_of_plus), frozenset(p.only))
 
     def patterns(self) -> None:
-        first: dict[tuple, Any] = {}
+        first: dict[tuple[object, ...], Pattern] = {}
         for p in self.rs.patterns.values():
             key = self._shape(p)
             if key in first and self.mine(p):
@@ -290,7 +301,7 @@ class _Linter:
 
     # -- W201: a condition that can never hold
     def conditions(self) -> None:
-        rules: list[tuple[Any, str, Any]] = []
+        rules: list[tuple[Decl, str, Expr]] = []
         rules += [(f, "fan", f.when) for f in self.rs.fans.values()]
         rules += [(p, "payment", p.when) for p in self.rs.payments.values() if isinstance(p, Payment)]
         rules += [(f, "factor", f.when) for f in self.rs.factors.values() if f.when is not None]
@@ -334,8 +345,11 @@ class _Linter:
         for d in [*self.rs.jing.values(), *self.rs.factors.values()]:
             if not self.mine(d):
                 continue
-            expr = d.score if isinstance(d, JingFormula) else d.value if isinstance(d, Factor) else None
-            if expr is None:
+            if isinstance(d, JingFormula):
+                expr = d.score
+            elif isinstance(d, Factor):
+                expr = d.value
+            else:
                 continue
             bounds = _bounds(d.when)
             low = self._least_jing_score(d) if isinstance(d, JingFormula) else None
@@ -359,7 +373,8 @@ class _Linter:
         values = self.rs.jing_rules("value")
         if not facts <= {"n", "sole_holder"} or not values:
             return None
-        copies = max((g.copies for g in [*self.rs.suits.values(), *self.rs.honours.values()]), default=0)
+        groups: list[Suit | Honours] = [*self.rs.suits.values(), *self.rs.honours.values()]
+        copies = max((g.copies for g in groups), default=0)
         top = copies * (values[0].main + values[0].next)
         if top > _MAX_COUNT_TRIED:
             return None
@@ -373,7 +388,7 @@ class _Linter:
     def overrides(self) -> None:
         for st in self.checked.parsed.stmts:
             e = self.checked.entries.get(st.path)
-            if st.op != "override" or e is None or e.stmt is not st or e.replaced is None:
+            if st.op != "override" or e is None or e.stmt is not st or e.replaced is None or st.decl is None:
                 continue
             if _same(e.replaced, st.decl):
                 old = e.replaced.origin
@@ -393,7 +408,7 @@ class _Linter:
                 self.warn("W302", f"option {opt.name}: choice {value!r} does the same as the default {opt.default!r}",
                           line, col, hint="drop the choice, or give it the statements it means")
 
-    def _choice_place(self, opt, value: str) -> tuple[int, int]:
+    def _choice_place(self, opt: OptionStmt, value: str) -> tuple[int, int]:
         pat = re.compile(r"(?:^|[{\s])(\"?" + re.escape(value) + r"\"?)\s*:\s*\{")
         for no in range(opt.location.line, len(self.rows) + 1):
             m = pat.search(strip_comment(self.rows[no - 1]))
@@ -402,16 +417,16 @@ class _Linter:
         return opt.location.line, opt.location.column
 
 
-def _choice_key(stmts) -> list:
+def _choice_key(stmts: Iterable[Stmt]) -> list[tuple[str, str, str, str]]:
     return sorted((st.op, st.kind, st.name, repr(st.decl.model_dump(exclude={"origin"})) if st.decl else "")
                   for st in stmts)
 
 
-def _names_pattern(expr, name: str) -> bool:
+def _names_pattern(expr: Expr, name: str) -> bool:
     return any(isinstance(n, PatternIs) and n.pattern == name for n in _walk(expr))
 
 
-def _walk(expr) -> Iterable:
+def _walk(expr: Expr) -> Iterator[Expr]:
     stack = [expr]
     while stack:
         n = stack.pop()
@@ -429,12 +444,14 @@ def _walk(expr) -> Iterable:
 _KIND_OF = {fact: kind for kind, values in F.KINDS.items() for facts in values.values() for fact in facts}
 
 
-def _satisfiable(expr) -> bool | None:
+def _satisfiable(expr: Expr) -> bool | None:
     """Whether some win makes ``expr`` true: every value of each fact kind it tests
     (:data:`engine.lang.facts.KINDS`, with :data:`~engine.lang.facts.REQUIRES`), each pattern
     it names or another one, and both values of every other atom (another fact, a comparison:
     the same text is the same atom). None when it has more than ``_MAX_ATOMS`` free atoms."""
-    kinds, patterns, atoms = set(), [], []
+    kinds: set[str] = set()
+    patterns: list[str] = []
+    atoms: list[str] = []
     for n in _bool_leaves(expr):
         if isinstance(n, Var) and n.name in _KIND_OF:
             kinds.add(_KIND_OF[n.name])
@@ -448,7 +465,7 @@ def _satisfiable(expr) -> bool | None:
     if len(atoms) > _MAX_ATOMS:
         return None
     for choice in itertools.product(*(list(F.KINDS[k].values()) for k in sorted(kinds))):
-        true_facts = frozenset().union(*choice)
+        true_facts = frozenset[str]().union(*choice)
         if any(F.REQUIRES.get(f, f) not in true_facts for f in true_facts):
             continue
         for reading in [*patterns, None]:
@@ -458,7 +475,7 @@ def _satisfiable(expr) -> bool | None:
     return False
 
 
-def _bool_leaves(expr) -> Iterable:
+def _bool_leaves(expr: Expr) -> Iterator[Expr]:
     """The leaves of a condition's and/or/not structure (facts, patterns, comparisons …)."""
     stack = [expr]
     while stack:
@@ -471,11 +488,11 @@ def _bool_leaves(expr) -> Iterable:
             yield n
 
 
-def _atom(n) -> str:
+def _atom(n: Expr) -> str:
     return n.name if isinstance(n, Var) else repr(n.model_dump())
 
 
-def _truth(expr, true_facts: frozenset, reading: str | None, atoms: dict) -> bool:
+def _truth(expr: Expr, true_facts: frozenset[str], reading: str | None, atoms: dict[str, bool]) -> bool:
     if isinstance(expr, BoolOp):
         vals = (_truth(a, true_facts, reading, atoms) for a in expr.args)
         return all(vals) if expr.op == "and" else any(vals)
@@ -493,7 +510,10 @@ def _truth(expr, true_facts: frozenset, reading: str | None, atoms: dict) -> boo
 # ---- the range of a formula ------------------------------------------------------------------------
 
 
-def _bounds(when) -> dict[str, tuple[float, float]]:
+_FLIPPED: dict[CmpOp, CmpOp] = {">=": "<=", "<=": ">=", ">": "<", "<": ">"}  # `5 <= n` is `n >= 5`
+
+
+def _bounds(when: Expr | None) -> dict[str, tuple[float, float]]:
     """Ranges of the count facts that ``when`` (a conjunction) narrows: ``n >= 5`` → n ∈ [5, ∞)."""
     out: dict[str, tuple[float, float]] = {}
     if when is None:
@@ -504,7 +524,7 @@ def _bounds(when) -> dict[str, tuple[float, float]]:
             continue
         left, right, op = c.left, c.right, c.op
         if isinstance(left, Num) and isinstance(right, Var):
-            left, right, op = right, left, {">=": "<=", "<=": ">=", ">": "<", "<": ">"}.get(op, op)
+            left, right, op = right, left, _FLIPPED.get(op, op)
         if not (isinstance(left, Var) and isinstance(right, Num)):
             continue
         lo, hi = out.get(left.name, _fact_range(left.name))
@@ -523,7 +543,7 @@ def _bounds(when) -> dict[str, tuple[float, float]]:
     return out
 
 
-def _fact_names(expr) -> set[str]:
+def _fact_names(expr: Expr) -> set[str]:
     """The facts an expression names."""
     if isinstance(expr, Var):
         return {expr.name}
@@ -540,7 +560,7 @@ def _fact_range(name: str) -> tuple[float, float]:
     return (F.COUNTS[name], _INF) if name in F.COUNTS else (0, 1)
 
 
-def _interval(expr, bounds: dict) -> tuple[float, float]:
+def _interval(expr: Expr, bounds: dict[str, tuple[float, float]]) -> tuple[float, float]:
     """Least and greatest value of an integer expression, the facts within ``bounds``."""
     if isinstance(expr, Num):
         return expr.value, expr.value

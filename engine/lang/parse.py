@@ -11,13 +11,23 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from engine.errors import Location, RuleError
 from engine.lang import limits as L
 from engine.lang.build import Build
 from engine.lang.statements import SECTIONS, OptionStmt, ParsedFile, tag
-from engine.lang.syntax import Token, TokenTooBig, Tree, UnexpectedInput, VisitError, parser, syntax_error
+from engine.lang.syntax import (
+    ParseTree,
+    Token,
+    TokenTooBig,
+    Tree,
+    UnexpectedInput,
+    VisitError,
+    parser,
+    syntax_error,
+    token_location,
+)
 
 
 def parse_text(text: str, file: str) -> ParsedFile:
@@ -27,14 +37,14 @@ def parse_text(text: str, file: str) -> ParsedFile:
     try:
         tree = parser().parse(text)
     except TokenTooBig as exc:
-        raise RuleError(exc.message, Location(file, exc.token.line, exc.token.column), hint=exc.hint,
+        raise RuleError(exc.message, token_location(file, exc.token), hint=exc.hint,
                         source_text=text) from None
     except UnexpectedInput as exc:
         raise syntax_error(exc, text, file) from None
     check_tree_limits(tree, file, text)
     builder = Build(file)
     try:
-        items = builder.transform(tree)
+        items: list[Any] = builder.transform(tree)
     except VisitError as exc:
         if isinstance(exc.orig_exc, RuleError):
             exc.orig_exc.source_text = text
@@ -43,7 +53,7 @@ def parse_text(text: str, file: str) -> ParsedFile:
     return parsed_file(items, text, file)
 
 
-def parsed_file(items: list, text: str, file: str, errors: list | None = None) -> ParsedFile:
+def parsed_file(items: list[Any], text: str, file: str, errors: list[RuleError] | None = None) -> ParsedFile:
     """The transformed top-level items as a :class:`ParsedFile`. A second ``extends`` raises
     :class:`RuleError`, or is added to ``errors`` (tagged ``resolve``) when a list is given."""
     pf = ParsedFile(file=file, text=text)
@@ -101,20 +111,20 @@ _EXPR_TREES = _EXPR_LEVELS | {"and_", "cmp", "num", "var", "pattern_is"}
 _STATEMENTS = set(SECTIONS) | {"payment_base", "remove", "option", "choice"}
 
 
-def check_tree_limits(tree: Tree, file: str, text: str) -> None:
+def check_tree_limits(tree: ParseTree, file: str, text: str) -> None:
     """Count statements and measure each expression (depth, size) iteratively, before any
     recursive walk (the transformer, pydantic, the evaluator) can meet a deep tree.
 
     Raises :class:`RuleError` at the statement or expression that passes a limit of
     :mod:`engine.lang.limits`."""
-    def fail(msg, node, hint=None):
+    def fail(msg: str, node: ParseTree, hint: str | None = None) -> NoReturn:
         meta = node.meta
         raise RuleError(msg, Location(file, getattr(meta, "line", 1), getattr(meta, "column", 1)), hint=hint,
                         source_text=text)
 
     statements = 0
     # (node, expression root or None, nesting level); children pushed reversed: document order
-    stack: list[tuple[Any, Any, int]] = [(tree, None, 0)]
+    stack: list[tuple[ParseTree | Token, ParseTree | None, int]] = [(tree, None, 0)]
     sizes: dict[int, int] = {}
     while stack:
         node, root, level = stack.pop()
@@ -123,7 +133,7 @@ def check_tree_limits(tree: Tree, file: str, text: str) -> None:
             # share NAME's pattern (names inside expressions): check every name here too
             if isinstance(node, Token) and node.type in ("NAME", "RULESET_NAME") and len(node) > L.MAX_NAME_CHARS:
                 raise RuleError(f"name {str(node)[:12]}… is {len(node)} characters long (at most {L.MAX_NAME_CHARS})",
-                                Location(file, node.line, node.column), source_text=text)
+                                token_location(file, node), source_text=text)
             if root is not None:
                 sizes[id(root)] = sizes.get(id(root), 0) + 1
                 if sizes[id(root)] > L.MAX_EXPR_NODES:

@@ -27,6 +27,7 @@ import os
 import sys
 import types
 from pathlib import Path
+from typing import Any
 
 from engine.lang.resources import grammar_text
 
@@ -62,7 +63,7 @@ if "DATA" not in globals():
 '''
 
 
-def _jsonable(x):
+def _jsonable(x: object) -> object:
     """``x`` (str, int, bool, None, lists, tuples, dicts with str or int keys) as JSON data that
     the generated loader's hook turns back into exactly ``x``."""
     if isinstance(x, dict):
@@ -85,7 +86,7 @@ def grammar_sha256(text: str | None = None) -> str:
     return hashlib.sha256((grammar_text() if text is None else text).encode("utf-8")).hexdigest()
 
 
-def generate(text: str | None = None) -> tuple[str, dict, dict, str]:
+def generate(text: str | None = None) -> tuple[str, dict[str, Any], dict[int, Any], str]:
     """A standalone LALR parser for the grammar ``text`` (default: the grammar in use), with
     positions kept, as :func:`engine.lang.compiler.parser` needs: ``(source of the runtime
     module, DATA, MEMO, tables as JSON text)``. Imports ``lark``.
@@ -100,16 +101,17 @@ def generate(text: str | None = None) -> tuple[str, dict, dict, str]:
     text = grammar_text() if text is None else text
     lark_inst = Lark(text, parser="lalr", lexer="contextual", propagate_positions=True,
                      maybe_placeholders=False)
-    buf, tables = io.StringIO(), []
+    buf = io.StringIO()
+    tables: list[dict[Any, Any]] = []
 
-    def output(*parts):  # gen_standalone prints code lines, and the DATA and MEMO objects
+    def output(*parts: object) -> None:  # gen_standalone prints code lines, and the DATA and MEMO objects
         if len(parts) == 1 and isinstance(parts[0], dict):
             tables.append(parts[0])
             buf.write("None\n")
         else:
             print(*parts, file=buf)
 
-    gen_standalone(lark_inst, output=output)
+    gen_standalone(lark_inst, output=output)  # type: ignore[no-untyped-call]  # lark's tool is untyped
     body = buf.getvalue()
     for name in ("DATA", "MEMO"):  # the tables come from the JSON file (or are given)
         body = body.replace(f"{name} = (\nNone\n)\n", "", 1)
@@ -125,12 +127,12 @@ def generate(text: str | None = None) -> tuple[str, dict, dict, str]:
     return f"{head}{_STAMP}{sha!r}\n{body}{_LOADER}", data, memo, tables_json
 
 
-def _from_source(source: str, data: dict, memo: dict) -> types.ModuleType:
+def _from_source(source: str, data: dict[str, Any], memo: dict[int, Any]) -> types.ModuleType:
     """The module ``source`` defines with the tables ``data`` and ``memo``, executed in memory
     (nothing read or written)."""
     module = types.ModuleType(MODULE)
     module.__file__ = "<generated in memory from the grammar>"
-    module.DATA, module.MEMO = data, memo
+    module.__dict__.update(DATA=data, MEMO=memo)
     # dataclasses (in Lark's runtime) look the module up in sys.modules while executing it
     saved = sys.modules.get(MODULE)
     sys.modules[MODULE] = module
@@ -145,6 +147,7 @@ def _from_source(source: str, data: dict, memo: dict) -> types.ModuleType:
 def parser_module() -> types.ModuleType:
     """The standalone parser module for the grammar in use: the committed one when its recorded
     grammar hash matches, else one generated in memory (see the module docstring)."""
+    committed: types.ModuleType | None
     try:
         from engine.lang import standalone_parser as committed
     except ImportError:  # not generated yet (a fresh grammar): build it

@@ -32,12 +32,13 @@ from __future__ import annotations
 
 import itertools
 from math import comb
+from typing import cast
 
 from engine.errors import Location, RuleError
 from engine.lang import flow as FLOW
 from engine.lang.expr import ExprCache
 from engine.lang.ruleset import (
-    BinOp, BoolOp, Cmp, Decl, Neg, Not, Num, PatternIs, Ruleset, Var,
+    BinOp, BoolOp, Cmp, Decl, Expr, Neg, Not, Num, Pattern, PatternIs, Ruleset, Var,
 )
 
 DIE_FACES = 6  # a die, not a rule: how many dice a throw uses is the rule file's `table dice`
@@ -63,7 +64,7 @@ class _Fail:
         self.rs, self.texts = rs, texts
 
     def at(self, decl: Decl | None, path: str | None, message: str, hint: str | None = None,
-           related: list | None = None) -> RuleError:
+           related: list[tuple[str, Location]] | None = None) -> RuleError:
         if decl is None:
             return RuleError(message, Location(self.rs.file, 1, 1), hint=hint, related=related or [])
         o = decl.origin
@@ -121,9 +122,10 @@ def check_playable(rs: Ruleset, texts: dict[str, str] | None = None) -> None:
         if not chunks or any(not isinstance(c, int) for c in chunks):
             raise fail.at(deal, "table.deal", "table deal must be whole numbers (tiles per seat per round)",
                           f"e.g. `table deal = {hand}`")
-        if sum(chunks) != hand:
+        deal_total = sum(cast(list[int], chunks))  # whole numbers: checked just above
+        if deal_total != hand:
             raise fail.at(deal, "table.deal",
-                          f"table deal {' '.join(map(str, chunks))} adds up to {sum(chunks)}, not table hand = {hand}",
+                          f"table deal {' '.join(map(str, chunks))} adds up to {deal_total}, not table hand = {hand}",
                           "make the rounds add up to the hand, e.g. `table deal = "
                           + " ".join(map(str, _deal_example(chunks, hand))) + "`",
                           related=[("table hand is declared here", _loc(t["hand"]))])
@@ -257,7 +259,7 @@ def check_playable(rs: Ruleset, texts: dict[str, str] | None = None) -> None:
                           "write `dealer pays N each`, `each pays N each` or `others pays N each`")
 
 
-def _deal_example(chunks: list, hand: int) -> list[int]:
+def _deal_example(chunks: list[str | int], hand: int) -> list[int]:
     out = [c for c in chunks if isinstance(c, int) and c > 0]
     while out and sum(out) > hand:
         out.pop()
@@ -277,7 +279,7 @@ def _group_sizes(rs: Ruleset, name: str) -> list[int]:
     return [len(rs.honours[name].tiles)] if name in rs.honours else []
 
 
-def _pattern_size(p, set_size: int, pair_size: int, complete: int, kinds: int) -> int | str:
+def _pattern_size(p: Pattern, set_size: int, pair_size: int, complete: int, kinds: int) -> int | str:
     """The tiles a pattern's complete hand holds, or why it cannot be the complete hand."""
     size = 0
     for c in p.components:
@@ -292,7 +294,7 @@ def _pattern_size(p, set_size: int, pair_size: int, complete: int, kinds: int) -
     return size
 
 
-def _misfit_hint(misfit) -> str:
+def _misfit_hint(misfit: tuple[Pattern, int | str]) -> str:
     p, size = misfit
     if isinstance(size, str):
         return size
@@ -309,7 +311,7 @@ _BY = {  # how a win is made → the facts it fixes (engine/lang/facts.py)
 }
 
 
-def _walk(expr, names: set[str], nums: set[int], patterns: list) -> None:
+def _walk(expr: Expr, names: set[str], nums: set[int], patterns: list[str]) -> None:
     if isinstance(expr, Num):
         nums.add(expr.value)
     elif isinstance(expr, Var):
@@ -359,6 +361,7 @@ def _check_payments(rs: Ruleset, fail: _Fail) -> None:
                     continue
                 shown = ", ".join(f"{k} = {v}" for k, v in zip(free, combo))
                 last = list(rs.payments.values())[-1] if rs.payments else rs.base
+                assert last is not None  # the checks before this one refuse a ruleset with no payment base
                 path = f"payment.{last.name}"
                 raise fail.at(last, path, f"no payment applies to a {by.replace('_', '-')} win"
                               + (f" when {shown}" if shown else "") + (f" read as pattern {pat}" if pat else ""),
@@ -368,7 +371,7 @@ def _check_payments(rs: Ruleset, fail: _Fail) -> None:
 _BY_FACT = {"discard": "discard", "self_draw": "self_drawn", "kong_draw": "after_kong", "rob_kong": "robbed_kong"}
 
 
-def _possible(env: dict, by: str) -> bool:
+def _possible(env: dict[str, int], by: str) -> bool:
     """Whether the facts can hold together in a win made ``by`` (as the game sets them)."""
     if env.get("discarder_is_dealer") and (by != "discard" or env.get("dealer_wins")):
         return False

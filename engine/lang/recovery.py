@@ -7,6 +7,7 @@ parses whole means exactly what :func:`engine.lang.parse.parse_text` says.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from engine.errors import Location, RuleError
 from engine.lang import limits as L
@@ -18,11 +19,13 @@ from engine.lang.syntax import (
     Tree,
     UnexpectedEOF,
     UnexpectedInput,
+    UnexpectedToken,
     VisitError,
     parser,
     readable,
     strip_comment,
     syntax_error,
+    token_location,
 )
 
 
@@ -58,7 +61,7 @@ def parse_text_collect(text: str, file: str) -> tuple[ParsedFile, list[RuleError
             try:
                 tree = parser().parse(padded)
             except TokenTooBig as exc:
-                errors.append(tag(RuleError(exc.message, Location(file, exc.token.line, exc.token.column),
+                errors.append(tag(RuleError(exc.message, token_location(file, exc.token),
                                              hint=exc.hint, source_text=text), "syntax"))
                 continue
             except UnexpectedInput as exc:
@@ -76,7 +79,7 @@ def parse_text_collect(text: str, file: str) -> tuple[ParsedFile, list[RuleError
         check_tree_limits(Tree("start", subtrees), file, text)
     except RuleError as exc:
         return ParsedFile(file=file, text=text), errors + [tag(exc, "file")]
-    items = []
+    items: list[Any] = []  # what Build makes of each statement (see parse.parsed_file)
     for sub in subtrees:
         try:
             items.append(Build(file).transform(sub) if isinstance(sub, Tree) else sub)
@@ -144,10 +147,10 @@ def _chunk_syntax_error(exc: UnexpectedInput, padded: str, text: str, file: str,
     """:func:`syntax_error` for one statement parsed alone. A statement cut short by the end of
     its chunk is reported where it ends (the last character of its code), saying what it still
     needs and that the next statement begins after it."""
-    tok = getattr(exc, "token", None)
-    ends = isinstance(exc, UnexpectedEOF) or (tok is not None and tok.type == "$END")
+    ends = isinstance(exc, UnexpectedEOF) or (isinstance(exc, UnexpectedToken) and exc.token.type == "$END")
     end = _code_end(padded)
     if ends and end is not None:
+        assert isinstance(exc, UnexpectedEOF | UnexpectedToken)  # as `ends` found
         line, col = end
         nxt = following[1].split(None, 1)[0] if following and following[1].split() else None
         return RuleError(f"the statement ends here, unfinished; expected {readable(set(exc.expected))}",

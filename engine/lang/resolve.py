@@ -8,8 +8,10 @@ What has been resolved so far is a :class:`Resolution`, filled from the root of 
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from engine.errors import Location, OptionError, RuleError, did_you_mean
 from engine.lang import limits as L
@@ -32,7 +34,7 @@ class Resolution:
     removed: dict[str, Location] = field(default_factory=dict)
     option_infos: dict[str, OptionInfo] = field(default_factory=dict)
     pending_options: list[tuple[list[Stmt], str]] = field(default_factory=list)  # (statements, file text)
-    name: str | None = None
+    name: str = ""  # set once its file is read: the `ruleset` name, or the file's stem
     label: str | None = None
     files: list[str] = field(default_factory=list)
     extends: list[str] = field(default_factory=list)
@@ -70,7 +72,7 @@ def resolve(path: Path, options: dict[str, str], used: set[str], chain: tuple[st
 
 
 def resolve_parsed(pf: ParsedFile, options: dict[str, str], used: set[str], chain: tuple[str, ...],
-                    base_dir: Path, errors: list | None = None) -> Resolution:
+                    base_dir: Path, errors: list[RuleError] | None = None) -> Resolution:
     """The :class:`Resolution` of a parsed file and its parents. ``chain``: the
     files already being resolved below it (a cycle is an error); ``used`` collects the options
     of ``options`` some file declares. With ``errors``, a statement's own resolution error is
@@ -132,7 +134,7 @@ def _resolve_option(opt: OptionStmt, pf: ParsedFile, options: dict[str, str], us
         name=opt.name, label=opt.label, default=opt.default, chosen=chosen, choices=list(opt.choices),
         origin=Origin(file=opt.location.file, line=opt.location.line, column=opt.location.column))
 
-def _collecting(errors: list | None, phase: str, fn, *args) -> None:
+def _collecting(errors: list[RuleError] | None, phase: str, fn: Callable[..., object], *args: object) -> None:
     """``fn(*args)``; a :class:`RuleError` it raises propagates, or is added to ``errors``
     (tagged with ``phase``) when a list is given, so independent statements are all checked."""
     if errors is None:
@@ -181,7 +183,7 @@ def _apply(entries: dict[str, Entry], st: Stmt, text: str, removed: dict[str, Lo
         removed[path] = st.location
 
 
-def build_ruleset(path: Path, state: Resolution, errors: list | None = None) -> Ruleset:
+def build_ruleset(path: Path, state: Resolution, errors: list[RuleError] | None = None) -> Ruleset:
     """The :class:`Ruleset` of a :class:`Resolution`: the chosen options applied, then checked
     (:func:`~engine.lang.checks.check_ruleset`) and, when nothing else failed, proved playable.
     Raises :class:`RuleError` (or adds to ``errors`` what can be collected)."""
@@ -191,10 +193,11 @@ def build_ruleset(path: Path, state: Resolution, errors: list | None = None) -> 
     for stmts, text in state.pending_options:
         for st in stmts:
             _collecting(errors, "resolve", _apply, entries, st, text, state.removed)
-    sections: dict[str, dict] = {f: {} for f in SECTIONS.values()}
+    sections: dict[str, dict[str, Any]] = {f: {} for f in SECTIONS.values()}  # Ruleset field -> its declarations
     base = None
     for e in entries.values():
         decl = e.stmt.decl
+        assert decl is not None  # an entry is a declaration (a `remove` deletes its entry)
         if isinstance(decl, Base):
             base = decl
         else:

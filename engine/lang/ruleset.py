@@ -9,7 +9,8 @@ Nothing here holds a rule value: numbers come from the rule files in ``rulesets/
 """
 from __future__ import annotations
 
-from typing import Annotated, Literal, Union
+from collections.abc import Sequence
+from typing import Annotated, Literal, TypeAlias, Union, overload
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -28,6 +29,15 @@ class Origin(Model):
 
     def __str__(self) -> str:
         return f"{self.file}:{self.line}:{self.column}"
+
+
+# the closed sets of words a field takes (the grammar's terminals of the same name)
+CmpOp: TypeAlias = Literal[">=", "<=", "==", "!=", ">", "<"]
+ArithOp: TypeAlias = Literal["+", "-", "*", "/"]
+MeldKind: TypeAlias = Literal["chow", "pung", "kong", "pair"]
+End: TypeAlias = Literal["head", "tail"]
+Payer: TypeAlias = Literal["discarder", "others", "each", "dealer"]
+Scope: TypeAlias = Literal["win", "jing", "exhaustive"]
 
 
 # ---- expressions ------------------------------------------------------------------------
@@ -69,7 +79,7 @@ class BoolOp(Model):
 class Cmp(Model):
     """A comparison of two numbers: ``n >= 5``."""
     node: Literal["cmp"] = "cmp"
-    op: Literal[">=", "<=", "==", "!=", ">", "<"]
+    op: CmpOp
     left: "Expr"
     right: "Expr"
 
@@ -77,7 +87,7 @@ class Cmp(Model):
 class BinOp(Model):
     """Integer arithmetic: ``n * (n - 3)``; ``/`` divides down, by zero gives 0."""
     node: Literal["binop"] = "binop"
-    op: Literal["+", "-", "*", "/"]
+    op: ArithOp
     left: "Expr"
     right: "Expr"
 
@@ -165,7 +175,7 @@ class Meld(Decl):
     """
 
     kind: Literal["meld"] = "meld"
-    meld_kind: Literal["chow", "pung", "kong", "pair"]
+    meld_kind: MeldKind
     shapes: list[Shape]
 
 
@@ -199,7 +209,7 @@ class Position(Model):
     """Where an indicator tile sits: the top of the dice-chosen stack, or relative to another."""
 
     type: Literal["stack_top", "under", "left", "right", "previous"]
-    end: Literal["head", "tail"] | None = None
+    end: End | None = None
     ref: str | None = None
 
 
@@ -304,8 +314,8 @@ class Adder(Model):
     """``+5 from discarder else each``: added after multipliers and the dealer factor."""
 
     amount: int
-    payer: Literal["discarder", "others", "each", "dealer"]
-    fallback: Literal["discarder", "others", "each", "dealer"] | None = None
+    payer: Payer
+    fallback: Payer | None = None
 
 
 class Fixed(Model):
@@ -338,7 +348,7 @@ class Payment(Decl):
     """``payment discard = discarder x2, others x1 when discard``: who pays, by weight."""
 
     kind: Literal["payment"] = "payment"
-    weights: dict[Literal["discarder", "others", "each", "dealer"], int]
+    weights: dict[Payer, int]
     when: Expr
     paid_by: Literal["discarder"] | None = None  # ``paid by discarder``: the discarder pays every payer's amount
 
@@ -358,7 +368,7 @@ class Factor(Decl):
 
     kind: Literal["factor"] = "factor"
     value: Expr
-    scopes: list[Literal["win", "jing", "exhaustive"]]
+    scopes: list[Scope]
     after_adders: bool = False
     when: Expr | None = None
     cap: int | None = None  # ``at most N``: each transfer of the scopes is at most N 子 (value unused)
@@ -368,7 +378,7 @@ class Exhaustive(Decl):
     """``exhaustive 荒庄 = dealer pays 5 each``: the payment of a drawn hand."""
 
     kind: Literal["exhaustive"] = "exhaustive"
-    payer: Literal["discarder", "others", "each", "dealer"]
+    payer: Payer
     amount: int
 
 
@@ -422,6 +432,26 @@ class Ruleset(Model):
     flow: dict[str, Flow] = {}
     options: dict[str, OptionInfo] = {}
 
-    def jing_rules(self, type_: str) -> list:
+    # one overload per 精 body form: a caller gets that form's model (``jing_rules("value")[0].main``)
+    @overload
+    def jing_rules(self, type_: Literal["value"]) -> list[JingValue]: ...
+    @overload
+    def jing_rules(self, type_: Literal["kong"]) -> list[JingKong]: ...
+    @overload
+    def jing_rules(self, type_: Literal["multiplier"]) -> list[JingMultiplier]: ...
+    @overload
+    def jing_rules(self, type_: Literal["formula"]) -> list[JingFormula]: ...
+    @overload
+    def jing_rules(self, type_: Literal["kong_bonus"]) -> list[JingKongBonus]: ...
+    @overload
+    def jing_rules(self, type_: Literal["liability"]) -> list[JingLiability]: ...
+    @overload
+    def jing_rules(self, type_: Literal["adder"]) -> list[JingAdder]: ...
+    @overload
+    def jing_rules(self, type_: Literal["discarded"]) -> list[JingDiscarded]: ...
+    @overload
+    def jing_rules(self, type_: str) -> list[JingRule]: ...
+
+    def jing_rules(self, type_: str) -> Sequence[JingRule]:
         """The 精 rules of one type (``value``, ``kong``, ``multiplier`` …) in order."""
         return [r for r in self.jing.values() if r.type == type_]

@@ -8,9 +8,9 @@ Plain data: the parser (:mod:`engine.lang.parse`) makes it, resolution
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from engine.errors import Location, RuleError
+from engine.lang.ruleset import Decl
 
 # KIND keyword → Ruleset field
 SECTIONS = {
@@ -51,7 +51,7 @@ class Stmt:
     op: str
     kind: str
     name: str
-    decl: Any
+    decl: Decl | None  # None for a `remove`
     location: Location
     refs: list[Ref] = field(default_factory=list)
 
@@ -92,7 +92,7 @@ class Entry:
 
     stmt: Stmt
     file_text: str
-    replaced: Any = None
+    replaced: Decl | None = None
 
 
 def about(exc: RuleError, *paths: str) -> RuleError:

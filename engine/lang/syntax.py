@@ -6,29 +6,64 @@ multiplier written ``x 2``, curly quotes, an unquoted ``extends`` path).
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import lru_cache
+from typing import TYPE_CHECKING, TypeAlias, cast
 
 from engine.errors import Location, RuleError, did_you_mean
 from engine.lang import limits as L
 from engine.lang.parsergen import parser_module
 from engine.lang.statements import SECTIONS
 
-# the pre-built standalone Lark parser (engine/lang/parsergen.py): its own Token, Tree, … classes
+__all__ = [  # Lark's classes are re-exported: the parser's modules import them from here
+    "STANDALONE", "STATEMENT_STARTS", "Lark", "Meta", "ParseTree", "Token", "TokenTooBig", "Transformer", "Tree",
+    "UnexpectedCharacters", "UnexpectedEOF", "UnexpectedInput", "UnexpectedToken", "VisitError", "looks_like",
+    "parser", "readable", "syntax_error", "token_location", "v_args",
+]
+
+# the pre-built standalone Lark parser (engine/lang/parsergen.py): its own Token, Tree, … classes.
+# The type checker reads them from the committed module; at run time they come from the module
+# parser_module() returns (the committed one, or the same code generated from an edited grammar).
 STANDALONE = parser_module()
-Lark, Token, Transformer, Tree, v_args = (STANDALONE.Lark, STANDALONE.Token, STANDALONE.Transformer,
-                                         STANDALONE.Tree, STANDALONE.v_args)
-UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError = (
-    STANDALONE.UnexpectedCharacters, STANDALONE.UnexpectedEOF, STANDALONE.UnexpectedInput,
-    STANDALONE.UnexpectedToken, STANDALONE.VisitError)
+if TYPE_CHECKING:
+    from engine.lang.standalone_parser import (
+        Lark,
+        Meta,
+        Token,
+        Transformer,
+        Tree,
+        UnexpectedCharacters,
+        UnexpectedEOF,
+        UnexpectedInput,
+        UnexpectedToken,
+        VisitError,
+        v_args,
+    )
+else:
+    Lark, Meta, Token, Transformer, Tree, v_args = (STANDALONE.Lark, STANDALONE.Meta, STANDALONE.Token,
+                                                    STANDALONE.Transformer, STANDALONE.Tree, STANDALONE.v_args)
+    UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError = (
+        STANDALONE.UnexpectedCharacters, STANDALONE.UnexpectedEOF, STANDALONE.UnexpectedInput,
+        STANDALONE.UnexpectedToken, STANDALONE.VisitError)
+
+
+ParseTree: TypeAlias = "Tree[Token]"  # a parse tree of the rule language: its leaves are tokens
+
+
+def token_location(file: str, tok: Token) -> Location:
+    """Where a lexed token starts in ``file`` (Lark types its line and column as optional; its
+    lexer always sets them)."""
+    return Location(file, tok.line or 1, tok.column or 1)
 
 
 @lru_cache(maxsize=1)
 def parser() -> Lark:
     """The LALR parser for the rule language (positions kept for errors), loaded from the
     pre-built standalone module rather than built from ``grammar_text()`` at each start."""
-    return STANDALONE.Lark_StandAlone(propagate_positions=True,
-                                      lexer_callbacks={"INT": _check_int, "MULT": _check_mult, "NAME": _check_name,
-                                                       "RULESET_NAME": _check_name, "STRING": _check_string})
+    lark: Lark = STANDALONE.Lark_StandAlone(
+        propagate_positions=True, lexer_callbacks={"INT": _check_int, "MULT": _check_mult, "NAME": _check_name,
+                                                   "RULESET_NAME": _check_name, "STRING": _check_string})
+    return lark
 
 
 class TokenTooBig(Exception):
@@ -94,7 +129,7 @@ def looks_like(word: str, keyword: str) -> bool:
     return word != keyword and difflib.SequenceMatcher(None, word, keyword).ratio() >= 0.75
 
 
-def readable(expected: set[str]) -> str:
+def readable(expected: Iterable[str]) -> str:
     """The terminals a parser expected, in words (``a name, `=`, …``), at most eight."""
     words = []
     for t in sorted(expected):
@@ -118,7 +153,8 @@ def syntax_error(exc: UnexpectedInput, text: str, file: str) -> RuleError:
     was expected, and a hint for a known mistake."""
     loc = Location(file, getattr(exc, "line", 1) or 1, getattr(exc, "column", 1) or 1)
     if isinstance(exc, UnexpectedCharacters):
-        ch = text[exc.pos_in_stream] if exc.pos_in_stream < len(text) else "?"
+        pos = cast(int, exc.pos_in_stream)  # Lark declares it None on the base class; the lexer sets it
+        ch = text[pos] if pos < len(text) else "?"
         rows = text.split("\n")  # lines as the parser counts them (\n only)
         line_text = rows[loc.line - 1] if loc.line <= len(rows) else ""
         if ch == '"':
@@ -131,14 +167,14 @@ def syntax_error(exc: UnexpectedInput, text: str, file: str) -> RuleError:
             path = line_text.split("#")[0].strip()[len("extends"):].strip()
             hint = f'a path is quoted: extends "{path}"'
         return RuleError(f"unexpected character {ch!r}", loc, hint=hint, source_text=text)
-    tok = getattr(exc, "token", None)
-    if isinstance(exc, UnexpectedEOF) or (tok is not None and tok.type == "$END"):
+    if isinstance(exc, UnexpectedEOF) or (isinstance(exc, UnexpectedToken) and exc.token.type == "$END"):
         body = text.rstrip()
         rows = body.split("\n")
         loc = Location(file, len(rows), len(rows[-1]) + 1)
         return RuleError(f"the file ends in the middle of a declaration; expected {readable(set(exc.expected))}",
                          loc, source_text=text)
     assert isinstance(exc, UnexpectedToken)
+    tok = exc.token
     expected = readable(set(exc.expected))
     hint = None
     word = str(tok)

@@ -17,13 +17,15 @@ from __future__ import annotations
 import types
 import typing
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic_core import ErrorDetails
 from ruamel.yaml import YAML
-from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.error import MarkedYAMLError, StreamMark, YAMLError
 from ruamel.yaml.composer import Composer
-from ruamel.yaml.events import AliasEvent, ScalarEvent
+from ruamel.yaml.events import AliasEvent, Event, ScalarEvent
+from ruamel.yaml.nodes import Node
 
 from engine.errors import Location, ScenarioError, did_you_mean
 
@@ -40,6 +42,11 @@ MAX_ITEMS = 1_000  # entries of one list or mapping (cases, actions, wall tiles 
 MAX_FLOOR = 1_000  # a 爬楼 floor
 MAX_ZI = 10 ** 9  # an amount of 子 in an expectation or a record
 MAX_SEED = 2 ** 63  # a seed's magnitude
+
+
+# where a node sits in a loaded document: mapping keys and list indexes from the root (a pydantic ``loc``)
+YamlPath: TypeAlias = tuple[str | int, ...]
+M = TypeVar("M", bound=BaseModel)
 
 
 class Strict(BaseModel):
@@ -80,7 +87,7 @@ def read_text(path: Path, what: str = "file") -> str:
     return text.removeprefix("\ufeff")
 
 
-def _mark_loc(file: str, mark) -> Location:
+def _mark_loc(file: str, mark: StreamMark | None) -> Location:
     return Location(file, mark.line + 1, mark.column + 1) if mark is not None else Location(file, 1, 1)
 
 
@@ -96,30 +103,31 @@ class _BoundedComposer(Composer):
     than :data:`MAX_DEPTH`, more than :data:`MAX_NODES` nodes counting each alias as the nodes
     of its anchor, an alias inside its own anchor, a scalar longer than :data:`MAX_SCALAR`."""
 
-    def __init__(self, loader=None) -> None:
+    def __init__(self, loader: Any = None) -> None:  # ruamel's YAML object (as ruamel types it)
         super().__init__(loader)
         self.warn_double_anchors = False  # an anchor defined again is YAML; no warning on stderr
         self.sizes: dict[str, int] = {}  # anchor → nodes it stands for
         self.total = 0
         self.levels = 0
 
-    def _refuse(self, message: str, event, hint: str | None = None) -> ScenarioError:
+    def _refuse(self, message: str, event: Event, hint: str | None = None) -> ScenarioError:
         file, text = self.loader.mj_where
         return ScenarioError(message, _mark_loc(file, event.start_mark), hint=hint, source_text=text)
 
-    def _count(self, n: int, event) -> None:
+    def _count(self, n: int, event: Event) -> None:
         self.total += n
         if self.total > MAX_NODES:
             raise self._refuse(f"more than {MAX_NODES} values once aliases are expanded", event,
                                hint="aliases (*name) repeat what their anchor holds; use fewer")
 
-    def compose_node(self, parent, index):
+    def compose_node(self, parent: Node | None, index: object) -> Node | None:
         event = self.parser.peek_event()
         if isinstance(event, AliasEvent):
             if event.anchor in self.anchors and event.anchor not in self.sizes:
                 raise self._refuse(f"alias *{event.anchor} is inside its own anchor (a cycle)", event)
             self._count(self.sizes.get(event.anchor, 0), event)
-            return super().compose_node(parent, index)
+            alias: Node | None = super().compose_node(parent, index)
+            return alias
         if isinstance(event, ScalarEvent) and len(event.value) > MAX_SCALAR:
             raise self._refuse(f"a value of {len(event.value)} characters (at most {MAX_SCALAR})", event)
         self.levels += 1
@@ -129,11 +137,19 @@ class _BoundedComposer(Composer):
             self.sizes.pop(event.anchor, None)  # an anchor defined again: not usable inside itself
         start = self.total
         self._count(1, event)
-        node = super().compose_node(parent, index)
+        node: Node | None = super().compose_node(parent, index)
         self.levels -= 1
         if event.anchor:
             self.sizes[event.anchor] = self.total - start
         return node
+
+
+class _WhereYAML(YAML):
+    """ruamel's round-trip YAML object, carrying the file name and text its composer's errors quote."""
+
+    def __init__(self, file: str, text: str) -> None:
+        super().__init__(typ="rt")
+        self.mj_where = (file, text)
 
 
 def _yaml_error(exc: MarkedYAMLError, file: str, text: str) -> ScenarioError:
@@ -146,9 +162,8 @@ def load_text(text: str, file: str) -> Any:
     :data:`MAX_LINE` before parsing, and what :class:`_BoundedComposer` refuses while
     composing: nothing is built past a bound."""
     _check_lines(text, file)
-    yaml = YAML(typ="rt")
+    yaml = _WhereYAML(file, text)
     yaml.Composer = _BoundedComposer
-    yaml.mj_where = (file, text)
     try:
         return yaml.load(text)
     except MarkedYAMLError as exc:
@@ -167,13 +182,13 @@ def load_yaml(path: Path, what: str = "file") -> tuple[Any, str]:
 # ---- schemas -------------------------------------------------------------------------------------
 
 
-def node_location(file: str, root: Any, path: tuple, *, key: bool = False) -> Location:
+def node_location(file: str, root: Any, path: YamlPath, *, key: bool = False) -> Location:
     """Where the node at ``path`` (keys and list indexes from ``root``) is written. A key not
     in its mapping (a missing key) points at the mapping; ``key=True`` points at the key
     itself rather than its value."""
     node, where = root, None
     for step in path:
-        lc = getattr(node, "lc", None)
+        lc: Any = getattr(node, "lc", None)  # ruamel's positions; None raises AttributeError, caught below
         try:
             if isinstance(node, dict) and step in node:
                 pos = lc.key(step) if key and step == path[-1] else lc.value(step)
@@ -193,10 +208,11 @@ def node_location(file: str, root: Any, path: tuple, *, key: bool = False) -> Lo
     return where or Location(file, 1, 1)
 
 
-def _data_path(data: Any, loc: tuple, missing: bool = False) -> tuple:
+def _data_path(data: Any, loc: YamlPath, missing: bool = False) -> YamlPath:
     """The steps of a pydantic ``loc`` that walk the data (union tags such as ``str`` or a
     model's name are dropped), and for a ``missing`` error the key that is not there."""
-    out, node = [], data
+    out: list[str | int] = []
+    node = data
     for step in loc:
         if isinstance(node, dict) and step in node:
             out.append(step)
@@ -210,7 +226,7 @@ def _data_path(data: Any, loc: tuple, missing: bool = False) -> tuple:
     return tuple(out)
 
 
-def _model_at(model: type, loc: tuple) -> type | None:
+def _model_at(model: type[BaseModel], loc: YamlPath) -> type[BaseModel] | None:
     """The schema class that validates the node at a pydantic ``loc``, when it is a model."""
     t: Any = model
     for step in loc:
@@ -250,14 +266,14 @@ def _unwrap(t: Any) -> Any:
             return t
 
 
-def _dotted(path: tuple) -> str:
+def _dotted(path: YamlPath) -> str:
     out = ""
     for step in path:
         out += f"[{step}]" if isinstance(step, int) else (f".{step}" if out else str(step))
     return out
 
 
-def validate(model: type, data: Any, file: str, text: str, *, prefix: tuple = (), root: Any = None):
+def validate(model: type[M], data: Any, file: str, text: str, *, prefix: YamlPath = (), root: Any = None) -> M:
     """``model.model_validate(data)``, or :class:`ScenarioError` at the YAML line and column
     of the first problem: an unknown key (at the key, with the keys allowed there), a missing
     key (at its mapping), a wrong type or a value out of bounds (at the value). ``prefix`` is
@@ -268,8 +284,8 @@ def validate(model: type, data: Any, file: str, text: str, *, prefix: tuple = ()
         raise schema_error(exc, model, data, file, text, prefix=prefix, root=root) from None
 
 
-def schema_error(exc: ValidationError, model: type, data: Any, file: str, text: str, *, prefix: tuple = (),
-                 root: Any = None) -> ScenarioError:
+def schema_error(exc: ValidationError, model: type[BaseModel], data: Any, file: str, text: str, *,
+                 prefix: YamlPath = (), root: Any = None) -> ScenarioError:
     """The first error of ``exc`` as a :class:`ScenarioError` (see :func:`validate`)."""
     errors = exc.errors(include_url=False)
     found = [(_data_path(data, tuple(e["loc"]), e["type"] == "missing"), e) for e in errors]
@@ -277,7 +293,7 @@ def schema_error(exc: ValidationError, model: type, data: Any, file: str, text: 
     # a union's members fail at the same node: the one that got further is the one meant
     specific = [(p, e) for p, e in found if not any(len(q) > len(p) and q[:len(p)] == p for q, _ in found)]
 
-    def order(item):
+    def order(item: tuple[YamlPath, ErrorDetails]) -> tuple[int, int]:
         where = node_location(file, root, prefix + item[0], key=item[1]["type"] == "extra_forbidden")
         return where.line, where.column
 
