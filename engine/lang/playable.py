@@ -24,6 +24,9 @@ change. The checks, in order:
 - the patterns: each fits a complete hand (``sets N`` of the set size plus the pair, ``pairs
   N``, ``rotten`` at most one tile of a kind), and a complete hand is not a whole number of
   sets (a seat that claims always keeps a tile to discard);
+- the win tables: the count vectors the win check's tables visit, summed over the patterns
+  and the tile groups, are at most :data:`~engine.lang.limits.MAX_TABLE_VECTORS`
+  (:func:`check_table_sizes`), so a file that passes builds its tables and plays in bounded time;
 - the payments: for every way a hand can be won (discard, self-draw, kong replacement, robbed
   kong when ``rob_kong`` is declared) and every value of the facts the payment conditions test,
   some payment applies; a drawn hand's payer is not the discarder (there is none).
@@ -35,6 +38,7 @@ from math import comb
 
 from engine.errors import Location, RuleError
 from engine.lang import flow as FLOW
+from engine.lang.limits import MAX_TABLE_VECTORS
 from engine.lang.ruleset import (
     BinOp, BoolOp, Cmp, Decl, Neg, Not, Num, PatternIs, Ruleset, Var,
 )
@@ -248,6 +252,8 @@ def check_playable(rs: Ruleset, texts: dict[str, str] | None = None) -> None:
         raise fail.at(t["hand"], "table.hand", f"a complete hand of {complete} tiles is {complete // set_size} whole "
                       f"sets of {set_size}: a seat that claims its last set has no tile left to discard",
                       "a hand of sets needs its pair (e.g. 4 sets + a pair: table hand = 13)")
+    # ---- win tables
+    check_table_sizes(rs, fail, complete)
     # ---- payments
     _check_payments(rs, fail)
     for ex in rs.exhaustive.values():
@@ -296,6 +302,59 @@ def _misfit_hint(misfit) -> str:
     if isinstance(size, str):
         return size
     return f"pattern {p.name} makes {size} tiles (sets × set size + pairs × pair size)"
+
+
+# ---- win tables ------------------------------------------------------------------------------------
+
+
+def table_vectors(pattern, kinds: int, complete: int) -> int:
+    """The count vectors the win check visits for one pattern on one tile group of ``kinds``
+    kinds, in a complete hand of ``complete`` tiles (engine/core/tables.py): a ``sets`` pattern
+    every vector of at most ``complete`` tiles, C(kinds + complete, kinds); a ``pairs N``
+    pattern the vectors of at most N pairs, C(kinds + N, kinds); a ``rotten`` pattern every
+    subset of the kinds, 2**kinds. An upper bound, counted without building anything."""
+    kinds_of = {c.type for c in pattern.components}
+    if "rotten" in kinds_of:
+        return 2 ** kinds
+    if "sets" in kinds_of:
+        return comb(kinds + complete, kinds)
+    pairs = sum(c.count for c in pattern.components if c.type == "pairs")
+    return comb(kinds + pairs, kinds)
+
+
+def check_table_sizes(rs: Ruleset, fail: _Fail, complete: int) -> None:
+    """Raise :class:`RuleError` when the win tables of ``rs`` would visit more than
+    :data:`MAX_TABLE_VECTORS` count vectors (see :func:`table_vectors`), summed over the
+    patterns and the distinct tile groups (groups of one shape share their tables). The error
+    is at the group that counts most, with the most kinds it could have (RULES.md §1 Winning
+    hands; docs/language.md, Limits)."""
+    groups = [(s, f"suit.{s.name}", ("suit", s.low, s.high, s.copies), s.high - s.low + 1) for s in rs.suits.values()]
+    groups += [(h, f"honours.{h.name}", ("honours", h.name), len(h.tiles)) for h in rs.honours.values()]
+    shapes: dict[tuple, tuple] = {}  # a group's shape → (the first group of that shape, its path, kinds)
+    for decl, path, shape, kinds in groups:
+        shapes.setdefault(shape, (decl, path, kinds))
+    patterns = list(rs.patterns.values())
+
+    def vectors(kinds: int) -> int:
+        return sum(table_vectors(p, kinds, complete) for p in patterns)
+
+    counted = {shape: vectors(kinds) for shape, (_, _, kinds) in shapes.items()}
+    total = sum(counted.values())
+    if total <= MAX_TABLE_VECTORS:
+        return
+    shape = max(counted, key=counted.__getitem__)
+    decl, path, kinds = shapes[shape]
+    rest = total - counted[shape]
+    fits = kinds
+    while fits > 0 and rest + vectors(fits) > MAX_TABLE_VECTORS:
+        fits -= 1
+    what = f"suit {decl.name}" if shape[0] == "suit" else f"honours {decl.name}"
+    unit = "ranks" if shape[0] == "suit" else "tiles"
+    raise fail.at(decl, path, f"the win tables would visit {total:,} count vectors; at most {MAX_TABLE_VECTORS:,} "
+                  f"({what}: {kinds} {unit}, {counted[shape]:,} of them, for {len(patterns)} pattern(s) and a "
+                  f"complete hand of {complete} tiles)",
+                  (f"give {what} at most {fits} {unit}" if fits else f"split {what} into smaller groups")
+                  + ", or deal a smaller hand (a win table grows with the kinds of a group and the tiles of a hand)")
 
 
 # ---- payments ---------------------------------------------------------------------------------------
