@@ -23,7 +23,8 @@ with ``(--seed, input number)`` alone, so a run is reproducible and independent 
 Mutations: byte flips, non-UTF-8 and NUL bytes, deleting / duplicating / swapping lines and
 tokens, numbers replaced by 0, -1, 10**30, floats and foreign digits, lines spliced from other
 seeds, truncation, huge strings and lines, deep nesting (``(`` x 5000, ``not `` x 5000, ``[`` x
-5000), ``extends`` pointing at a non-rule file / a cycle / a device, huge ``ranks 1..N``; for
+5000), ``extends`` pointing at a non-rule file / a cycle / a device, huge ``ranks 1..N``, wide
+suits and honours groups with the wall resized to hold them; for
 YAML, wrong types, removed and unknown keys, YAML features (billion-laughs anchors, tags, merge
 keys, several documents, duplicate keys); for records, shuffled / dropped / invented actions,
 rings, dice, seeds and a record pointing at a mutated rule file; for ``score``, mutated flags.
@@ -340,6 +341,21 @@ def m_huge_ranks(rng, data, ctx):
     return out
 
 
+def m_wide_group(rng, data, ctx):
+    """A suit of 8…36 ranks or an honours group of 5…36 tiles added *with the wall resized to
+    hold it* (a 136-tile, four-seat, two-high table as the bundled ones), so that it passes the
+    wall check and reaches the win-table limit (issue 16: 24 ranks x 2 copies ran for minutes)."""
+    copies = rng.choice([1, 2, 4, 8])
+    n = rng.choice([k for k in range(5, 37) if (k * copies) % 8 == 0] or [8])
+    if rng.random() < 0.6:
+        group = f"suit q ranks 1..{n} copies {copies}".encode()
+    else:
+        group = ("honours q = " + ", ".join(f"q{i}" for i in range(n)) + f" copies {copies}").encode()
+    stacks = b"table stacks_per_seat = " + str((136 + n * copies) // 8).encode()
+    out, k = re.subn(rb"table stacks_per_seat = \d+", stacks, data, count=1)
+    return out + b"\n" + group + b"\n" + (b"" if k else b"override " + stacks + b"\n")
+
+
 def m_override_remove(rng, data, ctx):
     """`override` / `remove` put in front of a line, or a `remove` of a real or unknown rule."""
     ls = _lines(data)
@@ -606,7 +622,7 @@ TEXT_GENERIC = [(m_flip_bytes, 3), (m_insert_bytes, 3), (m_delete_line, 4), (m_d
                 (m_numbers, 5), (m_splice, 3), (m_truncate, 2), (m_huge_string, 1), (m_empty, 1), (m_bom_crlf, 1)]
 TEXT = {
     "rules": TEXT_GENERIC + [(m_deep_nesting_rules, 3), (m_extends, 4), (m_huge_ranks, 3), (m_override_remove, 3),
-                             (m_option_block, 2)],
+                             (m_option_block, 2), (m_wide_group, 2)],
     "scenario": TEXT_GENERIC + [(m_deep_nesting_yaml, 2), (m_yaml_features, 2)],
     "record": TEXT_GENERIC + [(m_deep_nesting_yaml, 2), (m_yaml_features, 2)],
 }

@@ -25,7 +25,7 @@ change. The checks, in order:
   N``, ``rotten`` at most one tile of a kind), and a complete hand is not a whole number of
   sets (a seat that claims always keeps a tile to discard);
 - the win tables: the count vectors the win check's tables visit, summed over the patterns
-  and the tile groups, are at most :data:`~engine.lang.limits.MAX_TABLE_VECTORS`
+  and the distinct tile groups, are at most :data:`~engine.lang.limits.MAX_TABLE_VECTORS`
   (:func:`check_table_sizes`), so a file that passes builds its tables and plays in bounded time;
 - the payments: for every way a hand can be won (discard, self-draw, kong replacement, robbed
   kong when ``rob_kong`` is declared) and every value of the facts the payment conditions test,
@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import itertools
 from math import comb
+from typing import NamedTuple
 
 from engine.errors import Location, RuleError
 from engine.lang import flow as FLOW
@@ -322,37 +323,49 @@ def table_vectors(pattern, kinds: int, complete: int) -> int:
     return comb(kinds + pairs, kinds)
 
 
-def check_table_sizes(rs: Ruleset, fail: _Fail, complete: int) -> None:
-    """Raise :class:`RuleError` when the win tables of ``rs`` would visit more than
-    :data:`MAX_TABLE_VECTORS` count vectors (see :func:`table_vectors`), summed over the
-    patterns and the distinct tile groups (groups of one shape share their tables). The error
-    is at the group that counts most, with the most kinds it could have (RULES.md §1 Winning
-    hands; docs/language.md, Limits)."""
+class GroupTables(NamedTuple):
+    """One tile group's share of the win tables: the declaration, its path (``suit.m``), its
+    kinds, and the count vectors its tables visit over all the patterns."""
+
+    decl: Decl
+    path: str
+    kinds: int
+    vectors: int
+
+
+def group_tables(rs: Ruleset, complete: int) -> list[GroupTables]:
+    """Each distinct tile group of ``rs`` (groups of one shape — same ranks and copies — share
+    their tables: the first stands for them) with the count vectors :func:`table_vectors`
+    gives it over every pattern, for a complete hand of ``complete`` tiles."""
     groups = [(s, f"suit.{s.name}", ("suit", s.low, s.high, s.copies), s.high - s.low + 1) for s in rs.suits.values()]
     groups += [(h, f"honours.{h.name}", ("honours", h.name), len(h.tiles)) for h in rs.honours.values()]
-    shapes: dict[tuple, tuple] = {}  # a group's shape → (the first group of that shape, its path, kinds)
+    shapes: dict[tuple, GroupTables] = {}
     for decl, path, shape, kinds in groups:
-        shapes.setdefault(shape, (decl, path, kinds))
-    patterns = list(rs.patterns.values())
+        if shape not in shapes:
+            shapes[shape] = GroupTables(decl, path, kinds, sum(table_vectors(p, kinds, complete)
+                                                               for p in rs.patterns.values()))
+    return list(shapes.values())
 
-    def vectors(kinds: int) -> int:
-        return sum(table_vectors(p, kinds, complete) for p in patterns)
 
-    counted = {shape: vectors(kinds) for shape, (_, _, kinds) in shapes.items()}
-    total = sum(counted.values())
+def check_table_sizes(rs: Ruleset, fail: _Fail, complete: int) -> None:
+    """Raise :class:`RuleError` when the win tables of ``rs`` would visit more than
+    :data:`MAX_TABLE_VECTORS` count vectors in all (:func:`group_tables`). The error is at the
+    group that counts most, with the most kinds it could have (RULES.md §1 Winning hands;
+    docs/language.md, Limits)."""
+    groups = group_tables(rs, complete)
+    total = sum(g.vectors for g in groups)
     if total <= MAX_TABLE_VECTORS:
         return
-    shape = max(counted, key=counted.__getitem__)
-    decl, path, kinds = shapes[shape]
-    rest = total - counted[shape]
-    fits = kinds
-    while fits > 0 and rest + vectors(fits) > MAX_TABLE_VECTORS:
+    worst = max(groups, key=lambda g: g.vectors)
+    rest = total - worst.vectors
+    fits = worst.kinds
+    while fits > 0 and rest + sum(table_vectors(p, fits, complete) for p in rs.patterns.values()) > MAX_TABLE_VECTORS:
         fits -= 1
-    what = f"suit {decl.name}" if shape[0] == "suit" else f"honours {decl.name}"
-    unit = "ranks" if shape[0] == "suit" else "tiles"
-    raise fail.at(decl, path, f"the win tables would visit {total:,} count vectors; at most {MAX_TABLE_VECTORS:,} "
-                  f"({what}: {kinds} {unit}, {counted[shape]:,} of them, for {len(patterns)} pattern(s) and a "
-                  f"complete hand of {complete} tiles)",
+    suit = worst.path.startswith("suit.")
+    what, unit = (f"suit {worst.decl.name}", "ranks") if suit else (f"honours {worst.decl.name}", "tiles")
+    raise fail.at(worst.decl, worst.path, f"the win tables would visit {total:,} count vectors; at most "
+                  f"{MAX_TABLE_VECTORS:,} ({what}: {worst.kinds} {unit}, {worst.vectors:,} of them, for "
+                  f"{len(rs.patterns)} pattern(s) and a complete hand of {complete} tiles)",
                   (f"give {what} at most {fits} {unit}" if fits else f"split {what} into smaller groups")
                   + ", or deal a smaller hand (a win table grows with the kinds of a group and the tiles of a hand)")
 
