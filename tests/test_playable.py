@@ -388,10 +388,10 @@ def test_a_suit_whose_win_tables_are_too_big_is_refused_at_the_suit(tmp_path):
     err = refuse(tmp_path, _extra_suit(24, 2))
     assert err.message.startswith("the win tables would visit 19,376,947,029 count vectors; "
                                   f"at most {MAX_TABLE_VECTORS:,} (suit q: 24 ranks, ")
-    assert err.hint.startswith("give suit q at most 9 ranks, or deal a smaller hand")
+    assert err.hint.startswith("give suit q at most 10 ranks, or deal a smaller hand")
     at(err, tmp_path, 2, 1)
-    err = refuse(tmp_path, _extra_suit(10, 4))  # one rank past the hint
-    assert err.message.startswith("the win tables would visit ") and "(suit q: 10 ranks" in err.message
+    err = refuse(tmp_path, _extra_suit(12, 4))  # the next size past the hint's that the wall allows
+    assert err.message.startswith("the win tables would visit ") and "(suit q: 12 ranks" in err.message
 
 
 def test_check_exits_2_on_the_table_limit(tmp_path):
@@ -405,16 +405,17 @@ def test_check_exits_2_on_the_table_limit(tmp_path):
 
 
 def test_a_suit_just_under_the_table_limit_builds_and_plays(tmp_path):
-    """9 ranks × 8 copies (a shape of its own: its tables are not nanchang's suits') is
-    accepted near the limit, and 12 hands of it are played to the end (a guard against a hang,
-    not a timing: benchmarks/ measure speed)."""
+    """10 ranks × 4 copies (the most the hint above allows) is accepted near the limit, and 12
+    hands of it are played to the end (a guard against a hang, not a timing: benchmarks/
+    measure speed)."""
     from engine.lang.limits import MAX_TABLE_VECTORS
     from engine.lang.playable import group_tables
 
-    text = _extra_suit(9, 8)
+    text = _extra_suit(10, 4)
     rs = compile_text(text, str(tmp_path / "ok.rules"), base_dir=rulesets_dir())
     groups = group_tables(rs, 14)
-    assert [g.path for g in groups] == ["suit.m", "suit.q", "honours.winds", "honours.dragons"]  # p, s share m's
+    assert [(g.path, g.kinds) for g in groups] == [("suit.m", 9), ("suit.q", 10), ("honours.winds", 4),
+                                                    ("honours.dragons", 3)]  # suits p and s share m's tables
     assert MAX_TABLE_VECTORS * 3 // 4 < sum(g.vectors for g in groups) <= MAX_TABLE_VECTORS  # near the limit
     f = tmp_path / "ok.rules"
     f.write_text(text, encoding="utf-8")
