@@ -41,7 +41,8 @@ def build_game(scorer: Scorer, spec: dict) -> Game:
     """A game whose wall holds the case's tiles where play will find them.
 
     Raises :class:`ScenarioError` when the spec is malformed or asks for more copies of a tile
-    than the set has.
+    than the set has; a :class:`GameKeyError` (naming its key) for more ``draws`` than the
+    deal leaves or more ``replacements`` than the wall holds.
     """
     unknown = set(spec) - GAME_KEYS
     if unknown:
