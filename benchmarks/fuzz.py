@@ -15,14 +15,16 @@ internal error surfaces with its traceback instead of ``exit 3``). Each run is c
               RSS over --mem-flag MB for one input
     other     any other exit status (the documented ones are 0, 1, 2, 130)
 
-Seeds: the bundled rulesets (rulesets/*.rules), the scenario files (tests/cases/*.yaml), and
-records made at start-up by ``mjrules simulate RULES -n 20 --seed 1 --records DIR`` for each
-bundled ruleset. Each input is one to three mutations of a seed, drawn from a generator seeded
+Seeds: the bundled rulesets (rulesets/*.rules), the scenario files (tests/cases/*.yaml), the
+hostile corpus (benchmarks/fuzz_hostile/: inputs that once failed, each also run unmutated
+first, :func:`hostile_cases`: each must be refused with exit 2), and records made at start-up by
+``mjrules simulate RULES -n 20 --seed 1 --records DIR`` for each bundled ruleset. Each input is one to three mutations of a seed, drawn from a generator seeded
 with ``(--seed, input number)`` alone, so a run is reproducible and independent of --workers.
 Mutations: byte flips, non-UTF-8 and NUL bytes, deleting / duplicating / swapping lines and
 tokens, numbers replaced by 0, -1, 10**30, floats and foreign digits, lines spliced from other
 seeds, truncation, huge strings and lines, deep nesting (``(`` x 5000, ``not `` x 5000, ``[`` x
-5000), ``extends`` pointing at a non-rule file / a cycle / a device, huge ``ranks 1..N``; for
+5000), ``extends`` pointing at a non-rule file / a cycle / a device, huge ``ranks 1..N``, wide
+suits and honours groups with the wall resized to hold them; for
 YAML, wrong types, removed and unknown keys, YAML features (billion-laughs anchors, tags, merge
 keys, several documents, duplicate keys); for records, shuffled / dropped / invented actions,
 rings, dice, seeds and a record pointing at a mutated rule file; for ``score``, mutated flags.
@@ -31,7 +33,8 @@ rings, dice, seeds and a record pointing at a mutated rule file; for ``score``, 
                               [--save DIR] [--kinds rules,scenario,record]
 
 Exit status 1 when any input gave an internal error, a hang, a memory failure or an
-undocumented exit status; else 0. The progress line goes to stderr.
+undocumented exit status, or an input of the hostile corpus was not refused; else 0. The
+progress line goes to stderr.
 """
 from __future__ import annotations
 
@@ -56,6 +59,7 @@ from functools import cached_property
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+HOSTILE = ROOT / "benchmarks" / "fuzz_hostile"  # inputs that once failed: seeds, and run as they are
 ENGINE = str(ROOT / "engine")
 KINDS = ("rules", "scenario", "record")
 OUTCOMES = ("ok", "bad_input", "internal", "hang", "memory", "other")
@@ -99,6 +103,8 @@ def load_seeds(workdir: Path, records_per_ruleset: int = 20) -> Seeds:
     (in-process) for every bundled ruleset into ``workdir``."""
     rules = {p.name: p.read_bytes() for p in sorted((ROOT / "rulesets").glob("*.rules"))}
     scen = {p.name: p.read_bytes() for p in sorted((ROOT / "tests" / "cases").glob("*.yaml"))}
+    rules.update((f"hostile-{p.name}", p.read_bytes()) for p in sorted(HOSTILE.glob("*.rules")))
+    scen.update((f"hostile-{p.name}", p.read_bytes()) for p in sorted(HOSTILE.glob("*.yaml")))
     records: dict[str, bytes] = {}
     for p in sorted((ROOT / "rulesets").glob("*.rules")):
         d = workdir / f"records-{p.stem}"
@@ -333,6 +339,21 @@ def m_huge_ranks(rng, data, ctx):
     if not k:
         out += b"\nsuit big ranks " + lo + b".." + n + b" copies 4\n"
     return out
+
+
+def m_wide_group(rng, data, ctx):
+    """A suit of 8…36 ranks or an honours group of 5…36 tiles added *with the wall resized to
+    hold it* (a 136-tile, four-seat, two-high table as the bundled ones), so that it passes the
+    wall check and reaches the win-table limit (issue 16: 24 ranks x 2 copies ran for minutes)."""
+    copies = rng.choice([1, 2, 4, 8])
+    n = rng.choice([k for k in range(5, 37) if (k * copies) % 8 == 0] or [8])
+    if rng.random() < 0.6:
+        group = f"suit q ranks 1..{n} copies {copies}".encode()
+    else:
+        group = ("honours q = " + ", ".join(f"q{i}" for i in range(n)) + f" copies {copies}").encode()
+    stacks = b"table stacks_per_seat = " + str((136 + n * copies) // 8).encode()
+    out, k = re.subn(rb"table stacks_per_seat = \d+", stacks, data, count=1)
+    return out + b"\n" + group + b"\n" + (b"" if k else b"override " + stacks + b"\n")
 
 
 def m_override_remove(rng, data, ctx):
@@ -601,7 +622,7 @@ TEXT_GENERIC = [(m_flip_bytes, 3), (m_insert_bytes, 3), (m_delete_line, 4), (m_d
                 (m_numbers, 5), (m_splice, 3), (m_truncate, 2), (m_huge_string, 1), (m_empty, 1), (m_bom_crlf, 1)]
 TEXT = {
     "rules": TEXT_GENERIC + [(m_deep_nesting_rules, 3), (m_extends, 4), (m_huge_ranks, 3), (m_override_remove, 3),
-                             (m_option_block, 2)],
+                             (m_option_block, 2), (m_wide_group, 2)],
     "scenario": TEXT_GENERIC + [(m_deep_nesting_yaml, 2), (m_yaml_features, 2)],
     "record": TEXT_GENERIC + [(m_deep_nesting_yaml, 2), (m_yaml_features, 2)],
 }
@@ -930,6 +951,37 @@ def run_case(case: Case, workdir: Path, timeout: float = 5.0, mem_cap: int | Non
 # ---- many cases -------------------------------------------------------------------------------------
 
 
+def hostile_cases() -> list[Case]:
+    """The hostile corpus (benchmarks/fuzz_hostile/) as it is: each rule file through ``check``
+    and ``simulate -n 12``, each scenario file through ``test``. Every one must be refused
+    (exit 2): each was an internal error or a hang once (issue 16)."""
+    cases = []
+    for p in sorted(HOSTILE.iterdir()):
+        if p.suffix == ".rules":
+            argvs = [["check", "{dir}/R.rules"], ["simulate", "{dir}/R.rules", "-n", "12"]]
+            name = "R.rules"
+        elif p.suffix == ".yaml":
+            argvs, name = [["test", "{dir}/S.yaml"]], "S.yaml"
+        else:
+            continue
+        for argv in argvs:
+            cases.append(Case(len(cases), "rules" if name == "R.rules" else "scenario", f"hostile-{p.name}",
+                              ["hostile"], argv, {name: p.read_bytes()}))
+    return cases
+
+
+def run_hostile(workdir: Path, timeout: float = 5.0) -> list[dict]:
+    """:func:`hostile_cases` run in this process; a result whose outcome is not ``bad_input``
+    is a regression (its ``regressed`` is true)."""
+    out = []
+    for case in hostile_cases():
+        r = run_case(case, workdir / "hostile", timeout)
+        r["regressed"] = r["outcome"] != "bad_input"
+        out.append(r)
+    return out
+
+
+
 def _worker(conn, seeds, seed, workdir, timeout, mem_cap, mem_flag, kinds):
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     while True:
@@ -1221,12 +1273,15 @@ def main(argv: list[str] | None = None) -> int:
         seeds = load_seeds(Path(tmp), a.records)
         print(f"seeds: {len(seeds.rules)} rule files, {len(seeds.scenario)} scenario files, {len(seeds.record)} records, "
               f"{len(seeds.score_flags)} score command lines", file=sys.stderr)
+        hostile = run_hostile(Path(tmp), a.timeout)
         results = run_many(seeds, a.n, a.seed, Path(tmp), a.workers, a.timeout, int(a.mem_cap * GIB) or None,
                            a.mem_flag, kinds, progress)
     if tty:
         print(file=sys.stderr)
     s = summarize(results, time.perf_counter() - started)
     s.update({"n": a.n, "seed": a.seed, "workers": a.workers, "timeout_s": a.timeout})
+    s["hostile"] = [{k: r[k] for k in ("command", "outcome", "code", "exception", "where", "cpu_s", "regressed")}
+                    for r in hostile]
     if a.save:
         with tempfile.TemporaryDirectory() as tmp:
             save(s, results, load_seeds(Path(tmp), a.records), a.seed, kinds, a.save, minimize_s=a.minimize,
@@ -1235,8 +1290,11 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(s, ensure_ascii=False, indent=1))
     else:
         print_summary(s)
+        regressed = [h for h in s["hostile"] if h["regressed"]]
+        print(f"hostile corpus: {len(s['hostile'])} inputs, {len(s['hostile']) - len(regressed)} refused (exit 2)"
+              + "".join(f"\n  REGRESSED {h['outcome']} (exit {h['code']}): {h['command'][:100]}" for h in regressed))
     t = s["total"]
-    return 1 if any(t[o] for o in FAILURES) else 0
+    return 1 if any(t[o] for o in FAILURES) or any(h["regressed"] for h in s["hostile"]) else 0
 
 
 if __name__ == "__main__":

@@ -37,9 +37,12 @@ def _case(files: dict[str, bytes], *argv: str, kind: str = "rules", index: int =
 
 
 def test_seeds_cover_rules_scenarios_records_and_score_flags(seeds):
-    assert set(seeds.rules) == {p.name for p in (ROOT / "rulesets").glob("*.rules")}
-    assert set(seeds.scenario) == {p.name for p in (ROOT / "tests" / "cases").glob("*.yaml")}
-    assert len(seeds.record) == 2 * len(seeds.rules)
+    hostile = ROOT / "benchmarks" / "fuzz_hostile"
+    assert set(seeds.rules) == ({p.name for p in (ROOT / "rulesets").glob("*.rules")}
+                                | {f"hostile-{p.name}" for p in hostile.glob("*.rules")})
+    assert set(seeds.scenario) == ({p.name for p in (ROOT / "tests" / "cases").glob("*.yaml")}
+                                   | {f"hostile-{p.name}" for p in hostile.glob("*.yaml")})
+    assert len(seeds.record) == 2 * len(list((ROOT / "rulesets").glob("*.rules")))  # records of the bundled ones
     assert all(r.startswith(b"format: mjrules-record/1") for r in seeds.record.values())
     assert all(f[0] == "--rules" for f in seeds.score_flags)
     assert sum("--hand" in f and "--win" in f for f in seeds.score_flags) > 50
@@ -83,6 +86,19 @@ def test_a_sample_of_60_is_run_and_classified(seeds, tmp_path):
     # hostile input: no input ends in an internal error, a hang over 5 CPU-seconds or a memory failure
     failures = [(r["command"], r["outcome"], r["exception"], r["where"]) for r in results if r["outcome"] in fuzz.FAILURES]
     assert not failures, failures
+
+
+def test_the_hostile_corpus_is_refused_each_with_a_located_error(tmp_path):
+    """Issue 16's two held-back inputs (benchmarks/fuzz_hostile/): a scripted game with more
+    `replacements` than the wall (was an internal IndexError) and a suit of 24 ranks (passed
+    `check`, then `simulate -n 12` ran for minutes). Each is now exit 2, in the CPU budget."""
+    names = {p.name for p in fuzz.HOSTILE.iterdir()}
+    assert {"long-replacements.yaml", "wide-suit.rules"} <= names
+    results = fuzz.run_hostile(tmp_path, timeout=5.0)
+    assert sorted(r["command"].split()[1] for r in results) == ["check", "simulate", "test"]
+    bad = [(r["command"], r["outcome"], r["code"], r["exception"], r["where"]) for r in results if r["regressed"]]
+    assert not bad, bad
+    assert all((r["outcome"], r["code"]) == ("bad_input", 2) for r in results)
 
 
 def test_workers_do_not_change_the_results(seeds, tmp_path):

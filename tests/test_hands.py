@@ -1,7 +1,9 @@
 """Win evaluation with 精 (engine/core/hands.py) against a brute-force oracle, plus unit cases.
 
-The oracle knows nothing of the evaluator's search: it gives each wild every tile kind in
-turn and checks ``sets + pair`` with a plain recursion over the declared meld shapes.
+The oracle knows nothing of the evaluator: it expands the rule file's ``meld`` shapes into tile
+sets itself (docs/language.md, Melds: ``run N`` N consecutive ranks of one suit, never
+wrapping; ``distinct N`` N different tiles of one group; ``same N`` N identical tiles), gives
+each wild every tile kind in turn and checks ``sets + pair`` with a plain recursion.
 """
 from __future__ import annotations
 
@@ -18,8 +20,48 @@ SCORER = Scorer(compile_ruleset("nanchang"))
 EV = SCORER.hands
 TILES = SCORER.tiles
 N = len(TILES)
+
+
+def group_kinds(rs, name: str) -> list[list[int]]:
+    """The tile kinds, in successor order, of each group a shape's ``in`` name stands for: a
+    suit, an honours group, ``suits`` (every suit) or ``honours`` (every honours group)."""
+    suits = {s.name: [TILES.parse_one(f"{r}{s.name}") for r in range(s.low, s.high + 1)] for s in rs.suits.values()}
+    honours = {h.name: [TILES.parse_one(t.code or t.name) for t in h.tiles] for h in rs.honours.values()}
+    if name == "suits":
+        return list(suits.values())
+    if name == "honours":
+        return list(honours.values())
+    return [suits[name] if name in suits else honours[name]]
+
+
+def shape_templates(rs, shape) -> set[tuple[int, ...]]:
+    """The tile sets (sorted kinds) one ``meld`` shape of the rule text makes."""
+    if shape.type == "same":
+        return {(k,) * shape.size for k in range(N)}
+    out = set()
+    for g in (kinds for name in shape.groups for kinds in group_kinds(rs, name)):
+        if shape.type == "run":
+            out |= {tuple(sorted(g[i:i + shape.size])) for i in range(len(g) - shape.size + 1)}
+        else:  # distinct
+            out |= {tuple(sorted(c)) for c in itertools.combinations(g, shape.size)}
+    return out
+
+
+# the sets a concealed hand is read into: every chow and pung shape not only `declared`
 SET_TEMPLATES = sorted({t for m in SCORER.rs.melds.values() if m.meld_kind in ("chow", "pung")
-                        for t in EV.concealed_shapes(m)})
+                        for sh in m.shapes if not sh.declared for t in shape_templates(SCORER.rs, sh)})
+
+
+def test_the_oracle_reads_the_meld_shapes_as_the_rules_say():
+    """Spot checks of the oracle's own expansion against the rule text (nanchang §1 Melds)."""
+    def has(text):
+        return tuple(sorted(TILES.parse(text))) in SET_TEMPLATES
+
+    assert has("123m") and has("789s") and has("777p") and has("东东东") and has("白白白")
+    assert has("东南西") and has("东南北") and has("中发白")  # 风顺: any three winds; 箭顺
+    assert not has("891m") and not has("912m")  # runs never wrap
+    assert not has("135m") and not has("东东南") and not has("东中发") and not has("1m2p3s")
+    assert len(SET_TEMPLATES) == 3 * 7 + 4 + 1 + 34  # runs, wind chows, 中发白, pungs
 
 
 @lru_cache(maxsize=200_000)
@@ -65,9 +107,10 @@ def oracle_fewest_wilds(tiles: list[int], wild_kinds: set[int]) -> int | None:
 def near_winning_hands(draw):
     """14 tiles: four random sets and a pair, some tiles then swapped for 精 or random tiles."""
     tiles = []
-    for _ in range(4):
-        tiles += list(draw(st.sampled_from(SET_TEMPLATES)))
-    tiles += [draw(st.integers(0, N - 1))] * 2
+    for _ in range(4):  # sets the 4 copies of each kind can make (most examples valid by construction)
+        tiles += list(draw(st.sampled_from([t for t in SET_TEMPLATES
+                                            if all(tiles.count(k) + t.count(k) <= 4 for k in t)])))
+    tiles += [draw(st.sampled_from([k for k in range(N) if tiles.count(k) <= 2]))] * 2
     indicator = draw(st.integers(0, N - 1))
     wild = {indicator, TILES.successor(indicator)}
     for _ in range(draw(st.integers(0, 2))):
@@ -82,8 +125,7 @@ def near_winning_hands(draw):
 @given(near_winning_hands())
 def test_pinghu_matches_the_oracle(hand):
     tiles, wild = hand
-    if any(tiles.count(k) > 4 for k in set(tiles)):
-        return
+    assume(all(tiles.count(k) <= 4 for k in set(tiles)))  # a hand the set can deal
     # the oracle tries 34**w faces: past 3 held 精 one example can take minutes and gigabytes
     # (more 精 are compared with the recursive evaluator in tests/test_tables.py)
     assume(sum(t in wild for t in tiles) <= 3)

@@ -51,31 +51,64 @@ def test_paired_hands_share_seeds_walls_and_dice():
     assert all(len(w[1]) == 136 for w in walls_a)
 
 
-def test_scoring_effect_is_attributed_to_the_changed_rule_that_fired():
-    # nanchang-table changes 大七对 x2→x4, 天胡 20→32, 地胡 20→16 with 庄家, 杠精 10→14 (RULES.md §3);
-    # seeds whose first 25 greedy hands hold a 地胡 (2), a 天胡 (8), a 大七对 (18)
-    cases = {
-        # 地胡 on the dealer's discard: the dealer pays 16 x2 (庄家) instead of 20: -12; 3 x 16 + 16 - 60 = +4 moved
-        "2": ("fan.地胡", -24, 8),
-        # 天胡 at floor 2 (爬楼 applies after a fixed fan): (32 - 20) x 3 payers x 2 = +72 for the dealer
-        "8": ("fan.天胡", 144, 144),
-        # 大七对 won by the dealer: x4 instead of x2 doubles the hand's 16
-        "18": ("fan.大七对", 32, 32),
-    }
-    for seed, (path, dealer, moved) in cases.items():
-        j = _json("nanchang", "nanchang-table", "-n", "25", "--seed", seed)
-        cov = {c["path"]: c for c in j["coverage"]}
-        assert set(cov) == {"fan.大七对", "fan.天胡", "fan.地胡", "jing.杠精"}
-        assert (cov[path]["a"], cov[path]["b"]) == (1, 1) and cov[path]["warning"] is None
-        rows = {r["path"]: r for r in j["by_rule"]}
-        assert rows[path] == {"path": path, "hands": 2, "shared": 0, "changed": 2, "dealer": dealer, "zi_moved": moved}
-        others = [p for p in rows if p != path]
-        assert all(rows[p]["hands"] == 0 for p in others)
-        # nothing else changed: every other re-scored hand has the same nets under both
-        assert [r for r in j["attribution"] if r["rules"] == []][0]["changed"] == 0
-        assert j["effects"]["scoring_on_a_hands"]["dealer"]["mean"] == round(dealer / 2 / 25, 3)
-        # the same hands were played (the changed rules do not change greedy play)
-        assert j["effects"]["play_scored_by_a"]["zi_moved"]["max"] == 0
+# Scripted hands (engine/tools/scripted.py) for the rules nanchang-table changes (RULES.md §3:
+# 大七对 x2→x4, 天胡 20→32, 地胡 20→16 with 庄家). Nobody holds the 上精 (9p, 副 1p); S, W and N
+# hold no honours, so no discard of the 大七对 hand can be claimed.
+S13, W13, N13 = "2m3m5m6m8m2s6s7s8s4p5p6p7p", "2m4m6m7m3p5p8p2s6s8s3m5m7m", "4m6m8m3p4p8p2s7s8s9s6p7p9s"
+SCRIPTED = {
+    # 天胡 at floor 2 (爬楼 applies after a fixed fan): (32 - 20) x 3 payers x 2 = +72 for the dealer
+    "fan.天胡": ({"dealer": "E", "floor": 2, "jing": "9p", "lower": "9m",
+                 "hands": {"E": "123m456m789m234s55s", "S": S13, "W": W13, "N": N13}}, ["E win"], 72, 72),
+    # 地胡 on the dealer's discard: the dealer pays 16 x2 (庄家) instead of 20: -12; 3 x 16 + 16 - 60 = +4 moved
+    "fan.地胡": ({"dealer": "E", "jing": "9p", "lower": "9m",
+                 "hands": {"E": "1m2m4m7m3p6p8p1s4s7s9s东北5s", "S": "123m456m789m234s5s", "W": W13,
+                           "N": "4m6m8m3p4p8p2s7s8s2p6p7p9s"}}, ["E discard 5s", "S win"], -12, 4),
+    # 大七对 self-drawn by the dealer after a go-around: x4 instead of x2 doubles its multiplied score of 96
+    "fan.大七对": ({"dealer": "E", "jing": "9p", "lower": "9m", "draws": ["北", "西", "南", "5s"],
+                  "hands": {"E": "111m222p333s44s55s东", "S": S13, "W": W13, "N": N13}},
+                 ["E discard 东", "S draw", "S discard 北", "W draw", "W discard 西", "N draw", "N discard 南", "E draw",
+                  "E win"], 96, 96),
+}
+
+
+def _scripted(scorer: Scorer, spec: dict, actions: list[str]) -> Game:
+    from engine.table.game import Action
+    from engine.tools.scripted import build_game
+
+    g = build_game(scorer, spec)
+    for text in actions:
+        seat, kind, *tile = text.split()
+        g.apply(Action(seat, kind, scorer.tiles.parse_one(tile[0]) if tile else None))
+    assert g.over and g.result.winner, actions
+    return g
+
+
+@pytest.mark.parametrize("path", sorted(SCRIPTED))
+def test_scoring_effect_is_attributed_to_the_changed_rule_that_fired(path):
+    """Each scripted hand, played under one side and re-scored by the other: only the changed
+    rule it was scripted for fires (on both sides), and the nets move as the rule text says."""
+    from engine.tools.diff import diff
+    from engine.tools.impact import rescore, scored_as_played
+
+    spec, actions, dealer, moved = SCRIPTED[path]
+    a, b = compiled("nanchang", {}), compiled("nanchang-table", {})
+    changed = frozenset(c.path for c in diff(a[0], b[0]))
+    assert changed == {"fan.大七对", "fan.天胡", "fan.地胡", "jing.杠精"}
+    for (rs, scorer), (other_rs, other_scorer), sign in ((a, b, 1), (b, a, -1)):
+        g = _scripted(scorer, spec, actions)
+        own = scored_as_played(g)
+        other, why, msg, _ = rescore(g, other_rs, other_scorer, {})
+        assert (why, msg) == ("", ""), msg
+        assert own.fired & changed == other.fired & changed == {path}, (rs.name, own.fired, other.fired)
+        d = own.dealer
+        assert (other.net[d] - own.net[d], other.moved - own.moved) == (sign * dealer, sign * moved), rs.name
+        assert sum(other.net) == sum(own.net) == 0
+    if path == "fan.大七对":  # the multiplied win score doubles, 96 → 192; 德国's +5 from each (15) comes after
+        # the multipliers (nanchang.rules), and the 精 settlements are the same on both sides
+        seats = ["E", "S", "W", "N"]
+        wins = [next(lg for _, part, lg in _scripted(sc, spec, actions).result.parts if part == "hand").net(seats)["E"]
+                for _, sc in (a, b)]
+        assert wins == [96 + 15, 192 + 15]
 
 
 def test_a_changed_rule_that_never_fires_is_warned_about():

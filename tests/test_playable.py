@@ -6,6 +6,11 @@ TINY, a whole small ruleset (36 tiles, two seats), with one line changed.
 """
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+
 import pytest
 
 from engine.errors import RuleError
@@ -14,6 +19,8 @@ from engine.lang.playable import check_playable
 from engine.lang.resources import rulesets_dir
 from engine.table.bots import RandomBot
 from engine.table.match import Match
+
+from .conftest import ROOT
 
 PARENT = "extends nanchang\n"
 
@@ -362,3 +369,58 @@ def test_a_parent_line_error_names_the_childs_own_override_and_remove(tmp_path):
         compile_ruleset(str(f))
     assert e.value.message == "no payment applies to a discard win"
     assert [(w, loc.line) for w, loc in e.value.related] == [("payment.点炮 is removed here", 3)]
+
+
+# ---- the win tables' size (issue 16): every file `check` accepts builds and plays in bounded time
+
+
+def _extra_suit(ranks: int, copies: int) -> str:
+    """nanchang plus a suit q of ``ranks`` ranks, the wall resized to hold it."""
+    return (PARENT + f'suit q "Q" ranks 1..{ranks} copies {copies}\n'
+            + f"override table stacks_per_seat = {(136 + ranks * copies) // 8}\n")
+
+
+def test_a_suit_whose_win_tables_are_too_big_is_refused_at_the_suit(tmp_path):
+    """Found in issue 16: 24 ranks × 2 copies passed `check`; `simulate -n 12` then ran for
+    minutes building a win table of ~10**10 count vectors."""
+    from engine.lang.limits import MAX_TABLE_VECTORS
+
+    err = refuse(tmp_path, _extra_suit(24, 2))
+    assert err.message.startswith("the win tables would visit 19,376,947,029 count vectors; "
+                                  f"at most {MAX_TABLE_VECTORS:,} (suit q: 24 ranks, ")
+    assert err.hint.startswith("give suit q at most 10 ranks, or deal a smaller hand")
+    at(err, tmp_path, 2, 1)
+    err = refuse(tmp_path, _extra_suit(12, 4))  # the next size past the hint's that the wall allows
+    assert err.message.startswith("the win tables would visit ") and "(suit q: 12 ranks" in err.message
+
+
+def test_check_exits_2_on_the_table_limit(tmp_path):
+    f = tmp_path / "big.rules"
+    f.write_text(_extra_suit(24, 2), encoding="utf-8")
+    run = subprocess.run([sys.executable, "-m", "engine", "check", str(f)], capture_output=True, text=True,
+                         timeout=120, cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert f"{f}:2:1: error: the win tables would visit" in run.stdout + run.stderr
+    assert "Traceback" not in run.stdout + run.stderr
+
+
+def test_a_suit_just_under_the_table_limit_builds_and_plays(tmp_path):
+    """10 ranks × 4 copies (the most the hint above allows) is accepted near the limit, and 12
+    hands of it are played to the end (a guard against a hang, not a timing: benchmarks/
+    measure speed)."""
+    from engine.lang.limits import MAX_TABLE_VECTORS
+    from engine.lang.playable import group_tables
+
+    text = _extra_suit(10, 4)
+    rs = compile_text(text, str(tmp_path / "ok.rules"), base_dir=rulesets_dir())
+    groups = group_tables(rs, 14)
+    assert [(g.path, g.kinds) for g in groups] == [("suit.m", 9), ("suit.q", 10), ("honours.winds", 4),
+                                                    ("honours.dragons", 3)]  # suits p and s share m's tables
+    assert MAX_TABLE_VECTORS * 3 // 4 < sum(g.vectors for g in groups) <= MAX_TABLE_VECTORS  # near the limit
+    f = tmp_path / "ok.rules"
+    f.write_text(text, encoding="utf-8")
+    run = subprocess.run([sys.executable, "-m", "engine", "simulate", str(f), "-n", "12", "--json"],
+                         capture_output=True, text=True, timeout=300, cwd=ROOT,
+                         env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert json.loads(run.stdout)["hands"] == 12

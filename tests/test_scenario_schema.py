@@ -137,6 +137,23 @@ def test_an_empty_game_is_a_case_error_not_a_crash(tmp_path):
     assert where(exc) == (4, 5)  # the `game:` key
 
 
+def test_more_replacements_than_the_wall_is_an_error_at_the_key(tmp_path):
+    """Issue 16: a `replacements` list longer than the wall's tail was an internal IndexError."""
+    exc = refused(tmp_path, HEAD + "  - name: g\n    game:\n      dice: [[1, 2]]\n      replacements: ["
+                  + ", ".join(["1m"] * 137) + "]\n    expect: {phase: draw}\n")
+    assert exc.message == "case 'g': game.replacements: 137 tiles given; the wall has 136"
+    assert where(exc) == (6, 7)  # the `replacements:` key inside `game`
+    assert exc.hint.startswith("give at most 136 replacements")
+    exc = refused(tmp_path, HEAD + "  - name: g\n    game:\n      draws: [" + ", ".join(["1m"] * 136)
+                  + "]\n    expect: {phase: draw}\n")
+    assert exc.message == "case 'g': game.draws: 136 tiles given; the wall has 81 left after the deal"
+    assert where(exc) == (5, 7)  # 136 - 53 dealt - the two indicators' places
+    # 136 replacements fit the tail: what refuses 136 × 1m is the set's copies, as before
+    exc = refused(tmp_path, HEAD + "  - name: g\n    game:\n      replacements: [" + ", ".join(["1m"] * 136)
+                  + "]\n    expect: {phase: draw}\n")
+    assert "more 1m than the set has" in exc.message
+
+
 def test_game_actions_are_checked(tmp_path):
     exc = refused(tmp_path, HEAD + "  - name: g\n    game:\n      actions: [E discard 白, {refused: S win, x: 1}]\n"
                   "    expect: {phase: draw}\n")

@@ -1,33 +1,31 @@
-"""`simulate` is a fixed function of (ruleset, seed, bots): a pinned hash of its JSON output
-catches any change that is meant to change only speed ("nothing changes but speed").
+"""`simulate` is a fixed function of (ruleset, seed, bots): its JSON output, pinned in golden
+files (tests/golden/simulate-*.json), catches any change that is meant to change only speed
+("nothing changes but speed").
 
-The hashes were taken on the engine before the speed work, of the keys it printed
-then (see NEW_KEYS; FULL_PINS pin the whole output). If a change is *meant* to change how hands
-are played or paid, re-pin it in the same commit and say so there."""
+The golden files are the outputs the earlier SHA-256 pins were taken of (the engine before the
+speed work, and the ``spread`` key since), byte for byte: each was checked against its hash when
+it was written. They are compared key by key, so a failure lists each changed key with the
+golden and the new value. If a change is *meant* to change how hands are played or paid,
+rewrite them in the same commit and say so there: ``python tests/test_simulate_pin.py --write``.
+"""
 from __future__ import annotations
 
-import hashlib
 import json
+import sys
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from engine.cli import app
 
-PINNED = "dbef0fecc184ca2f495f98d60aef7ef4b3755d402645c1d09f0302ffa990ef45"
-
-# (ruleset, hands, seed, bots) -> sha256 of the JSON summary, taken before the game-loop speed work
-MORE_PINS = {
-    ("nanchang", "200", "3", "greedy"): "a2d8dc8ba5cab9a20632d7d79ed92589d929e55fcf454b856ae72331a42b288a",
-    ("chongguan", "200", "1", "random"): "a5f48259624b002315742e4b94863bebe20b133b0e8258bb890eb16b297c5e80",
-    ("ganzhou", "200", "1", "random"): "a5f9abba53e642d2fd5cafa4dbd0eb8a544ca8c894f6358bdc3423dba31c9073",
-}
-
-
-# keys added after the pins were taken (the spread of 子 per hand). The pinned hashes
-# are of the output *without* them, re-printed exactly as the command prints (json.dumps, indent 2,
-# a newline): so they still prove every old key byte-identical; FULL_PINS pin the whole output.
-NEW_KEYS = ("spread",)
+GOLDEN = Path(__file__).resolve().parent / "golden"
+RUNS = [  # (ruleset, hands, seed, bots)
+    ("nanchang", "500", "1", "random"),
+    ("nanchang", "200", "3", "greedy"),
+    ("chongguan", "200", "1", "random"),
+    ("ganzhou", "200", "1", "random"),
+]
 
 
 def _output(*args: str) -> str:
@@ -36,44 +34,67 @@ def _output(*args: str) -> str:
     return r.stdout if r.stdout.lstrip().startswith("{") else r.output
 
 
-def _hash(*args: str, full: dict | None = None) -> str:
-    """The hash of the output without NEW_KEYS; ``full["hash"]`` gets the whole output's."""
-    out = _output(*args)
-    if full is not None:
-        full["hash"] = hashlib.sha256(out.encode("utf-8")).hexdigest()
-    data = json.loads(out)
-    for k in NEW_KEYS:
-        del data[k]
-    old = json.dumps(data, ensure_ascii=False, indent=2) + "\n"
-    return hashlib.sha256(old.encode("utf-8")).hexdigest()
+def _args(rules: str, n: str, seed: str, bots: str) -> list[str]:
+    return [rules, "-n", n, "--seed", seed, "--json", "--bots", bots]
 
 
-def test_simulate_500_random_hands_is_unchanged():
-    full: dict = {}
-    assert _hash("nanchang", "-n", "500", "--seed", "1", "--json", "--bots", "random", full=full) == PINNED
-    assert full["hash"] == FULL_PINS[("nanchang", "500", "1", "random")]
+def golden_path(rules: str, n: str, seed: str, bots: str) -> Path:
+    return GOLDEN / f"simulate-{rules}-{n}-seed{seed}-{bots}.json"
 
 
-@pytest.mark.parametrize("rules,n,seed,bots", sorted(MORE_PINS))
-def test_simulate_is_unchanged(rules, n, seed, bots):
-    full: dict = {}
-    assert _hash(rules, "-n", n, "--seed", seed, "--json", "--bots", bots, full=full) == MORE_PINS[(rules, n, seed, bots)]
-    assert full["hash"] == FULL_PINS[(rules, n, seed, bots)]
+def flatten(value, prefix: str = "") -> dict[str, object]:
+    """Nested JSON as ``{"seats.E.wins": 12, "patterns.平胡": 0.4, …}`` (list items by index)."""
+    if isinstance(value, dict):
+        items = value.items()
+    elif isinstance(value, list):
+        items = ((str(i), v) for i, v in enumerate(value))
+    else:
+        return {prefix: value}
+    out: dict[str, object] = {}
+    for k, v in items:
+        out.update(flatten(v, f"{prefix}.{k}" if prefix else str(k)))
+    if not out:
+        out[prefix] = value  # an empty map or list is a value of its own
+    return out
+
+
+def differences(golden: dict, now: dict) -> list[str]:
+    """One line per key whose value changed, appeared or went: ``key: golden → now``."""
+    g, n = flatten(golden), flatten(now)
+    out = []
+    for key in sorted(g.keys() | n.keys()):
+        if key not in n:
+            out.append(f"{key}: {g[key]!r} → (gone)")
+        elif key not in g:
+            out.append(f"{key}: (new) → {n[key]!r}")
+        elif g[key] != n[key] or type(g[key]) is not type(n[key]):
+            out.append(f"{key}: {g[key]!r} → {n[key]!r}")
+    return out
+
+
+def assert_as_golden(output: str, path: Path) -> None:
+    golden = json.loads(path.read_text(encoding="utf-8"))
+    diff = differences(golden, json.loads(output))
+    assert not diff, f"simulate output differs from {path.name} in {len(diff)} key(s):\n" + "\n".join(diff[:60])
+
+
+def test_the_comparison_names_each_changed_key():
+    golden = {"hands": 500, "seats": {"E": {"wins": 3, "rate": 0.25}}, "fans": {}, "x": [1, 2]}
+    now = {"hands": 500, "seats": {"E": {"wins": 4, "rate": 0.25}}, "fans": {"德国": 0.1}, "x": [1], "new": True}
+    assert differences(golden, golden) == []
+    assert differences(golden, now) == ["fans: {} → (gone)", "fans.德国: (new) → 0.1", "new: (new) → True",
+                                        "seats.E.wins: 3 → 4", "x.1: 2 → (gone)"]
+    assert differences({"a": 1}, {"a": 1.0}) == ["a: 1 → 1.0"]  # an int that became a float is a change
+
+
+@pytest.mark.parametrize("run", RUNS, ids=["-".join(r) for r in RUNS])
+def test_simulate_is_unchanged(run):
+    assert_as_golden(_output(*_args(*run)), golden_path(*run))
 
 
 def test_simulate_greedy_is_independent_of_workers():
-    one = _hash("nanchang", "-n", "200", "--seed", "3", "--json", "--bots", "greedy", "--workers", "2")
-    assert one == MORE_PINS[("nanchang", "200", "3", "greedy")]
-
-
-# the whole output, "spread" included (taken when it was added: the old keys above unchanged)
-FULL_PINS = {
-    ("nanchang", "500", "1", "random"): "a513c285973a8a87f1a18104201bc52aa2a6bfe55bdc79cb698d4644976b22ad",
-    ("nanchang", "200", "3", "greedy"): "b96ff06e2674b82bb12e490e88c0628f8296f4fca3f477c01c0064e63cf1852e",
-    ("chongguan", "200", "1", "random"): "fc2af5ab5f8d8254a9ec137c78c321c2ef5bf36928343e89d8b840514a62bd2a",
-    ("ganzhou", "200", "1", "random"): "15763f6b6bcabe4e7c3df5c85d2584f67da0f467e85f7f7998256874ce2fe373",
-}
-
+    run = ("nanchang", "200", "3", "greedy")
+    assert_as_golden(_output(*_args(*run), "--workers", "2"), golden_path(*run))
 
 
 def test_spread_agrees_with_the_old_averages():
@@ -84,3 +105,12 @@ def test_spread_agrees_with_the_old_averages():
         assert s["n"] == 200 and round(s["mean"], 3) == v["avg_zi_per_hand"]
         assert s["ci95"][0] <= s["mean"] <= s["ci95"][1] and s["min"] <= s["p5"] <= s["p95"] <= s["max"]
     assert spread["zi_moved"]["mean"] == data["avg_zi_moved_per_hand"]
+
+
+if __name__ == "__main__":  # rewrite the golden files from the current engine
+    if sys.argv[1:] != ["--write"]:
+        sys.exit("usage: python tests/test_simulate_pin.py --write")
+    GOLDEN.mkdir(exist_ok=True)
+    for run in RUNS:
+        golden_path(*run).write_text(_output(*_args(*run)), encoding="utf-8")
+        print(golden_path(*run))

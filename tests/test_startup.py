@@ -168,8 +168,16 @@ def test_lexer_limits_hold_with_the_committed_parser():
     assert (exc.value.location.line, exc.value.location.column) == (2, 9)
 
 
+# A sanity bound, not a speed claim (benchmarks/startup.py measures speed): measured at most
+# 0.36 s of CPU (`mjrules check`; `--help` 0.09 s, `python -c pass` 0.01 s), so 10 s is ~28×
+# that. It fails on a hang or a gross regression (a win table built at start-up, say), never on
+# a busy machine (CPU time, not wall time).
+SANITY_CPU_S = 10.0
+
+
 def test_startup_benchmark_runs(capsys):
-    """benchmarks/startup.py measures the three commands (one run each here; no figure asserted)."""
+    """benchmarks/startup.py measures the three commands (one run each here): each takes some CPU
+    time, under a sanity bound; no speed figure is asserted."""
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("startup_bench", ROOT / "benchmarks" / "startup.py")
@@ -179,4 +187,4 @@ def test_startup_benchmark_runs(capsys):
     report = json.loads(capsys.readouterr().out)
     assert set(report["results"]) == {"python -c pass", "mjrules --help", "mjrules check rulesets/nanchang.rules"}
     for r in report["results"].values():
-        assert r["runs"] == 1 and r["cpu_s"] >= 0 and r["ratio_to_python"] >= 0
+        assert r["runs"] == 1 and 0 < r["cpu_s"] < SANITY_CPU_S and r["ratio_to_python"] > 0

@@ -30,6 +30,11 @@ MAX_TABLE_NUMBER            1_000        a number of ``table NAME = …`` (hand 
                                          deal counts, dead wall)
 MAX_ERRORS                  100          syntax errors ``mjrules check`` collects in one file
                                          (it recovers at the next statement)
+MAX_TABLE_VECTORS           6_000_000    count vectors the win tables visit, summed over the
+                                         patterns and the tile groups (engine/lang/playable.py
+                                         counts them from the declarations before any table
+                                         is built; the bundled rulesets make about
+                                         1.66 million)
 ==========================  ===========  ====================================================
 """
 from __future__ import annotations
@@ -52,3 +57,4 @@ MAX_SET_TILES = 8
 MAX_HAND_TILES = 64
 MAX_TABLE_NUMBER = 1_000
 MAX_ERRORS = 100
+MAX_TABLE_VECTORS = 6_000_000

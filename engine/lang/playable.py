@@ -24,6 +24,9 @@ change. The checks, in order:
 - the patterns: each fits a complete hand (``sets N`` of the set size plus the pair, ``pairs
   N``, ``rotten`` at most one tile of a kind), and a complete hand is not a whole number of
   sets (a seat that claims always keeps a tile to discard);
+- the win tables: the count vectors the win check's tables visit, summed over the patterns
+  and the distinct tile groups, are at most :data:`~engine.lang.limits.MAX_TABLE_VECTORS`
+  (:func:`check_table_sizes`), so a file that passes builds its tables and plays in bounded time;
 - the payments: for every way a hand can be won (discard, self-draw, kong replacement, robbed
   kong when ``rob_kong`` is declared) and every value of the facts the payment conditions test,
   some payment applies; a drawn hand's payer is not the discarder (there is none).
@@ -32,13 +35,25 @@ from __future__ import annotations
 
 import itertools
 from math import comb
-from typing import cast
+from typing import NamedTuple, cast
 
 from engine.errors import Location, RuleError
 from engine.lang import flow as FLOW
 from engine.lang.expr import ExprCache
+from engine.lang.limits import MAX_TABLE_VECTORS
 from engine.lang.ruleset import (
-    BinOp, BoolOp, Cmp, Decl, Expr, Neg, Not, Num, Pattern, PatternIs, Ruleset, Var,
+    BinOp,
+    BoolOp,
+    Cmp,
+    Decl,
+    Expr,
+    Neg,
+    Not,
+    Num,
+    Pattern,
+    PatternIs,
+    Ruleset,
+    Var,
 )
 
 DIE_FACES = 6  # a die, not a rule: how many dice a throw uses is the rule file's `table dice`
@@ -251,6 +266,8 @@ def check_playable(rs: Ruleset, texts: dict[str, str] | None = None) -> None:
         raise fail.at(t["hand"], "table.hand", f"a complete hand of {complete} tiles is {complete // set_size} whole "
                       f"sets of {set_size}: a seat that claims its last set has no tile left to discard",
                       "a hand of sets needs its pair (e.g. 4 sets + a pair: table hand = 13)")
+    # ---- win tables
+    check_table_sizes(rs, fail, complete)
     # ---- payments
     _check_payments(rs, fail)
     for ex in rs.exhaustive.values():
@@ -299,6 +316,71 @@ def _misfit_hint(misfit: tuple[Pattern, int | str]) -> str:
     if isinstance(size, str):
         return size
     return f"pattern {p.name} makes {size} tiles (sets × set size + pairs × pair size)"
+
+
+# ---- win tables ------------------------------------------------------------------------------------
+
+
+def table_vectors(pattern, kinds: int, complete: int) -> int:
+    """The count vectors the win check visits for one pattern on one tile group of ``kinds``
+    kinds, in a complete hand of ``complete`` tiles (engine/core/tables.py): a ``sets`` pattern
+    every vector of at most ``complete`` tiles, C(kinds + complete, kinds); a ``pairs N``
+    pattern the vectors of at most N pairs, C(kinds + N, kinds); a ``rotten`` pattern every
+    subset of the kinds, 2**kinds. An upper bound, counted without building anything."""
+    kinds_of = {c.type for c in pattern.components}
+    if "rotten" in kinds_of:
+        return 2 ** kinds
+    if "sets" in kinds_of:
+        return comb(kinds + complete, kinds)
+    pairs = sum(c.count for c in pattern.components if c.type == "pairs")
+    return comb(kinds + pairs, kinds)
+
+
+class GroupTables(NamedTuple):
+    """One tile group's share of the win tables: the declaration, its path (``suit.m``), its
+    kinds, and the count vectors its tables visit over all the patterns."""
+
+    decl: Decl
+    path: str
+    kinds: int
+    vectors: int
+
+
+def group_tables(rs: Ruleset, complete: int) -> list[GroupTables]:
+    """Each distinct tile group of ``rs`` (groups of one shape — same ranks and copies — share
+    their tables: the first stands for them) with the count vectors :func:`table_vectors`
+    gives it over every pattern, for a complete hand of ``complete`` tiles."""
+    groups = [(s, f"suit.{s.name}", ("suit", s.low, s.high, s.copies), s.high - s.low + 1) for s in rs.suits.values()]
+    groups += [(h, f"honours.{h.name}", ("honours", h.name), len(h.tiles)) for h in rs.honours.values()]
+    shapes: dict[tuple, GroupTables] = {}
+    for decl, path, shape, kinds in groups:
+        if shape not in shapes:
+            shapes[shape] = GroupTables(decl, path, kinds, sum(table_vectors(p, kinds, complete)
+                                                               for p in rs.patterns.values()))
+    return list(shapes.values())
+
+
+def check_table_sizes(rs: Ruleset, fail: _Fail, complete: int) -> None:
+    """Raise :class:`RuleError` when the win tables of ``rs`` would visit more than
+    :data:`MAX_TABLE_VECTORS` count vectors in all (:func:`group_tables`). The error is at the
+    group that counts most, with the most kinds it could have (RULES.md §1 Winning hands;
+    docs/language.md, Limits)."""
+    groups = group_tables(rs, complete)
+    total = sum(g.vectors for g in groups)
+    if total <= MAX_TABLE_VECTORS:
+        return
+    worst = max(groups, key=lambda g: g.vectors)
+    rest = total - worst.vectors
+    fits = worst.kinds
+    while fits > 0 and rest + sum(table_vectors(p, fits, complete) for p in rs.patterns.values()) > MAX_TABLE_VECTORS:
+        fits -= 1
+    suit = worst.path.startswith("suit.")
+    what, unit = (f"suit {worst.decl.name}", "ranks") if suit else (f"honours {worst.decl.name}", "tiles")
+    raise fail.at(worst.decl, worst.path, f"the win tables would visit {total:,} count vectors; at most "
+                  f"{MAX_TABLE_VECTORS:,} ({what}: {worst.kinds} {unit}, {worst.vectors:,} of them, for "
+                  f"{len(rs.patterns)} pattern(s) and a complete hand of {complete} tiles)",
+                  (f"give {what} at most {fits} {unit}" if fits else f"split {what} into smaller groups")
+                  + ", or deal a smaller hand (a win table grows with the kinds of a group and the tiles of a hand)")
 
 
 # ---- payments ---------------------------------------------------------------------------------------

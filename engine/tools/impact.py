@@ -279,10 +279,12 @@ def rescore(g: Game, rs: Ruleset, scorer: Scorer, previous: dict[str, int]) -> R
     Returns a :class:`Rescored` (Scored or None, reason, message, ``rs``'s indicators of this hand); a hand ``rs``
     cannot score gives None with the reason (``no win``: not a win under ``rs``;
     ``impossible``: a state ``rs`` could not produce; ``deal differs``: ``rs`` deals another
-    way) and the scorer's message. Raises nothing for a hand it cannot score.
+    way) and the scorer's message. A scripted hand (:mod:`engine.tools.scripted`: no ring)
+    is dealt again from its own wall and dice. Raises nothing for a hand it cannot score.
     """
     try:
-        y = Game(rs, g.seed, dealer=g.dealer, floor=g.floor, previous_indicators=previous, scorer=scorer)
+        scripted = {} if g.ring is not None else {"wall": list(g.wall.tiles), "dice": list(g.dice_rolls)}
+        y = Game(rs, g.seed, dealer=g.dealer, floor=g.floor, previous_indicators=previous, scorer=scorer, **scripted)
     except MjError as exc:  # an after-deal settlement this side cannot make
         return Rescored(None, "not settled", exc.message, {})
     indicators = dict(y.indicators)

@@ -267,7 +267,9 @@ def _run_one(scorer: Scorer, file: str, text: str, doc: Any, i: int, case: Any, 
         try:
             game = build_game(scorer, dict(case["game"]))
         except ScenarioError as exc:
-            raise err(f"case {name!r}: {exc.message}", case, "game", hint=exc.hint) from None
+            key = getattr(exc, "key", None)  # a GameKeyError points at its key inside `game`
+            node, key = (case["game"], key) if key in case["game"] else (case, "game")
+            raise err(f"case {name!r}: {exc.message}", node, key, hint=exc.hint) from None
         return _run_game_case(scorer, file, name, game, case["game"].get("actions") or [], expect, err, case)
     try:
         snap = build_snapshot(scorer, hands=case.get("hands") or {}, jing=case.get("jing"), lower=case.get("lower"),

@@ -9,16 +9,25 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from dataclasses import dataclass
 from typing import Any
 
-from engine.errors import ScenarioError
-from engine.table.game import Game
 from engine.core.scoring import Scorer
 from engine.core.snapshot import lower_indicator, seats_of, wild_indicator
+from engine.errors import ScenarioError
+from engine.table.game import Game
 from engine.table.wall import Wall
 
 GAME_KEYS = {"dealer", "floor", "jing", "lower", "indicators", "previous", "hands", "draws", "replacements", "dice",
              "seed", "actions"}
+
+
+@dataclass
+class GameKeyError(ScenarioError):
+    """A ``game:`` value that cannot be placed; ``key`` names the game key at fault, so the
+    scenario runner points at it (file:line:col of that key)."""
+
+    key: str | None = None
 
 
 def _tiles(scorer: Scorer, value: object) -> list[int]:
@@ -33,7 +42,8 @@ def build_game(scorer: Scorer, spec: dict[str, Any]) -> Game:
     """A game whose wall holds the case's tiles where play will find them.
 
     Raises :class:`ScenarioError` when the spec is malformed or asks for more copies of a tile
-    than the set has.
+    than the set has; a :class:`GameKeyError` (naming its key) for more ``draws`` than the
+    deal leaves or more ``replacements`` than the wall holds.
     """
     unknown = set(spec) - GAME_KEYS
     if unknown:
@@ -103,14 +113,21 @@ def build_game(scorer: Scorer, spec: dict[str, Any]) -> Game:
         for p, t in zip(slots[s], tiles):
             put(p, t, f"hands.{s}")
     # the head draws after the deal, and the tail replacements
-    for t in _tiles(scorer, spec.get("draws")):
-        while pos in reserved:
-            pos += 1
-        put(pos, t, "draws")
-        pos += 1
-    tail = [p for p in probe.tail_order()]
-    for i, t in enumerate(_tiles(scorer, spec.get("replacements"))):
-        put(tail[i], t, "replacements")
+    draws = _tiles(scorer, spec.get("draws"))
+    head = [p for p in range(pos, size) if p not in reserved]
+    if len(draws) > len(head):
+        raise GameKeyError(f"game.draws: {len(draws)} tiles given; the wall has {len(head)} left after the deal",
+                           hint=f"give at most {len(head)} draws", key="draws")
+    for p, t in zip(head, draws):
+        put(p, t, "draws")
+    tail = probe.tail_order()
+    replacements = _tiles(scorer, spec.get("replacements"))
+    if len(replacements) > len(tail):
+        raise GameKeyError(f"game.replacements: {len(replacements)} tiles given; the wall has {len(tail)}",
+                           hint=f"give at most {len(tail)} replacements (a replacement is one tile from the tail)",
+                           key="replacements")
+    for p, t in zip(tail, replacements):
+        put(p, t, "replacements")
     # the rest at random, from the tiles not given
     left = Counter(total)
     left.subtract(placed.values())
