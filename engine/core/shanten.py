@@ -101,24 +101,74 @@ class ShantenOracle:
         if k < 0:
             return None
         pspans = plan.spans
-        tables = [self._table(k, sp.templates, nat[sp.lo:sp.hi]) if any(nat[sp.lo:sp.hi]) else None for sp in pspans]
-        prefix = [None]  # prefix[i]: groups before i folded; suffix[i]: groups from i on
-        for t in tables:
-            prefix.append(self._step(k, prefix[-1], t))
-        suffix = [None]
-        for t in reversed(tables):
-            suffix.append(self._step(k, t, suffix[-1]))
-        suffix.reverse()
-        rest_of: dict[int, tuple[int, ...] | None] = {}
+        tables = self._group_tables(plan, nat, k)
+        rest_of = self._folds_without(k, tables)
         out = []
         for d in kinds:
             gi = self._group_of[d]
-            if gi not in rest_of:
-                rest_of[gi] = self._step(k, prefix[gi], suffix[gi + 1])
             span = pspans[gi]
             sub = sub_after(d, span.lo, span.hi)
-            acc = self._step(k, rest_of[gi], self._table(k, span.templates, sub) if any(sub) else None)
+            acc = self._step(k, rest_of(gi), self._table(k, span.templates, sub) if any(sub) else None)
             out.append(max(self._best_of(k, plan.pair_needed, acc) - w, -1))
+        return out
+
+    def _group_tables(self, plan: PatternPlan, nat: tuple[int, ...], k: int) -> list[tuple[int, ...] | None]:
+        """Each group's max-plus table for a sets plan with ``k`` sets to make (None: no tiles)."""
+        return [self._table(k, sp.templates, nat[sp.lo:sp.hi]) if any(nat[sp.lo:sp.hi]) else None
+                for sp in plan.spans]
+
+    def _folds_without(self, k: int, tables: list[tuple[int, ...] | None]):
+        """``rest(gi)``: every group's table but group ``gi``'s folded, each computed once (prefix
+        and suffix max-plus steps)."""
+        prefix: list[tuple[int, ...] | None] = [None]  # prefix[i]: groups before i; suffix[i]: from i on
+        for t in tables:
+            prefix.append(self._step(k, prefix[-1], t))
+        suffix: list[tuple[int, ...] | None] = [None]
+        for t in reversed(tables):
+            suffix.append(self._step(k, t, suffix[-1]))
+        suffix.reverse()
+        done: dict[int, tuple[int, ...] | None] = {}
+
+        def rest(gi: int) -> tuple[int, ...] | None:
+            if gi not in done:
+                done[gi] = self._step(k, prefix[gi], suffix[gi + 1])
+            return done[gi]
+        return rest
+
+    def useful_draws(self, nat: tuple[int, ...], w: int, n_melds: int, kinds: list[int]) -> list[bool]:
+        """For each natural kind in ``kinds``: whether drawing one more of it lowers the shanten
+        of ``nat`` (natural counts) with ``w`` wilds (ukeire). A draw lowers a plan's distance by
+        at most one, so only the plans at the hand's distance are searched; in a sets plan a draw
+        that leaves its group's table as it was changes nothing and is not folded again."""
+        now = self.of_counts(nat, w, n_melds)
+        out = [False] * len(kinds)
+        for plan in self.ev.plans.values():
+            dist = self.plan_distance(plan, nat, w, n_melds)
+            if dist is None or dist > now:
+                continue
+            todo = [j for j in range(len(kinds)) if not out[j]]
+            if not todo:
+                break
+            if plan.rotten_gap or plan.pairs:
+                vals = self.plan_after_each(plan, nat, w, n_melds, [kinds[j] for j in todo], 1) or []
+                for j, v in zip(todo, vals):
+                    out[j] = v < now
+                continue
+            k = plan.sets - n_melds
+            tables = self._group_tables(plan, nat, k)
+            rest_of = self._folds_without(k, tables)
+            group_of, pspans = self._group_of, plan.spans
+            for j in todo:
+                d = kinds[j]
+                gi = group_of[d]
+                span = pspans[gi]
+                sub = list(nat[span.lo:span.hi])
+                sub[d - span.lo] += 1
+                table = self._table(k, span.templates, tuple(sub))
+                if table == tables[gi]:
+                    continue  # the group's options are the same: so is the distance
+                acc = self._step(k, rest_of(gi), table)
+                out[j] = max(self._best_of(k, plan.pair_needed, acc) - w, -1) < now
         return out
 
     def of_each_discard(self, concealed: list[int], n_melds: int, wild_kinds: frozenset[int],

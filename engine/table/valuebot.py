@@ -30,7 +30,7 @@ A discard's worth is ``Σ_patterns [P(d_natural)·V_natural + (P(d_wild) − P(d
 plus the 精 terms, minus ``STEP`` per step of distance to the nearest pattern, plus, for the
 discards that leave the hand at its nearest distance, ``LIVE_ZI`` per **live useful tile**
 (ukeire: the unseen copies — not in its hand, any discard or an exposed meld — of each kind
-whose draw brings the rest a step nearer; a 精 always does; :meth:`_DrawShanten.useful_draws`
+whose draw brings the rest a step nearer; a 精 always does; :meth:`Shanten.useful_draws`
 folds the per-group tables once per candidate). Ties fall to the least connected, least live
 tile, then the bot's own random generator (so a seed makes it deterministic). A pung or chow is
 claimed only when it brings some pattern a step nearer and at least as near as the nearest one
@@ -100,7 +100,7 @@ class ValueModel:
         self.ev = ev
         self.seats = [str(v) for v in rs.table["seats"].values]
         self.patterns = list(ev.plans)
-        self.any_shanten = _DrawShanten(ev)  # the distance to the nearest pattern
+        self.any_shanten = Shanten(ev)  # the distance to the nearest pattern
         # one copy of the per-group memos for all of them (they do not depend on the patterns)
         self.shanten = {p: Shanten(ev.patterns.only(p), share=self.any_shanten) for p in self.patterns}
         self.value = {p: (self._win_value(p, True), self._win_value(p, False)) for p in self.patterns}
@@ -227,26 +227,6 @@ class ValueModel:
             if len(self.fit_memo) >= CACHE:
                 self.fit_memo.clear()
             out = self.fit_memo[key] = tuple(p for p in self.patterns if self.ev.patterns.melds_fit(self.ev.plans[p], melds))
-        return out
-
-
-class _DrawShanten(Shanten):
-    """:class:`Shanten` that also gives the distance after each possible draw, folding the
-    groups a draw leaves alone once (as :meth:`Shanten.of_each_discard` does for discards)."""
-
-    def useful_draws(self, nat: tuple[int, ...], w: int, n_melds: int, kinds: list[int]) -> list[bool]:
-        """For each natural kind in ``kinds``: whether drawing one more of it lowers the shanten
-        of ``nat`` (natural counts) with ``w`` wilds. A draw lowers a plan's distance by at most
-        one, so only the plans at the hand's distance are searched."""
-        now = self.of_counts(nat, w, n_melds)
-        plans = [plan for plan in self.ev.plans.values() if (self.plan_distance(plan, nat, w, n_melds) or 0) <= now
-                 and self.plan_distance(plan, nat, w, n_melds) is not None]
-        out = [False] * len(kinds)
-        for plan in plans:
-            todo = [j for j in range(len(kinds)) if not out[j]]
-            vals = self.plan_after_each(plan, nat, w, n_melds, [kinds[j] for j in todo], 1)
-            for j, v in zip(todo, vals or ()):
-                out[j] = v < now
         return out
 
 
@@ -453,7 +433,7 @@ class ValueBot:
     def _ukeire(self, ctx: dict[Any, Any], game: Game, concealed: list[int], n_melds: int, tiles: list[int]) -> list[int]:
         """For each candidate discard, the unseen copies of the kinds whose draw would bring the
         rest one step nearer its nearest pattern (ukeire: live useful tiles; a 精 always helps)."""
-        sh: _DrawShanten = ctx["m"].any_shanten
+        sh: Shanten = ctx["m"].any_shanten
         wild = game.wild
         counts = game.tiles.counts(concealed)
         w = 0
