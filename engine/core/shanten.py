@@ -155,20 +155,40 @@ class ShantenOracle:
                     out[j] = v < now
                 continue
             k = plan.sets - n_melds
-            tables = self._group_tables(plan, nat, k)
-            rest_of = self._folds_without(k, tables)
-            group_of, pspans = self._group_of, plan.spans
-            for j in todo:
-                d = kinds[j]
-                gi = group_of[d]
-                span = pspans[gi]
-                sub = list(nat[span.lo:span.hi])
-                sub[d - span.lo] += 1
-                table = self._table(k, span.templates, tuple(sub))
-                if table == tables[gi]:
-                    continue  # the group's options are the same: so is the distance
-                acc = self._step(k, rest_of(gi), table)
-                out[j] = max(self._best_of(k, plan.pair_needed, acc) - w, -1) < now
+            rest_of = self._folds_without(k, self._group_tables(plan, nat, k))
+            where = {kinds[j]: j for j in todo}
+            for gi, span in enumerate(plan.spans):
+                sub = nat[span.lo:span.hi]
+                grows = self._growers_of(k, span.templates, sub)
+                if not grows:
+                    continue
+                rest = rest_of(gi)
+                for pos in grows:  # the draws that change this group's table: the others change nothing
+                    j = where.get(span.lo + pos)
+                    if j is None or out[j]:
+                        continue
+                    after = list(sub)
+                    after[pos] += 1
+                    acc = self._step(k, rest, self._table(k, span.templates, tuple(after)))
+                    out[j] = max(self._best_of(k, plan.pair_needed, acc) - w, -1) < now
+        return out
+
+    def _growers_of(self, k: int, tid: int, sub: tuple[int, ...]) -> tuple[int, ...]:
+        """The positions of a group whose one more tile changes its table (``k`` sets to make):
+        a draw elsewhere in the group leaves every distance as it was. Memoised per group state."""
+        key = (k, tid, sub)
+        out = self._growers.get(key)
+        if out is None:
+            if len(self._growers) >= MEMO_LIMIT:
+                self._growers.clear()
+            now = self._table(k, tid, sub) if any(sub) else None
+            grows = []
+            for pos in range(len(sub)):
+                after = list(sub)
+                after[pos] += 1
+                if self._table(k, tid, tuple(after)) != now:
+                    grows.append(pos)
+            out = self._growers[key] = tuple(grows)
         return out
 
     def of_each_discard(self, concealed: list[int], n_melds: int, wild_kinds: frozenset[int],
@@ -305,13 +325,14 @@ class Shanten(ShantenOracle):
     tile groups or templates. The whole-hand memo is never shared (it depends on the patterns).
     """
 
-    SHARED = ("_blocks", "_rotten_memo", "_fold", "_tables", "_steps", "_bests")  # the per-group memos
+    SHARED = ("_blocks", "_rotten_memo", "_fold", "_tables", "_steps", "_bests", "_growers")  # the per-group memos
 
     def __init__(self, ev: HandEvaluator | CompiledPatterns, share: Shanten | None = None):
         super().__init__(ev)
         self._tables: dict[tuple, tuple[int, ...]] = {}  # (k, group id, counts) -> table
         self._steps: dict[tuple, tuple[int, ...] | None] = {}  # (k, table, table) -> combined
         self._bests: dict[tuple, int] = {}  # (k, head, table) -> shanten before wilds
+        self._growers: dict[tuple, tuple[int, ...]] = {}  # (k, group id, counts) -> positions a draw changes
         self._group_of = {kd: gi for gi, (_, lo, hi) in enumerate(self.ev.group_spans) for kd in range(lo, hi)}
         if share is not None:
             if (share.ev.group_spans is not self.ev.group_spans

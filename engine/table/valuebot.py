@@ -83,6 +83,8 @@ DEFEND = 1  # 1: weigh each discard's danger (0: ignore it; for experiments)
 FOLD_REACH = 0.01  # fold (discard the safest tile) when the chance of reaching a win is below this
 CLAIM_STEP = 1  # 1: claim a pung/chow only when it brings the hand a step nearer (as greedy does)
 LIVE_ZI = 0.3  # 子 per live useful tile (ukeire) of a discard at the nearest distance
+NEGLIGIBLE = 0.05  # 子: a win without 精 used whose chance is worth less than this is not weighed apart
+UKEIRE_TOP = 3  # … counted for the few best-worth discards at that distance only (the rest rarely win on it)
 
 
 class ValueModel:
@@ -340,8 +342,11 @@ class ValueBot:
             ch = m.chance[p]
             dw = sh.of_each_discard(concealed, nm, wild, real) if real else []
             d0 = sh.of(concealed, nm, wild) if len(real) < len(candidates) else None
+            hopeless = False  # a win without 精 used too unlikely to weigh (its chance taken as 0)
             if holds_wild and vn > vw:
-                dn = sh.of_each_discard(concealed, nm, frozenset(), real) if real else []
+                # no discard brings the hand nearer: the hand's own natural distance bounds them all
+                hopeless = bool(real) and reach(sh.of(concealed, nm, frozenset()), draws, ch) * (vn - vw) < NEGLIGIBLE
+                dn = dw if hopeless else sh.of_each_discard(concealed, nm, frozenset(), real) if real else []
                 n0 = sh.of(concealed, nm, frozenset()) if d0 is not None else None
             else:
                 dn, n0 = dw, d0
@@ -360,7 +365,8 @@ class ValueBot:
                     b = max(b, plan.min_honours - held - 1)
                 if a < nearest[i]:
                     nearest[i] = a
-                pw, pn = reach(a, draws, ch), reach(b, draws, ch)
+                pw = reach(a, draws, ch)
+                pn = 0.0 if hopeless and c is not None else reach(b, draws, ch)
                 out[i] += pn * vn + max(pw - pn, 0.0) * vw if vn > vw else pw * vw
         ctx["nearest"] = nearest
         if STEP:
@@ -399,18 +405,20 @@ class ValueBot:
     def _best_discard(self, ctx: dict[Any, Any], game: Game, concealed: list[int], melds: list[MeldTiles],
                       options: list[Action]) -> tuple[Action, float]:
         tiles = [_tile_of(a) for a in options]
+        worth = self._worth_each(ctx, game, concealed, melds, tiles)
+        danger = self._danger(game, ctx, tiles) if DEFEND else [0.0] * len(tiles)
         bonus = [0.0] * len(tiles)  # LIVE_ZI per live useful tile, for the discards at the nearest distance
         if LIVE_ZI:
-            near = ctx["m"].any_shanten.of_each_discard(concealed, len(melds), game.wild, tiles)
+            near = ctx["nearest"]  # each discard's distance to its nearest pattern (_worth_each)
             low = min(near)
             at = [i for i, d in enumerate(near) if d == low]
+            if len(at) > UKEIRE_TOP:
+                at = sorted(at, key=lambda i: worth[i] - danger[i], reverse=True)[:UKEIRE_TOP]
             for i, n in zip(at, self._ukeire(ctx, game, concealed, len(melds), [tiles[i] for i in at])):
                 bonus[i] = LIVE_ZI * n
-        worth = self._worth_each(ctx, game, concealed, melds, tiles)
         counts = Counter(concealed)
         unseen = ctx["unseen"]
         best: tuple[tuple[float, float, float], Action, float] | None = None
-        danger = self._danger(game, ctx, tiles) if DEFEND else [0.0] * len(tiles)
         fold = self._folding(ctx, game, concealed, melds)
         for w, dg, bn, a in zip(worth, danger, bonus, options):
             w -= dg  # the worth a kong is compared with (the live-tile bonus only ranks discards)
