@@ -18,7 +18,7 @@ RS = compile_ruleset("nanchang")
 HANDS = 6
 SEED = 21
 MEMO_LIMIT = shanten.MEMO_LIMIT  # before the test lowers it (the lru_cache took it at import)
-PER_GROUP = ("_blocks", "_rotten_memo", "_fold", "_tables", "_steps", "_bests")
+PER_GROUP = shanten.Shanten.SHARED  # the per-group memos, shared by a model's Shantens
 
 
 def _memos(m: valuebot.ValueModel) -> list[tuple[str, dict, int]]:
@@ -26,6 +26,7 @@ def _memos(m: valuebot.ValueModel) -> list[tuple[str, dict, int]]:
     out, seen = [], set()
     for name, sh in [("any", m.any_shanten), *m.shanten.items()]:
         out.append((f"{name}._memo", sh._memo, shanten.STATE_LIMIT))
+        out.append((f"{name}._plan_memo", sh._plan_memo, shanten.STATE_LIMIT))
         for attr in PER_GROUP:
             d = getattr(sh, attr)
             if id(d) not in seen:

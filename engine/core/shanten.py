@@ -142,14 +142,25 @@ class ShantenOracle:
         that leaves its group's table as it was changes nothing and is not folded again."""
         now = self.of_counts(nat, w, n_melds)
         out = [False] * len(kinds)
-        for plan in self.ev.plans.values():
-            dist = self.plan_distance(plan, nat, w, n_melds)
+        for plan, dist in zip(self.ev.plans.values(), self.plan_distances(nat, w, n_melds)):
             if dist is None or dist > now:
                 continue
             todo = [j for j in range(len(kinds)) if not out[j]]
             if not todo:
                 break
-            if plan.rotten_gap or plan.pairs:
+            if plan.rotten_gap:  # only a draw that adds a usable single to its group can help
+                usable = [self._rotten_group(plan.rotten_gap, gi, nat[lo:hi])
+                          for gi, (_, lo, hi) in enumerate(self.ev.group_spans)]
+                lowered = max(self.ev.hand_size - 2 - sum(usable) - w, -1) < now  # one more usable single
+                if lowered:
+                    where = {kinds[j]: j for j in todo}
+                    for gi, (_, lo, hi) in enumerate(self.ev.group_spans):
+                        for pos in self._rotten_growers(plan.rotten_gap, gi, nat[lo:hi], usable[gi]):
+                            j = where.get(lo + pos)
+                            if j is not None:
+                                out[j] = True
+                continue
+            if plan.pairs:
                 vals = self.plan_after_each(plan, nat, w, n_melds, [kinds[j] for j in todo], 1) or []
                 for j, v in zip(todo, vals):
                     out[j] = v < now
@@ -172,6 +183,36 @@ class ShantenOracle:
                     acc = self._step(k, rest, self._table(k, span.templates, tuple(after)))
                     out[j] = max(self._best_of(k, plan.pair_needed, acc) - w, -1) < now
         return out
+
+    def _rotten_growers(self, gap: int, gi: int, sub: tuple[int, ...], usable: int) -> tuple[int, ...]:
+        """The positions of group ``gi`` whose one more tile adds a usable single (``usable`` now)
+        to a ``rotten gap`` plan: one more tile adds at most one. Memoised per group state."""
+        key = ("rotten", gap, gi, sub)
+        out = self._growers.get(key)
+        if out is None:
+            if len(self._growers) >= MEMO_LIMIT:
+                self._growers.clear()
+            grows = []
+            for pos in range(len(sub)):
+                if sub[pos]:
+                    continue  # a second copy is no new single
+                after = list(sub)
+                after[pos] += 1
+                if self._rotten_group(gap, gi, tuple(after)) > usable:
+                    grows.append(pos)
+            out = self._growers[key] = tuple(grows)
+        return out
+
+    def plan_distances(self, nat: tuple[int, ...], w: int, n_melds: int) -> tuple[int | None, ...]:
+        """:meth:`plan_distance` of every plan, in plan order, memoised per hand state."""
+        key = (nat, w, n_melds)
+        v = self._plan_memo.get(key)
+        if v is None:
+            if len(self._plan_memo) >= STATE_LIMIT:
+                self._plan_memo.clear()
+            v = self._plan_memo[key] = tuple(self.plan_distance(plan, nat, w, n_melds)
+                                             for plan in self.ev.plans.values())
+        return v
 
     def _growers_of(self, k: int, tid: int, sub: tuple[int, ...]) -> tuple[int, ...]:
         """The positions of a group whose one more tile changes its table (``k`` sets to make):
@@ -333,6 +374,7 @@ class Shanten(ShantenOracle):
         self._steps: dict[tuple, tuple[int, ...] | None] = {}  # (k, table, table) -> combined
         self._bests: dict[tuple, int] = {}  # (k, head, table) -> shanten before wilds
         self._growers: dict[tuple, tuple[int, ...]] = {}  # (k, group id, counts) -> positions a draw changes
+        self._plan_memo: dict[tuple, tuple[int | None, ...]] = {}  # hand state -> each plan's distance
         self._group_of = {kd: gi for gi, (_, lo, hi) in enumerate(self.ev.group_spans) for kd in range(lo, hi)}
         if share is not None:
             if (share.ev.group_spans is not self.ev.group_spans
