@@ -19,12 +19,15 @@ estimate for play, not a scoring rule: the bot uses it; the scorer never does.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from functools import lru_cache
 
 from engine.core.hands import HandEvaluator
 from engine.core.patterns import CompiledPatterns, PatternPlan
 
-_START = frozenset({(0, 0, 0)})
+Blocks = frozenset[tuple[int, int, int]]  # (sets, partial sets, head pair) options of tiles
+HandState = tuple[tuple[int, ...], int, int]  # (natural counts, wilds held, declared melds)
+_START: Blocks = frozenset({(0, 0, 0)})
 # Memo sizes (they bound memory): past its limit a memo is cleared and starts again (no value
 # changes). At 0.2-0.45 KB an entry, a value bot's model (one shared set of per-group memos, one
 # whole-hand memo per pattern) holds at most about 55 MB + 2 MB per pattern, however many hands.
@@ -41,10 +44,11 @@ class ShantenOracle:
         """``ev``: a ruleset's evaluator or its :class:`CompiledPatterns` (a view with fewer
         patterns: :meth:`CompiledPatterns.only`); ``self.ev`` is the compiled patterns."""
         self.ev: CompiledPatterns = ev.patterns if isinstance(ev, HandEvaluator) else ev
-        self._blocks: dict = {}
-        self._memo: dict[tuple, int] = {}  # (natural counts, wilds held, melds) -> shanten
-        self._rotten_memo: dict[tuple, int] = {}
-        self._fold: dict[tuple, object] = {}
+        self._blocks: dict[tuple[int, tuple[int, ...]], Blocks] = {}  # (templates id, counts) -> options
+        self._memo: dict[HandState, int] = {}  # (natural counts, wilds held, melds) -> shanten
+        self._rotten_memo: dict[tuple[int, int, tuple[int, ...]], int] = {}
+        self._options: dict[tuple[int, Blocks, Blocks], Blocks] = {}  # (k, options so far, group's) -> options
+        self._fold: dict[tuple[int, int, Blocks], int] = {}  # (k, head, options) -> shanten before wilds
 
     def of(self, concealed: list[int], n_melds: int, wild_kinds: frozenset[int]) -> int:
         """Shanten of a seat's concealed tiles (any count) with ``n_melds`` declared melds."""
@@ -54,6 +58,158 @@ class ShantenOracle:
             w += counts[k]
             counts[k] = 0
         return self.of_counts(tuple(counts), w, n_melds)
+
+    def of_each_discard(self, concealed: list[int], n_melds: int, wild_kinds: frozenset[int],
+                        discards: list[int]) -> list[int]:
+        """``[self.of(concealed minus d, n_melds, wild_kinds) for d in discards]``, counting the
+        hand once (each ``d`` must be held)."""
+        counts = self.ev.tiles.counts(concealed)
+        w = 0
+        for k in wild_kinds:
+            w += counts[k]
+            counts[k] = 0
+        out = []
+        for d in discards:
+            if d in wild_kinds:
+                out.append(self.of_counts(tuple(counts), w - 1, n_melds))
+            else:
+                counts[d] -= 1
+                out.append(self.of_counts(tuple(counts), w, n_melds))
+                counts[d] += 1
+        return out
+
+    def of_counts(self, nat: tuple[int, ...], w: int, n_melds: int) -> int:
+        """Shanten of natural counts ``nat`` and ``w`` wilds held, memoised per hand state."""
+        key = (nat, w, n_melds)
+        v = self._memo.get(key)
+        if v is None:
+            if len(self._memo) >= STATE_LIMIT:
+                self._memo.clear()
+            v = self._memo[key] = self._compute(nat, w, n_melds)
+        return v
+
+    def _compute(self, nat: tuple[int, ...], w: int, n_melds: int) -> int:
+        n_tiles = sum(nat) + w
+        best = None
+        for plan in self.ev.plans.values():
+            v = self.plan_distance(plan, nat, w, n_melds)
+            if v is not None and (best is None or v < best):
+                best = v
+        if best is None:
+            return n_tiles
+        # a hand short of a complete count is at least one tile from a win, whatever its 精
+        complete = n_tiles + self.ev.set_size * n_melds >= self.ev.hand_size
+        return best if complete else max(best, 0)
+
+    def plan_distance(self, plan: PatternPlan, nat: tuple[int, ...], w: int, n_melds: int) -> int | None:
+        """Shanten of natural counts ``nat`` and ``w`` wilds for the one pattern ``plan``, or None
+        when it has no value with ``n_melds`` melds (a pairs or rotten pattern with melds)."""
+        if plan.rotten_gap:
+            return None if n_melds else max(self._rotten(plan, nat) - w, -1)
+        if plan.pairs:
+            if n_melds:
+                return None
+            ps = self.ev.pair_size
+            held = [c for c in nat if c]  # a kind not held adds no pair and no single
+            pairs = sum(c // ps for c in held) if plan.pattern.quads_as_pairs else sum(min(c, ps) // ps for c in held)
+            singles = sum(1 for c in held if c % ps)
+            need = plan.pairs - pairs
+            from_wilds = min(w, singles) + max(w - singles, 0) // self.ev.pair_size
+            return max(need - 1 - from_wilds, -1)
+        k = plan.sets - n_melds
+        if k < 0:
+            return None
+        # (sets, partial sets, head) summed over groups; counts beyond k cannot raise the value,
+        # so capping them keeps at most (k+1)·(k+1)·2 states
+        # the fold over groups is memoised per (k, options so far, group's options): hands that
+        # differ in one group (the discard candidates of one hand) share the rest of the work
+        options: Blocks = _START
+        combined, fold = self._options, self._fold
+        if len(combined) >= MEMO_LIMIT:
+            combined.clear()
+        if len(fold) >= MEMO_LIMIT:
+            fold.clear()
+        for span in plan.spans:
+            sub = nat[span.lo:span.hi]
+            if not any(sub):
+                continue
+            group = self._group_blocks(span.templates, sub)
+            nxt = combined.get((k, options, group))
+            if nxt is None:
+                nxt = combined[(k, options, group)] = frozenset(
+                    {(min(m + a, k), min(t + b, k), p + c) for m, t, p in options for a, b, c in group if p + c <= 1})
+            options = nxt
+        head = 1 if plan.pair_needed else 0
+        best = fold.get((k, head, options))
+        if best is None:
+            least = 2 * k + head - 1  # no block at all
+            for m, t, p in options:
+                m = min(m, k)
+                value = 2 * m + min(t, k - m) + (p if head else 0)
+                least = min(least, 2 * k + head - 1 - value)
+            best = fold[(k, head, options)] = least
+        return max(best - w, -1)
+
+    def _group_blocks(self, tid: int, counts: tuple[int, ...]) -> frozenset[tuple[int, int, int]]:
+        key = (tid, counts)
+        b = self._blocks.get(key)
+        if b is None:
+            if len(self._blocks) >= MEMO_LIMIT:
+                self._blocks.clear()
+            b = self._blocks[key] = _blocks(self.ev.templates_by_id[tid], counts, self.ev.pair_size)
+        return b
+
+    def _rotten(self, plan: PatternPlan, nat: tuple[int, ...]) -> int:
+        usable = 0
+        for gi, (g, lo, hi) in enumerate(self.ev.group_spans):
+            sub = nat[lo:hi]
+            key = (gi, plan.rotten_gap, sub)
+            u = self._rotten_memo.get(key)
+            if u is None:
+                if len(self._rotten_memo) >= MEMO_LIMIT:
+                    self._rotten_memo.clear()
+                held = [self.ev.tiles.kinds[g.kinds[i]].rank or i for i, c in enumerate(sub) if c]
+                u = self._rotten_memo[key] = (_largest_spread(tuple(held), plan.rotten_gap) if g.is_suit
+                                              else len(held))
+            usable += u
+        return self.ev.hand_size - 1 - usable
+
+
+class Shanten(ShantenOracle):
+    """Shanten of concealed tiles under one ruleset's patterns (values equal to
+    :class:`ShantenOracle`'s, tested on random hands).
+
+    For a ``sets k + pair`` plan each group's options become a max-plus table: for each
+    (sets capped at k, head 0/1) the most partial sets (capped at k), ``-1`` where impossible.
+    The shanten only grows with the partials for fixed (sets, head), and combining groups
+    adds them (capped), so keeping the maximum per cell loses nothing. Groups combine by a
+    small max-plus step; :meth:`of_each_discard` folds the groups a candidate leaves alone
+    once per group (prefix and suffix), so a candidate costs one group table and one step.
+
+    ``share``: another :class:`Shanten` over the same evaluator (a view of it with other
+    patterns) whose per-group memos this one uses too: they depend on the tile groups and set
+    templates only, never on which patterns are counted, so sharing them changes no value and
+    keeps one copy (each still bounded by MEMO_LIMIT). Raises ValueError when ``share`` has other
+    tile groups or templates. The whole-hand memo is never shared (it depends on the patterns).
+    """
+
+    SHARED = ("_blocks", "_rotten_memo", "_options", "_fold", "_tables", "_steps", "_bests", "_growers")  # the per-group memos
+
+    def __init__(self, ev: HandEvaluator | CompiledPatterns, share: Shanten | None = None):
+        super().__init__(ev)
+        self._tables: dict[tuple[int, int, tuple[int, ...]], tuple[int, ...]] = {}  # (k, group id, counts) -> table
+        self._steps: dict[tuple[int, tuple[int, ...], tuple[int, ...]], tuple[int, ...]] = {}  # (k, x, y) -> combined
+        self._bests: dict[tuple[int, bool, tuple[int, ...] | None], int] = {}  # (k, head, table) -> before wilds
+        # (k, group id, counts) or ("rotten", gap, group, counts) -> the positions a draw changes
+        self._growers: dict[tuple[object, ...], tuple[int, ...]] = {}
+        self._plan_memo: dict[HandState, tuple[int | None, ...]] = {}  # hand state -> each plan's distance
+        self._group_of = {kd: gi for gi, (_, lo, hi) in enumerate(self.ev.group_spans) for kd in range(lo, hi)}
+        if share is not None:
+            if (share.ev.group_spans is not self.ev.group_spans
+                    or share.ev.templates_by_id is not self.ev.templates_by_id):
+                raise ValueError("Shanten(share=...): another evaluator's tile groups or templates")
+            for name in self.SHARED:
+                setattr(self, name, getattr(share, name))
 
     def plan_after_each(self, plan: PatternPlan, nat: tuple[int, ...], w: int, n_melds: int, kinds: list[int],
                         step: int) -> list[int] | None:
@@ -117,7 +273,7 @@ class ShantenOracle:
         return [self._table(k, sp.templates, nat[sp.lo:sp.hi]) if any(nat[sp.lo:sp.hi]) else None
                 for sp in plan.spans]
 
-    def _folds_without(self, k: int, tables: list[tuple[int, ...] | None]):
+    def _folds_without(self, k: int, tables: list[tuple[int, ...] | None]) -> Callable[[int], tuple[int, ...] | None]:
         """``rest(gi)``: every group's table but group ``gi``'s folded, each computed once (prefix
         and suffix max-plus steps)."""
         prefix: list[tuple[int, ...] | None] = [None]  # prefix[i]: groups before i; suffix[i]: from i on
@@ -232,157 +388,6 @@ class ShantenOracle:
             out = self._growers[key] = tuple(grows)
         return out
 
-    def of_each_discard(self, concealed: list[int], n_melds: int, wild_kinds: frozenset[int],
-                        discards: list[int]) -> list[int]:
-        """``[self.of(concealed minus d, n_melds, wild_kinds) for d in discards]``, counting the
-        hand once (each ``d`` must be held)."""
-        counts = self.ev.tiles.counts(concealed)
-        w = 0
-        for k in wild_kinds:
-            w += counts[k]
-            counts[k] = 0
-        out = []
-        for d in discards:
-            if d in wild_kinds:
-                out.append(self.of_counts(tuple(counts), w - 1, n_melds))
-            else:
-                counts[d] -= 1
-                out.append(self.of_counts(tuple(counts), w, n_melds))
-                counts[d] += 1
-        return out
-
-    def of_counts(self, nat: tuple[int, ...], w: int, n_melds: int) -> int:
-        """Shanten of natural counts ``nat`` and ``w`` wilds held, memoised per hand state."""
-        key = (nat, w, n_melds)
-        v = self._memo.get(key)
-        if v is None:
-            if len(self._memo) >= STATE_LIMIT:
-                self._memo.clear()
-            v = self._memo[key] = self._compute(nat, w, n_melds)
-        return v
-
-    def _compute(self, nat: tuple[int, ...], w: int, n_melds: int) -> int:
-        n_tiles = sum(nat) + w
-        best = None
-        for plan in self.ev.plans.values():
-            v = self.plan_distance(plan, nat, w, n_melds)
-            if v is not None and (best is None or v < best):
-                best = v
-        if best is None:
-            return n_tiles
-        # a hand short of a complete count is at least one tile from a win, whatever its 精
-        complete = n_tiles + self.ev.set_size * n_melds >= self.ev.hand_size
-        return best if complete else max(best, 0)
-
-    def plan_distance(self, plan: PatternPlan, nat: tuple[int, ...], w: int, n_melds: int) -> int | None:
-        """Shanten of natural counts ``nat`` and ``w`` wilds for the one pattern ``plan``, or None
-        when it has no value with ``n_melds`` melds (a pairs or rotten pattern with melds)."""
-        if plan.rotten_gap:
-            return None if n_melds else max(self._rotten(plan, nat) - w, -1)
-        if plan.pairs:
-            if n_melds:
-                return None
-            ps = self.ev.pair_size
-            held = [c for c in nat if c]  # a kind not held adds no pair and no single
-            pairs = sum(c // ps for c in held) if plan.pattern.quads_as_pairs else sum(min(c, ps) // ps for c in held)
-            singles = sum(1 for c in held if c % ps)
-            need = plan.pairs - pairs
-            from_wilds = min(w, singles) + max(w - singles, 0) // self.ev.pair_size
-            return max(need - 1 - from_wilds, -1)
-        k = plan.sets - n_melds
-        if k < 0:
-            return None
-        # (sets, partial sets, head) summed over groups; counts beyond k cannot raise the value,
-        # so capping them keeps at most (k+1)·(k+1)·2 states
-        # the fold over groups is memoised per (k, options so far, group's options): hands that
-        # differ in one group (the discard candidates of one hand) share the rest of the work
-        options = _START
-        fold = self._fold
-        if len(fold) >= MEMO_LIMIT:
-            fold.clear()
-        for span in plan.spans:
-            sub = nat[span.lo:span.hi]
-            if not any(sub):
-                continue
-            group = self._group_blocks(span.templates, sub)
-            key = (k, options, group)
-            nxt = fold.get(key)
-            if nxt is None:
-                nxt = fold[key] = frozenset({(min(m + a, k), min(t + b, k), p + c) for m, t, p in options
-                                             for a, b, c in group if p + c <= 1})
-            options = nxt
-        head = 1 if plan.pair_needed else 0
-        key = (k, head, options)
-        best = fold.get(key)
-        if best is None:
-            for m, t, p in options:
-                m = min(m, k)
-                value = 2 * m + min(t, k - m) + (p if head else 0)
-                s = 2 * k + head - 1 - value
-                best = s if best is None else min(best, s)
-            fold[key] = best
-        return max(best - w, -1)
-
-    def _group_blocks(self, tid: int, counts: tuple[int, ...]) -> frozenset[tuple[int, int, int]]:
-        key = (tid, counts)
-        b = self._blocks.get(key)
-        if b is None:
-            if len(self._blocks) >= MEMO_LIMIT:
-                self._blocks.clear()
-            b = self._blocks[key] = _blocks(self.ev.templates_by_id[tid], counts, self.ev.pair_size)
-        return b
-
-    def _rotten(self, plan: PatternPlan, nat: tuple[int, ...]) -> int:
-        usable = 0
-        for gi, (g, lo, hi) in enumerate(self.ev.group_spans):
-            sub = nat[lo:hi]
-            key = (gi, plan.rotten_gap, sub)
-            u = self._rotten_memo.get(key)
-            if u is None:
-                if len(self._rotten_memo) >= MEMO_LIMIT:
-                    self._rotten_memo.clear()
-                held = [self.ev.tiles.kinds[g.kinds[i]].rank or i for i, c in enumerate(sub) if c]
-                u = self._rotten_memo[key] = (_largest_spread(tuple(held), plan.rotten_gap) if g.is_suit
-                                              else len(held))
-            usable += u
-        return self.ev.hand_size - 1 - usable
-
-
-class Shanten(ShantenOracle):
-    """Shanten of concealed tiles under one ruleset's patterns (values equal to
-    :class:`ShantenOracle`'s, tested on random hands).
-
-    For a ``sets k + pair`` plan each group's options become a max-plus table: for each
-    (sets capped at k, head 0/1) the most partial sets (capped at k), ``-1`` where impossible.
-    The shanten only grows with the partials for fixed (sets, head), and combining groups
-    adds them (capped), so keeping the maximum per cell loses nothing. Groups combine by a
-    small max-plus step; :meth:`of_each_discard` folds the groups a candidate leaves alone
-    once per group (prefix and suffix), so a candidate costs one group table and one step.
-
-    ``share``: another :class:`Shanten` over the same evaluator (a view of it with other
-    patterns) whose per-group memos this one uses too: they depend on the tile groups and set
-    templates only, never on which patterns are counted, so sharing them changes no value and
-    keeps one copy (each still bounded by MEMO_LIMIT). Raises ValueError when ``share`` has other
-    tile groups or templates. The whole-hand memo is never shared (it depends on the patterns).
-    """
-
-    SHARED = ("_blocks", "_rotten_memo", "_fold", "_tables", "_steps", "_bests", "_growers")  # the per-group memos
-
-    def __init__(self, ev: HandEvaluator | CompiledPatterns, share: Shanten | None = None):
-        super().__init__(ev)
-        self._tables: dict[tuple, tuple[int, ...]] = {}  # (k, group id, counts) -> table
-        self._steps: dict[tuple, tuple[int, ...] | None] = {}  # (k, table, table) -> combined
-        self._bests: dict[tuple, int] = {}  # (k, head, table) -> shanten before wilds
-        self._growers: dict[tuple, tuple[int, ...]] = {}  # (k, group id, counts) -> positions a draw changes
-        self._plan_memo: dict[tuple, tuple[int | None, ...]] = {}  # hand state -> each plan's distance
-        self._group_of = {kd: gi for gi, (_, lo, hi) in enumerate(self.ev.group_spans) for kd in range(lo, hi)}
-        if share is not None:
-            if (share.ev.group_spans is not self.ev.group_spans
-                    or share.ev.templates_by_id is not self.ev.templates_by_id):
-                raise ValueError("Shanten(share=...): another evaluator's tile groups or templates")
-            for name in self.SHARED:
-                setattr(self, name, getattr(share, name))
-
     def _rotten_group(self, gap: int, gi: int, sub: tuple[int, ...]) -> int:
         """Usable singles of group ``gi`` for a ``rotten gap`` plan (the memo ShantenOracle._rotten
         fills, same keys)."""
@@ -476,7 +481,7 @@ class Shanten(ShantenOracle):
             c = list(nat)
             c[d] -= 1
             after[d] = tuple(c)
-        best: dict[int, int | None] = {}
+        best: dict[int, int] = {}
         for d in list(todo):
             v = memo.get((after[d], w, n_melds))
             if v is not None:
@@ -490,7 +495,7 @@ class Shanten(ShantenOracle):
             if vals is None:
                 continue
             for d, v in zip(kinds, vals):
-                if best.get(d) is None or v < best[d]:
+                if d not in best or v < best[d]:
                     best[d] = v
         for d, js in todo.items():
             b = best.get(d)
@@ -533,19 +538,19 @@ def _best(table: tuple[int, ...] | None, k: int, head_needed: bool) -> int:
     head = 1 if head_needed else 0
     if table is None:
         return 2 * k + head - 1
-    best = None
+    best = 2 * k + head - 1  # no block at all; every cell's value is at least 0
     for i, t in enumerate(table):
         if t < 0:
             continue
         m, p = i >> 1, i & 1
         s = 2 * k + head - 1 - (2 * m + min(t, k - m) + (p if head else 0))
-        if best is None or s < best:
+        if s < best:
             best = s
     return best
 
 
 @lru_cache(maxsize=MEMO_LIMIT)
-def _blocks(templates, counts: tuple[int, ...], pair: int) -> frozenset[tuple[int, int, int]]:
+def _blocks(templates: tuple[tuple[int, ...], ...], counts: tuple[int, ...], pair: int) -> Blocks:
     """(sets, partial sets, head pair) options for one group's tiles, Pareto-pruned."""
     i = next((j for j, c in enumerate(counts) if c), None)
     if i is None:
