@@ -8,6 +8,7 @@ from engine.core.ledger import CLAIM_KINDS, WIN_BY, SeatHand, Snapshot
 from engine.core.reader import RuleReader
 from engine.errors import IllegalAction, ImpossibleState
 from engine.lang import flow as FLOW
+from engine.lang.expr import Env
 from engine.lang.ruleset import Fan
 
 
@@ -115,7 +116,7 @@ class Legality(RuleReader):
         if w.by == "kong_draw" and not any(m.meld_kind == "kong" for m in hands.get(w.seat, SeatHand()).melds):
             raise ImpossibleState(f"seat {w.seat} wins on a kong replacement (kong_draw) but has declared no kong")
         if w.by == "rob_kong" and not any(m.meld_kind == "pung" and w.tile in m.tiles
-                                          for m in hands.get(w.from_seat, SeatHand()).melds):
+                                          for m in hands.get(w.from_seat or "", SeatHand()).melds):
             raise ImpossibleState(f"seat {w.seat} robs {w.from_seat}'s kong of {tile}, but {w.from_seat} shows no pung of "
                                 f"{tile} to add it to", hint=f"give {w.from_seat} the pung: `pung … from SEAT`")
         if not w.first_turn:
@@ -178,7 +179,7 @@ class Legality(RuleReader):
     def _no_win_fans(self, snap: Snapshot, reading: Reading) -> list[Fan]:
         return self.refusals(self.win_facts(snap, reading), reading)
 
-    def refusals(self, env: dict, reading: Reading) -> list[Fan]:
+    def refusals(self, env: Env, reading: Reading) -> list[Fan]:
         """The ``no win`` fans that fire on ``reading`` with the win facts ``env``: a reading
         with any may not win (RULES.md §1 Winning hands; house rules such as 无平胡)."""
         return [f for f in self.rs.fans.values() if f.no_win and self.eval(f.when, env, reading)]

@@ -8,8 +8,8 @@ from engine.core.hands import HandEvaluator, Reading
 from engine.core.ledger import SeatHand, Snapshot
 from engine.core.tiles import TileSet
 from engine.errors import RuleError
-from engine.lang.expr import ExprCache
-from engine.lang.ruleset import Fan, Ruleset
+from engine.lang.expr import Env, ExprCache
+from engine.lang.ruleset import Expr, Fan, Ruleset
 
 
 class RuleReader:
@@ -66,13 +66,13 @@ class RuleReader:
         return tiles
 
     # ---- expressions --------------------------------------------------------------------------------
-    def eval(self, expr, env: dict, reading: Reading | None = None):
+    def eval(self, expr: Expr, env: Env, reading: Reading | None = None) -> int:
         """The value of a condition or formula (a number or a bool) for the facts ``env`` and,
         where one is in question, ``reading``'s pattern: :mod:`engine.lang.expr`, compiled once
         per node."""
         return self._compiled(expr)(env, reading.pattern if reading is not None else None)
 
-    def factors(self, scope: str, env: dict, after: bool, only: set[str] | None = None,
+    def factors(self, scope: str, env: Env, after: bool, only: set[str] | None = None,
                  reading: Reading | None = None) -> list[tuple[str, int]]:
         """(name, value) of the factors of ``scope`` whose condition holds, in declaration order."""
         out = []
@@ -86,7 +86,7 @@ class RuleReader:
             out.append((f.name, int(self.eval(f.value, env, reading))))
         return out
 
-    def cap(self, scope: str, env: dict, amount: int, parts: list[str], reading: Reading | None = None) -> int:
+    def cap(self, scope: str, env: Env, amount: int, parts: list[str], reading: Reading | None = None) -> int:
         """``amount`` lowered to the least ``at most N`` factor of ``scope`` whose condition holds
         (each transfer of the scope is at most N 子); the trail notes a cap that bites."""
         for f in self.rs.factors.values():
@@ -100,8 +100,8 @@ class RuleReader:
         return amount
 
     # ---- win score --------------------------------------------------------------------------------------
-    def win_facts(self, snap: Snapshot, reading: Reading) -> dict:
-        """The win facts of engine/facts.py for one reading of the snapshot's win."""
+    def win_facts(self, snap: Snapshot, reading: Reading) -> dict[str, int]:
+        """The win facts of engine/lang/facts.py for one reading of the snapshot's win."""
         w = snap.win
         assert w is not None
         wild = self.wild_kinds(snap)
@@ -130,7 +130,7 @@ class RuleReader:
             "discarded_next": sum(1 for t in thrown if t in nexts),
         }
 
-    def fired_fans(self, env: dict, reading: Reading) -> list[Fan]:
+    def fired_fans(self, env: Env, reading: Reading) -> list[Fan]:
         """Fans whose condition holds, after ``instead of`` (RULES.md §2 multipliers).
 
         ``instead of all [except …]``: only those fans (and their exceptions) stay. Otherwise a

@@ -16,6 +16,8 @@ Rules applied (all values from the ruleset; sections of RULES.md §2):
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from engine.core.hands import MeldTiles, Reading
 from engine.core.ledger import (
     CLAIM_KINDS,
@@ -33,7 +35,10 @@ from engine.core.ledger import (
 from engine.core.legality import Legality
 from engine.errors import MjError
 from engine.lang import flow as FLOW
-from engine.lang.ruleset import Fan
+from engine.lang.expr import Env
+from engine.lang.ruleset import Fan, Payer, Payment
+
+PAYER_ORDER: tuple[Payer, ...] = ("discarder", "dealer", "others", "each")  # the weight a payer takes: first match
 
 __all__ = ["CLAIM_KINDS", "MAX_AMOUNT", "WIN_BY", "JingScore", "Ledger", "Roles", "Scorer", "SeatHand", "Snapshot",
            "Transfer", "WinInfo", "WinScore"]
@@ -49,7 +54,7 @@ class Scorer(Legality):
     :class:`~engine.core.reader.RuleReader`'s; what it checks first, :class:`~engine.core.legality.Legality`'s."""
 
 
-    def _payment(self, env: dict, reading: Reading):
+    def _payment(self, env: Env, reading: Reading) -> Payment:
         for p in self.rs.payments.values():
             if self.eval(p.when, env, reading):
                 return p
@@ -57,13 +62,14 @@ class Scorer(Legality):
                       f"(declared: {', '.join(self.rs.payments) or 'none'})",
                       hint="add a `payment NAME = … when …` whose condition covers it")
 
-    def _weight(self, weights: dict, payer: str, discarder: str | None, dealer: str) -> tuple[str, int] | None:
-        for spec in ("discarder", "dealer", "others", "each"):
+    def _weight(self, weights: Mapping[Payer, int], payer: str, discarder: str | None,
+                dealer: str) -> tuple[str, int] | None:
+        for spec in PAYER_ORDER:
             if spec in weights and self.payer_matches(spec, payer, discarder, dealer):
                 return spec, weights[spec]
         return None
 
-    def win_transfers(self, env: dict, reading: Reading, roles: Roles) -> tuple[list[Transfer], list[Fan], str]:
+    def win_transfers(self, env: Env, reading: Reading, roles: Roles) -> tuple[list[Transfer], list[Fan], str]:
         """What each payer pays the winner for one reading of a win (RULES.md §2 Win score).
 
         ``env``: the win facts (:meth:`win_facts`; engine/lang/facts.py names them), ``roles``:
@@ -77,8 +83,9 @@ class Scorer(Legality):
         fans = self.fired_fans(env, reading)
         payment = self._payment(env, reading)
         discarder, dealer, winner = roles.discarder, roles.dealer, roles.winner
+        assert self.rs.base is not None, "a compiled ruleset has a payment base"
         base = self.rs.base.amount
-        fixed = [f for f in fans if f.fixed]
+        fixed = [(f, f.fixed) for f in fans if f.fixed is not None]
         out: list[Transfer] = []
         for payer in roles.seats:
             if payer == winner:
@@ -86,10 +93,10 @@ class Scorer(Legality):
             tenv = dict(env, payer_is_dealer=payer == dealer, collector_is_dealer=winner == dealer)
             parts: list[str] = []
             if fixed:
-                ff = max(fixed, key=lambda f: f.fixed.amount)
-                amount = ff.fixed.amount
+                ff, fx = max(fixed, key=lambda pair: pair[1].amount)
+                amount = fx.amount
                 parts.append(f"fan.{ff.name} fixed {amount}")
-                keep = set(ff.fixed.with_factors)
+                keep = set(fx.with_factors)
                 factors = self.factors("win", tenv, after=False, only=keep, reading=reading)
             else:
                 wt = self._weight(payment.weights, payer, discarder, dealer)
@@ -137,7 +144,8 @@ class Scorer(Legality):
         Raises :class:`IllegalAction` when the hand is not a winning hand, with the reason.
         """
         readings = self.check_win_hand(snap)
-        best = None
+        assert snap.win is not None, "check_win_hand refuses a snapshot without a win"
+        best: tuple[int, Reading, Ledger, list[str]] | None = None
         alts = []
         for r in readings:
             ledger, fans = self._score_reading(snap, r)
@@ -145,6 +153,7 @@ class Scorer(Legality):
             alts.append((r, gain))
             if best is None or gain > best[0]:
                 best = (gain, r, ledger, fans)
+        assert best is not None, "check_win_hand returns a reading or raises"
         _, r, ledger, fans = best
         return WinScore(r, fans, ledger, alts)
 
@@ -184,27 +193,28 @@ class Scorer(Legality):
             return JingScore(0)
         env = {"n": n, "sole_holder": sole, "floor": floor}
         score, parts, names = n, [f"n={n}"], []
-        for r in self.rs.jing_rules("formula"):
-            if self.eval(r.when, env):
-                score = int(self.eval(r.score, env))
-                parts.append(f"jing.{r.name} {score}")
-                names.append(r.name)
+        for formula in self.rs.jing_rules("formula"):
+            if self.eval(formula.when, env):
+                score = int(self.eval(formula.score, env))
+                parts.append(f"jing.{formula.name} {score}")
+                names.append(formula.name)
                 break
-        for r in self.rs.jing_rules("multiplier"):
-            if self.eval(r.when, env):
-                score *= r.factor
-                parts.append(f"jing.{r.name} x{r.factor}")
-                names.append(r.name)
-        for r in self.rs.jing_rules("adder"):
-            if self.eval(r.when, env):
-                score += r.amount
-                parts.append(f"jing.{r.name} +{r.amount}")
-                names.append(r.name)
+        for mult in self.rs.jing_rules("multiplier"):
+            if self.eval(mult.when, env):
+                score *= mult.factor
+                parts.append(f"jing.{mult.name} x{mult.factor}")
+                names.append(mult.name)
+        for adder in self.rs.jing_rules("adder"):
+            if self.eval(adder.when, env):
+                score += adder.amount
+                parts.append(f"jing.{adder.name} +{adder.amount}")
+                names.append(adder.name)
         return JingScore(score, tuple(parts), tuple(names))
 
     def _formula_fires(self, rule_name: str, n: int, floor: int) -> bool:
         r = self.rs.jing[rule_name]
-        return n > 0 and bool(self.eval(r.when, {"n": n, "sole_holder": False, "floor": floor}))
+        when = getattr(r, "when", None)  # a liability names a formula: a rule with a condition
+        return n > 0 and when is not None and bool(self.eval(when, {"n": n, "sole_holder": False, "floor": floor}))
 
     def settle_indicator(self, snap: Snapshot, name: str) -> Ledger:
         """One 精 settlement with indicator ``name`` on the snapshot's hands (RULES.md §2).
@@ -221,20 +231,22 @@ class Scorer(Legality):
             raise MjError(f"no tile for indicator {name}")
         self.check_melds(snap)
         main, nxt = self.jing_kinds(snap.indicators[name])
-        jing = {main, nxt} - {None}
+        jing = {k for k in (main, nxt) if k is not None}
         seats = snap.seats
         ledger = Ledger()
 
-        def scores(all_tiles: dict[str, list[int]], outside_kongs: dict[str, list[int]]):
+        def scores(all_tiles: dict[str, list[int]],
+                   outside_kongs: dict[str, list[int]]) -> tuple[dict[str, JingScore], dict[str, int]]:
             counts = {s: self.jing_count(all_tiles[s], main, nxt) for s in seats}
             holders = {s for s in seats if any(t in jing for t in outside_kongs[s])}  # kongs never make 霸王
             return {s: self.jing_score(counts[s], holders == {s}, snap.floor) for s in seats}, counts
 
-        def undo(claims: list[tuple[str, MeldTiles]]):
+        def undo(claims: list[tuple[str, MeldTiles]]) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
             """Tiles as if these claims had not happened: each claimed 精 back with its discarder."""
             t2 = {k: list(v) for k, v in tiles.items()}
             o2 = {k: list(v) for k, v in outside.items()}
             for s, m in claims:
+                assert m.claimed is not None and m.from_seat is not None, "only claimed melds are undone"
                 for d in (t2, o2) if m.meld_kind != "kong" else (t2,):
                     d[s].remove(m.claimed)
                     d[m.from_seat].append(m.claimed)
@@ -289,11 +301,11 @@ class Scorer(Legality):
         return ledger
 
     @staticmethod
-    def transfer_env(floor: int, payer_is_dealer: bool, collector_is_dealer: bool) -> dict:
+    def transfer_env(floor: int, payer_is_dealer: bool, collector_is_dealer: bool) -> dict[str, int]:
         """The facts of one settlement transfer (the ``settle`` context of engine/lang/facts.py)."""
         return {"floor": floor, "payer_is_dealer": payer_is_dealer, "collector_is_dealer": collector_is_dealer}
 
-    def settled(self, scope: str, amount: int, env: dict, parts: list[str]) -> tuple[int, list[str]]:
+    def settled(self, scope: str, amount: int, env: Env, parts: list[str]) -> tuple[int, list[str]]:
         """``amount`` 子 of one 精 or 荒庄 transfer (``scope`` ``jing`` or ``exhaustive``) after the
         factors declared ``on`` that scope (those before adders, then those after: 爬楼, a dealer
         factor) and its caps (``at most``), with the trail ``parts`` extended."""
@@ -339,7 +351,7 @@ class Scorer(Legality):
                 items.append((pts, f"jing.{k.name}"))
         return items
 
-    def _kong_points(self, snap: Snapshot, ledger: Ledger, jing: set, part: str) -> None:
+    def _kong_points(self, snap: Snapshot, ledger: Ledger, jing: set[int], part: str) -> None:
         bonus = {f"jing.{b.name}": b.name for b in self.rs.jing_rules("kong_bonus")}
         for s in snap.seats:
             for m in snap.hands.get(s, SeatHand()).melds:
@@ -363,7 +375,7 @@ class Scorer(Legality):
         p = FLOW.policy(self.rs, "follow_first_discard")
         if p is None or len(first_discards) < len(seats) or len({t for _, t in first_discards[:len(seats)]}) != 1:
             return None
-        pays = p["pays"][0]
+        pays = int(p["pays"][0])
         lg = Ledger(fired=["follow_first_discard"])
         for other in seats:
             if other != dealer and pays:

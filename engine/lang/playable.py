@@ -321,15 +321,15 @@ def _misfit_hint(misfit: tuple[Pattern, int | str]) -> str:
 # ---- win tables ------------------------------------------------------------------------------------
 
 
-def table_vectors(pattern, kinds: int, complete: int) -> int:
+def table_vectors(pattern: Pattern, kinds: int, complete: int) -> int:
     """The count vectors the win check visits for one pattern on one tile group of ``kinds``
-    kinds, in a complete hand of ``complete`` tiles (engine/core/tables.py): a ``sets`` pattern
+    kinds, in a complete hand of ``complete`` tiles (engine/core/wintables/): a ``sets`` pattern
     every vector of at most ``complete`` tiles, C(kinds + complete, kinds); a ``pairs N``
     pattern the vectors of at most N pairs, C(kinds + N, kinds); a ``rotten`` pattern every
     subset of the kinds, 2**kinds. An upper bound, counted without building anything."""
     kinds_of = {c.type for c in pattern.components}
     if "rotten" in kinds_of:
-        return 2 ** kinds
+        return int(2 ** kinds)
     if "sets" in kinds_of:
         return comb(kinds + complete, kinds)
     pairs = sum(c.count for c in pattern.components if c.type == "pairs")
@@ -350,9 +350,10 @@ def group_tables(rs: Ruleset, complete: int) -> list[GroupTables]:
     """Each distinct tile group of ``rs`` (groups of one shape — same ranks and copies — share
     their tables: the first stands for them) with the count vectors :func:`table_vectors`
     gives it over every pattern, for a complete hand of ``complete`` tiles."""
-    groups = [(s, f"suit.{s.name}", ("suit", s.low, s.high, s.copies), s.high - s.low + 1) for s in rs.suits.values()]
+    groups: list[tuple[Decl, str, tuple[object, ...], int]] = [
+        (s, f"suit.{s.name}", ("suit", s.low, s.high, s.copies), s.high - s.low + 1) for s in rs.suits.values()]
     groups += [(h, f"honours.{h.name}", ("honours", h.name), len(h.tiles)) for h in rs.honours.values()]
-    shapes: dict[tuple, GroupTables] = {}
+    shapes: dict[tuple[object, ...], GroupTables] = {}
     for decl, path, shape, kinds in groups:
         if shape not in shapes:
             shapes[shape] = GroupTables(decl, path, kinds, sum(table_vectors(p, kinds, complete)

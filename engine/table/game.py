@@ -169,7 +169,7 @@ class Game:
             raise MjError("a recorded wall must hold exactly the ruleset's tiles")
         self.ring = list(ring)
         stacks = [ring[i:i + self.height] for i in range(0, len(ring), self.height)]
-        method = (self.policies["break_wall"] or {"method": ("two_rolls",)})["method"][0]
+        method = str((self.policies["break_wall"] or {"method": ("two_rolls",)})["method"][0])
         throws = 2 if method == "two_rolls" else 1
         rolls = [self._roll() for _ in range(throws)]
         start, _ = break_position(method, rolls, self.seats.index(self.dealer), len(self.seats),
@@ -228,7 +228,7 @@ class Game:
         grow = self.policies["dead_wall"]
         if grow is not None and grow["per_kong"][0]:
             kongs = sum(1 for h in self.hands.values() for m in h.melds if m.meld_kind == "kong")
-            dead += grow["per_kong"][0] * kongs * self.height
+            dead += int(grow["per_kong"][0]) * kongs * self.height
         return max(self.wall.remaining - dead, 0)
 
     def to_act(self) -> list[str]:

@@ -283,8 +283,11 @@ def rescore(g: Game, rs: Ruleset, scorer: Scorer, previous: dict[str, int]) -> R
     is dealt again from its own wall and dice. Raises nothing for a hand it cannot score.
     """
     try:
-        scripted = {} if g.ring is not None else {"wall": list(g.wall.tiles), "dice": list(g.dice_rolls)}
-        y = Game(rs, g.seed, dealer=g.dealer, floor=g.floor, previous_indicators=previous, scorer=scorer, **scripted)
+        if g.ring is not None:
+            y = Game(rs, g.seed, dealer=g.dealer, floor=g.floor, previous_indicators=previous, scorer=scorer)
+        else:
+            y = Game(rs, g.seed, dealer=g.dealer, floor=g.floor, previous_indicators=previous, scorer=scorer,
+                     wall=list(g.wall.tiles), dice=list(g.dice_rolls))
     except MjError as exc:  # an after-deal settlement this side cannot make
         return Rescored(None, "not settled", exc.message, {})
     indicators = dict(y.indicators)
