@@ -68,7 +68,8 @@ def main() -> None:
         c = coverage(name, a.hands, a.seed, a.bots, a.workers)
         out.append(c)
         if not a.json:
-            pct = lambda d: ", ".join(f"{k} {100 * v:.2f}%" for k, v in d.items())
+            def pct(d):
+                return ", ".join(f"{k} {100 * v:.2f}%" for k, v in d.items())
             print(f"{name}: {a.hands} hands, bots {a.bots}, 荒庄 {100 * c['exhaustive_rate']:.2f}%")
             print(f"  patterns: {pct(c['patterns'])}")
             print(f"  fans: {pct(c['fans'])}")

@@ -451,7 +451,7 @@ def _laughs(depth=9, width=9):
 def _odd_value(rng, tree):
     return rng.choice([None, True, False, 0, -1, 10**30, -10**30, 1.5, float("inf"), float("nan"), "", "x" * 100_000,
                        [], {}, [[[]]], {"a": 1}, "\x00", "东" * 10_000, [1, 2, 3], {"seat": None}, "1" * 5000,
-                       rng.choice(list(n for _, n in _nodes(tree)))])
+                       rng.choice([n for _, n in _nodes(tree)])])
 
 
 def t_wrong_type(rng, tree, ctx):

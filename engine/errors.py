@@ -7,9 +7,10 @@ never with a traceback.
 from __future__ import annotations
 
 import difflib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 
 @dataclass
@@ -66,7 +67,7 @@ class MjError(Exception):
             "line": loc.line if loc else None,
             "column": loc.column if loc else None,
             "hint": self.hint,
-            "notes": [{"note": w, "at": str(l)} for w, l in self.related],
+            "notes": [{"note": w, "at": str(where)} for w, where in self.related],
         }
 
     def _line_text(self, loc: Location) -> str | None:

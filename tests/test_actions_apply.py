@@ -22,7 +22,6 @@ from engine.errors import IllegalAction, RuleError
 from engine.lang.resources import bundled_ruleset_names
 from engine.table.bots import BOTS
 from engine.table.game import Action, Game
-
 from tests.test_game_properties import fingerprint
 
 HOUSE_VARIANTS = {

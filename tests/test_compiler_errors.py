@@ -13,8 +13,8 @@ import pytest
 from typer.testing import CliRunner
 
 from engine.cli import app
-from engine.lang.compiler import compile_ruleset
 from engine.errors import RuleError
+from engine.lang.compiler import compile_ruleset
 from engine.lang.resources import bundled_ruleset_names
 
 PARENT = "extends nanchang\n"

@@ -9,8 +9,8 @@ from typer.testing import CliRunner
 
 from engine import compile_ruleset, compile_text
 from engine.cli import app
-from engine.tools.diff import diff, expr_text, rules_of
 from engine.lang.resources import rulesets_dir
+from engine.tools.diff import diff, expr_text, rules_of
 
 runner = CliRunner()
 

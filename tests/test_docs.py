@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 from ruamel.yaml import YAML
 
-from engine.tools import scenario
-from engine.lang.compiler import compile_text
 from engine.errors import MjError
+from engine.lang.compiler import compile_text
 from engine.lang.facts import FACTS
+from engine.tools import scenario
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"

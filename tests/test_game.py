@@ -8,12 +8,12 @@ import pytest
 from typer.testing import CliRunner
 
 from engine import compile_ruleset
-from engine.table.bots import GreedyBot
 from engine.cli import app
+from engine.core.scoring import WinInfo
 from engine.errors import IllegalAction
+from engine.table.bots import GreedyBot
 from engine.table.game import Action, Game, HandResult
 from engine.table.match import Match, next_deal, play_hand
-from engine.core.scoring import WinInfo
 
 runner = CliRunner()
 RS = compile_ruleset("nanchang")

@@ -10,8 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine import Scorer, compile_ruleset
-from engine.table.bots import BOTS
 from engine.errors import IllegalAction
+from engine.table.bots import BOTS
 from engine.table.game import KINDS, Action, Game
 from engine.table.records import game_record, replay
 
@@ -84,6 +84,6 @@ def test_the_checks_can_fail():
         seat = g.to_act()[0]
         g.apply(bots[seat](g, seat))
     rec = game_record(g)
-    rec["result"]["total"] = {s: 0 for s in g.seats}
+    rec["result"]["total"] = dict.fromkeys(g.seats, 0)
     _, diffs = replay(rec)
     assert diffs and diffs[0].startswith("total: recorded")

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from engine import Scorer, compile_ruleset
-from engine.errors import IllegalAction
 from engine.core.snapshot import build_snapshot
+from engine.errors import IllegalAction
 
 HOUSE = """\
 ruleset myhouse "a house rule"
@@ -50,7 +50,7 @@ def test_gangjing_14_takes_effect(house, base):
     assert _gangjing_upper(house) == {"E": 3 * 18 - 2 - 2, "S": 3 * 2 - 18 - 2, "W": 3 * 2 - 18 - 2, "N": -18 - 2 - 2}
 
 
-WIND_CHOW_WIN = dict(hands={"S": "123m456m789s东西55p"}, win={"seat": "S", "tile": "南", "by": "self_draw"}, jing="1s")
+WIND_CHOW_WIN = {"hands": {"S": "123m456m789s东西55p"}, "win": {"seat": "S", "tile": "南", "by": "self_draw"}, "jing": "1s"}
 
 
 def test_wind_chows_removed(house, base):

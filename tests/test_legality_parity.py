@@ -92,7 +92,7 @@ def test_jing_wait_hands_agree_on_every_discard(name, hand):
     game refuses `S win` it gives the scorer's reason."""
     scorer = SCORERS[name]
     offered_any = refused_any = False
-    for code in sorted(set(scorer.tiles.format([t]) for t in scorer.tiles.parse(DEALER))):
+    for code in sorted({scorer.tiles.format([t]) for t in scorer.tiles.parse(DEALER)}):
         g = build_game(scorer, {"jing": "9p", "hands": {"E": DEALER, "S": hand}, "seed": 3})
         tile = scorer.tiles.parse_one(code)
         a = Action("E", "discard", tile)

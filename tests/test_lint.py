@@ -192,8 +192,8 @@ def test_warning_does_not_fire(tmp_path, body):
 
 
 def test_never_holds_needs_the_kinds_and_requirements():
-    from engine.lang.lint import _satisfiable
     from engine.lang.compiler import compile_text
+    from engine.lang.lint import _satisfiable
 
     def cond(text):
         return compile_text(PARENT + f"fan 试 = x2 when {text}\n").fans["试"].when

@@ -4,7 +4,6 @@ a bundled ruleset — on the command line, in `extends`, or in a scenario file.
 """
 from __future__ import annotations
 
-
 import pytest
 from typer.testing import CliRunner
 

@@ -15,10 +15,10 @@ from typer.testing import CliRunner
 from engine import Scorer, compile_ruleset
 from engine.cli import app
 from engine.errors import MjError, ScenarioError
+from engine.lang.resources import rulesets_dir
 from engine.table.bots import BOTS
 from engine.table.game import Game
 from engine.table.records import ResultSpec, dump, game_record, load, replay, to_yaml
-from engine.lang.resources import rulesets_dir
 
 runner = CliRunner()
 

@@ -16,7 +16,6 @@ import json
 import os
 import shutil
 import tempfile
-import time
 from collections import Counter
 from pathlib import Path
 
@@ -185,7 +184,7 @@ def test_play_a_hand_by_clicking_until_the_ledger_shows(srv, browser):
     assert r.exit_code == 0, r.output
     score = json.loads(r.stdout)
     end = Counter()
-    for when, part, lg in game.result.parts:
+    for when, _, lg in game.result.parts:
         if when == "end":
             for s, v in lg.net(game.seats).items():
                 end[s] += v
@@ -202,7 +201,7 @@ def test_play_a_hand_by_clicking_until_the_ledger_shows(srv, browser):
     got = sorted((p, t.payer, t.payee, t.amount, t.rule) for w, p, lg in game.result.parts if w == "end"
                  for t in lg.transfers)
     assert got == want
-    assert d.find_element(By.ID, "download").get_attribute("href").endswith(f"/record")
+    assert d.find_element(By.ID, "download").get_attribute("href").endswith("/record")
     d.find_element(By.TAG_NAME, "body").send_keys(Keys.ESCAPE)
 
 

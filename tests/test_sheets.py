@@ -5,8 +5,8 @@ import pytest
 
 from engine import compile_ruleset
 from engine.lang.resources import bundled_ruleset_names
-from engine.tools.sheet import comment_at, rule_sheet
 from engine.tools.diff import rules_of
+from engine.tools.sheet import comment_at, rule_sheet
 
 from .conftest import ROOT
 

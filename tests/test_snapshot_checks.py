@@ -10,8 +10,8 @@ import sys
 import pytest
 
 from engine import Scorer, compile_ruleset, compile_text
-from engine.errors import IllegalAction, ScenarioError
 from engine.core.snapshot import build_snapshot, parse_meld
+from engine.errors import IllegalAction, ScenarioError
 from engine.tools.scenario import run_file
 
 SEATS = ["E", "S", "W", "N"]

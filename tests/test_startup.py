@@ -57,7 +57,7 @@ def _outcome(parse, text):
 def test_committed_parser_is_for_this_grammar():
     from engine.lang import standalone_parser
 
-    assert standalone_parser.GRAMMAR_SHA256 == parsergen.grammar_sha256()
+    assert parsergen.grammar_sha256() == standalone_parser.GRAMMAR_SHA256
     assert parsergen.main(["--check"]) == 0
     assert parsergen.parser_module() is standalone_parser
 
@@ -79,7 +79,7 @@ def test_an_edited_grammar_takes_effect_without_regenerating(monkeypatch):
     before = sorted(os.listdir(parsergen.FILE.parent)), parsergen.FILE.stat().st_mtime_ns
     module = parsergen.parser_module()
     assert module is not standalone_parser
-    assert module.GRAMMAR_SHA256 == parsergen.grammar_sha256(edited)
+    assert parsergen.grammar_sha256(edited) == module.GRAMMAR_SHA256
     tree = module.Lark_StandAlone(propagate_positions=True).parse(RULESETS[0].read_text(encoding="utf-8"))
     assert _plain(tree) == _plain(_lark_now().parse(RULESETS[0].read_text(encoding="utf-8")))
     assert sys.modules["engine.lang.standalone_parser"] is standalone_parser  # not replaced
@@ -93,7 +93,7 @@ def test_stale_tables_are_not_used(monkeypatch):
 
     monkeypatch.setattr(standalone_parser, "TABLES_SHA256", "0" * 64)
     module = parsergen.parser_module()
-    assert module is not standalone_parser and module.GRAMMAR_SHA256 == parsergen.grammar_sha256()
+    assert module is not standalone_parser and parsergen.grammar_sha256() == module.GRAMMAR_SHA256
 
 
 def test_parsergen_usage(capsys):

@@ -15,8 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import Scorer, compile_ruleset
-from engine.core.wintables import build, cachefile, forms, packing, store
 from engine.core.hands import MeldTiles
+from engine.core.wintables import build, cachefile, forms, packing, store
 
 HOUSE_NO_WIND_CHOWS = """\
 ruleset nowind "no wind chows"

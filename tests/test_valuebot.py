@@ -107,7 +107,8 @@ def test_raising_a_patterns_multiplier_makes_the_bot_chase_it(tmp_path: Path):
     assert held.count(plain.tile) == 2  # breaks a pair
     assert held.count(chase.tile) == 1  # keeps every pair
     sh = ValueModel(Scorer(big)).shanten["大七对"]
-    after = lambda t: sh.of([x for x in held if x != t] + [t] * (held.count(t) - 1), 0, g.wild)
+    def after(t):
+        return sh.of([x for x in held if x != t] + [t] * (held.count(t) - 1), 0, g.wild)
     assert after(chase.tile) < after(plain.tile)
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import linecache
 import random
 import traceback
+from pathlib import Path
 
 import pytest
 
@@ -68,7 +69,7 @@ def test_dump_tables_writes_each_source(tmp_path, monkeypatch):
     plan = next(p for p in ev.tables.plans if p.fit is not None)
     path = plan.fit.__code__.co_filename  # compiled under the dump's name: a traceback opens it
     assert path.startswith(str(tmp_path / "dump"))
-    source = open(path, encoding="utf-8").read()
+    source = Path(path).read_text(encoding="utf-8")
     assert source.startswith("def make(") and "def fits(key, w, pair):" in source
     compile(source, path, "exec")  # a dump is the source itself
 

@@ -20,7 +20,11 @@ import sys
 
 import typer
 
-from engine.cli import play as _play, rules as _rules, score as _score, serve as _serve, sim as _sim
+from engine.cli import play as _play
+from engine.cli import rules as _rules
+from engine.cli import score as _score
+from engine.cli import serve as _serve
+from engine.cli import sim as _sim
 from engine.cli.inputs import MAX_FLOOR, MAX_HANDS, MAX_PLAY_HANDS, MAX_SEED
 from engine.cli.output import (
     BUG_LINE,
@@ -99,7 +103,7 @@ def main() -> None:
         raise
     except KeyboardInterrupt:
         err.print("\ninterrupted (Ctrl-C): stopped, nothing more done", markup=False)
-        raise SystemExit(EXIT_INTERRUPTED)
+        raise SystemExit(EXIT_INTERRUPTED) from None
     except BrokenPipeError:
         quiet_exit_on_broken_pipe()
     except Exception as exc:  # a bug of ours, not bad input: say so plainly
@@ -109,7 +113,7 @@ def main() -> None:
         said = said if len(said) <= BUG_LINE else said[:BUG_LINE] + " …"
         err.print(f"internal error: {type(exc).__name__}: {said}\n"
                   "this is a bug in mjrules; rerun with MJRULES_DEBUG=1 for details and report it", markup=False)
-        raise SystemExit(EXIT_BUG)
+        raise SystemExit(EXIT_BUG) from None
 
 
 def _run_app() -> object:

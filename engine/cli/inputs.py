@@ -6,12 +6,12 @@ the flag that gave it.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from engine.errors import MjError, OptionError
 from engine.cli.output import fail
+from engine.errors import MjError, OptionError
 
 if TYPE_CHECKING:
     from engine.lang.ruleset import Ruleset
@@ -40,12 +40,12 @@ def check_count(flag: str, value: int, most: int, what: str) -> None:
 
 RulesOpt = Annotated[str, typer.Option("--rules", "-r", metavar="RULES",
                                        help="Bundled ruleset name or path to a .rules file.")]
-OptionOpt = Annotated[Optional[list[str]], typer.Option("--option", "-o", metavar="NAME=VALUE",
+OptionOpt = Annotated[list[str] | None, typer.Option("--option", "-o", metavar="NAME=VALUE",
                                                         help="Choose an option the rule file declares (repeatable).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
 FileArg = Annotated[str, typer.Argument(metavar="FILE", help="A .rules file or a bundled ruleset name.")]
 BackendOpt = Annotated[str, typer.Option(metavar="local|ray", help="Where blocks of hands run: local processes, or Ray tasks (pip install 'mjrules[ray]'); the output does not depend on it.")]
-AddressOpt = Annotated[Optional[str], typer.Option(metavar="HOST:PORT", help="With --backend ray: the Ray cluster to use (its head's address, or auto); else a local Ray of --workers CPUs.")]
+AddressOpt = Annotated[str | None, typer.Option(metavar="HOST:PORT", help="With --backend ray: the Ray cluster to use (its head's address, or auto); else a local Ray of --workers CPUs.")]
 
 
 def name_values(specs: list[str] | None, flag: str, example: str) -> dict[str, str]:

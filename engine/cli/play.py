@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -25,7 +25,8 @@ def replay(
 ) -> None:
     """Play a recorded hand again and check it ends exactly as recorded: exit 0 when it does, 1 when
     it ends differently, 2 when the record cannot be played (malformed, or an action now illegal)."""
-    from engine.table.records import load, replay as run
+    from engine.table.records import load
+    from engine.table.records import replay as run
 
     try:
         rec = load(file)
@@ -49,8 +50,8 @@ def play(
     bots: Annotated[str, typer.Option(metavar="KIND", help="The other players: greedy, random or value.")] = "greedy",
     auto: Annotated[bool, typer.Option("--auto", help="Watch four bots play instead of playing.")] = False,
     hands: Annotated[int, typer.Option(min=1, help="Hands to play.")] = 1,
-    seed: Annotated[Optional[int], typer.Option(min=0, max=MAX_SEED, help="Seed for the wall and dice (random if left out).")] = None,
-    record: Annotated[Optional[Path], typer.Option(metavar="DIR", help="Save each hand's record in DIR.")] = None,
+    seed: Annotated[int | None, typer.Option(min=0, max=MAX_SEED, help="Seed for the wall and dice (random if left out).")] = None,
+    record: Annotated[Path | None, typer.Option(metavar="DIR", help="Save each hand's record in DIR.")] = None,
     option: OptionOpt = None,
 ) -> None:
     """Play in the terminal against three bots (or watch four with --auto): your tiles, the table,
@@ -92,7 +93,7 @@ def play(
         m.play(players, hands, after, Narrator(out.real(), None if auto else seat))
     except EOFError:
         out.print("\nleft the table (no more input)", markup=False)
-        raise typer.Exit(1)
+        raise typer.Exit(1) from None
     total: Counter[str] = Counter()
     for g in m.games:
         assert g.result is not None, "a game the match played is over"

@@ -17,8 +17,7 @@ from engine.cli.output import EXIT_BAD_INPUT, EXIT_NO, check_summary, err, fail,
 from engine.errors import MjError, OptionError, RuleError
 from engine.lang.resources import bundled_ruleset_names as list_bundled
 
-
-CodesOpt = Optional[list[str]]
+CodesOpt = Optional[list[str]]  # noqa: UP045 (a run-time alias typer reads)
 
 
 def check(files: Annotated[list[str], typer.Argument(metavar="FILE...", help="Rule files or bundled ruleset names.")],
@@ -122,7 +121,7 @@ def export(file: FileArg, option: OptionOpt = None, as_json: JsonOpt = False) ->
 
 def sheet(
     file: FileArg,
-    output: Annotated[Optional[Path], typer.Option("--output", "-O", metavar="FILE", help="Write the sheet to FILE instead of printing it.")] = None,
+    output: Annotated[Path | None, typer.Option("--output", "-O", metavar="FILE", help="Write the sheet to FILE instead of printing it.")] = None,
     option: OptionOpt = None,
 ) -> None:
     """Print a ruleset as a Markdown rule sheet: every rule after extends, overrides and options,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -133,15 +133,15 @@ def _score_notes(scorer: Scorer, jing: str | None, others: dict[str, str]) -> li
 def score(
     rules: RulesOpt,
     hand: Annotated[list[str], typer.Option("--hand", "-H", metavar="SEAT=TILES", help="SEAT=TILES[; MELD; …], e.g. 'S=456m789m123s东西7p3p' or 'N=1s; pung 777p from W'. Repeat per seat.")],
-    jing: Annotated[Optional[str], typer.Option(metavar="TILE", help="The upper (上精) indicator tile: 正精 = it, 副精 = the next.")] = None,
-    lower: Annotated[Optional[str], typer.Option(metavar="TILE", help="The lower (下精) indicator tile.")] = None,
-    indicator: Annotated[Optional[list[str]], typer.Option("--indicator", metavar="NAME=TILE", help="Any other indicator the ruleset declares, e.g. left=5p or 回头=3p (repeatable).")] = None,
-    win: Annotated[Optional[str], typer.Option("--win", metavar="SEAT", help="The winning seat; leave out for a 荒庄 (drawn hand).")] = None,
-    tile: Annotated[Optional[str], typer.Option(metavar="TILE", help="The winning tile.")] = None,
-    by: Annotated[Optional[str], typer.Option(metavar="HOW", help="discard, self_draw (the default with --win), kong_draw (杠开) or rob_kong (抢杠).")] = None,
-    from_: Annotated[Optional[str], typer.Option("--from", metavar="SEAT", help="Seat that discarded (discard) or whose kong is robbed.")] = None,
+    jing: Annotated[str | None, typer.Option(metavar="TILE", help="The upper (上精) indicator tile: 正精 = it, 副精 = the next.")] = None,
+    lower: Annotated[str | None, typer.Option(metavar="TILE", help="The lower (下精) indicator tile.")] = None,
+    indicator: Annotated[list[str] | None, typer.Option("--indicator", metavar="NAME=TILE", help="Any other indicator the ruleset declares, e.g. left=5p or 回头=3p (repeatable).")] = None,
+    win: Annotated[str | None, typer.Option("--win", metavar="SEAT", help="The winning seat; leave out for a 荒庄 (drawn hand).")] = None,
+    tile: Annotated[str | None, typer.Option(metavar="TILE", help="The winning tile.")] = None,
+    by: Annotated[str | None, typer.Option(metavar="HOW", help="discard, self_draw (the default with --win), kong_draw (杠开) or rob_kong (抢杠).")] = None,
+    from_: Annotated[str | None, typer.Option("--from", metavar="SEAT", help="Seat that discarded (discard) or whose kong is robbed.")] = None,
     first_turn: Annotated[bool, typer.Option("--first-turn", help="Marks 天胡 (the dealer self-draws on the deal) or 地胡 (a win on the dealer's first discard).")] = False,
-    dealer: Annotated[Optional[str], typer.Option(metavar="SEAT", help="Dealer seat (default: the first seat).")] = None,
+    dealer: Annotated[str | None, typer.Option(metavar="SEAT", help="Dealer seat (default: the first seat).")] = None,
     floor: Annotated[int, typer.Option(min=1, max=MAX_FLOOR, help="The dealer's 爬楼 floor.")] = 1,
     option: OptionOpt = None,
     as_json: JsonOpt = False,

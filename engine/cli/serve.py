@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -30,7 +30,7 @@ def lsp() -> None:
 def serve(
     host: Annotated[str, typer.Option(metavar="HOST", help="Address to listen on (default: this machine only).")] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=1, max=65535, help="Port to listen on.")] = 8000,
-    data: Annotated[Optional[Path], typer.Option(metavar="DIR", help="The server's data folder (uploaded rule files, work files); default ~/.local/share/mjrules/serve.")] = None,
+    data: Annotated[Path | None, typer.Option(metavar="DIR", help="The server's data folder (uploaded rule files, work files); default ~/.local/share/mjrules/serve.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Say where it listens as one line of JSON (url, data folder), and errors as JSON.")] = False,
 ) -> None:
     """Play and edit rules in a browser (needs the `serve` extra: pip install 'mjrules[serve]'):
@@ -42,7 +42,8 @@ def serve(
     except ImportError:
         fail(MjError("`mjrules serve` needs starlette and uvicorn, which are not installed",
                       hint="pip install 'mjrules[serve]'"), as_json)
-    from engine.tools.server import default_data_dir, listen, serve as run
+    from engine.tools.server import default_data_dir, listen
+    from engine.tools.server import serve as run
 
     folder = data or default_data_dir()
     try:

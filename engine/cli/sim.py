@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -40,11 +40,11 @@ def diff(
     a: Annotated[str, typer.Argument(metavar="A", help="The ruleset before: a bundled name or a .rules file.")],
     b: Annotated[str, typer.Argument(metavar="B", help="The ruleset after.")],
     impact: Annotated[int, typer.Option(metavar="N", min=0, help="Also play N paired hands (the same seeds) and print the `mjrules impact` report.")] = 0,
-    seed: Annotated[Optional[int], typer.Option(min=0, max=MAX_SEED, help="Seed of the --impact hands (default 1).")] = None,
-    bots: Annotated[Optional[str], typer.Option(metavar="KIND[,KIND…]", help="With --impact: bot per seat, greedy (default), random or value; one kind for all, or one per seat.")] = None,
-    workers: Annotated[Optional[int], typer.Option(min=1, help="With --impact: processes to play in (default 1); the output does not depend on it.")] = None,
-    option: Annotated[Optional[list[str]], typer.Option("--option", "-o", metavar="NAME=VALUE", help="An option for each side that declares it (repeatable).")] = None,
-    option_b: Annotated[Optional[list[str]], typer.Option("--option-b", metavar="NAME=VALUE", help="An option for B only: diff a ruleset against one of its options.")] = None,
+    seed: Annotated[int | None, typer.Option(min=0, max=MAX_SEED, help="Seed of the --impact hands (default 1).")] = None,
+    bots: Annotated[str | None, typer.Option(metavar="KIND[,KIND…]", help="With --impact: bot per seat, greedy (default), random or value; one kind for all, or one per seat.")] = None,
+    workers: Annotated[int | None, typer.Option(min=1, help="With --impact: processes to play in (default 1); the output does not depend on it.")] = None,
+    option: Annotated[list[str] | None, typer.Option("--option", "-o", metavar="NAME=VALUE", help="An option for each side that declares it (repeatable).")] = None,
+    option_b: Annotated[list[str] | None, typer.Option("--option-b", metavar="NAME=VALUE", help="An option for B only: diff a ruleset against one of its options.")] = None,
     fmt: Annotated[str, typer.Option("--format", metavar="FORMAT", help="table (default) or markdown: with --impact, the report as a pull-request comment after the rule diff.")] = "table",
     as_json: JsonOpt = False,
 ) -> None:
@@ -55,7 +55,8 @@ def diff(
     each is re-scored by the other side: the `mjrules impact` report follows the rule diff
     (docs/impact.md), played by --bots in --workers processes; --format markdown prints it as a
     pull-request comment."""
-    from engine.tools.diff import diff as compare, where
+    from engine.tools.diff import diff as compare
+    from engine.tools.diff import where
 
     try:
         check_count("--impact", impact, MAX_HANDS, "hands under each ruleset")
@@ -134,8 +135,8 @@ def impact(
     seed: SeedOpt = 1,
     bots: Annotated[str, typer.Option(metavar="KIND[,KIND…]", help="Bot per seat: greedy, random or value (value chases what this rule file pays); one kind for all, or one per seat.")] = "greedy",
     workers: Annotated[int, typer.Option(min=1, help="Processes to play in (at most twice the CPUs); the output does not depend on it.")] = 1,
-    option: Annotated[Optional[list[str]], typer.Option("--option", "-o", metavar="NAME=VALUE", help="An option for each side that declares it (repeatable).")] = None,
-    option_b: Annotated[Optional[list[str]], typer.Option("--option-b", metavar="NAME=VALUE", help="An option for B only: measure one of a ruleset's options.")] = None,
+    option: Annotated[list[str] | None, typer.Option("--option", "-o", metavar="NAME=VALUE", help="An option for each side that declares it (repeatable).")] = None,
+    option_b: Annotated[list[str] | None, typer.Option("--option-b", metavar="NAME=VALUE", help="An option for B only: measure one of a ruleset's options.")] = None,
     fmt: Annotated[str, typer.Option("--format", metavar="FORMAT", help="table (default) or markdown (a pull-request comment).")] = "table",
     backend: BackendOpt = "local",
     address: AddressOpt = None,
@@ -214,7 +215,7 @@ def simulate(
     seed: SeedOpt = 1,
     bots: Annotated[str, typer.Option(metavar="KIND[,KIND…]", help="Bot per seat: greedy, random or value; one kind for all, or one per seat.")] = "greedy",
     workers: Annotated[int, typer.Option(min=1, help="Processes to play in (at most twice the CPUs); the output does not depend on it.")] = 1,
-    records: Annotated[Optional[Path], typer.Option(metavar="DIR", help="Save every hand's record (YAML) in DIR; `mjrules replay` plays one again.")] = None,
+    records: Annotated[Path | None, typer.Option(metavar="DIR", help="Save every hand's record (YAML) in DIR; `mjrules replay` plays one again.")] = None,
     option: OptionOpt = None,
     as_json: JsonOpt = False,
     backend: BackendOpt = "local",

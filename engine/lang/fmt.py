@@ -40,9 +40,9 @@ from typing import Generic, Protocol, TypeAlias, TypeVar, cast
 
 from engine.errors import Location, MjError, RuleError
 from engine.lang import compiler as C
+from engine.lang import limits as L
 from engine.lang.syntax import STANDALONE, Lark, ParseTree, Tree
 from engine.lang.syntax import Token as LarkToken
-from engine.lang import limits as L
 
 INDENT = 4          # spaces per block level and per continuation line
 COMMENT_GAP = 2     # spaces at least between code and its trailing comment

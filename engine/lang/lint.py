@@ -310,8 +310,8 @@ class _Linter:
             if not self.mine(decl) or _satisfiable(when) is not False:
                 continue
             span = self.find(decl, r"\bwhen\b")
-            where = dict(line=span.line, column=span.end + 1) if span else dict(line=decl.origin.line,
-                                                                             column=decl.origin.column)
+            where = {"line": span.line, "column": span.end + 1} if span else {"line": decl.origin.line,
+                                                                             "column": decl.origin.column}
             end = None
             if span:
                 stop = self.find(decl, r"\binstead\s+of\b")

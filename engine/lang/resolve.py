@@ -211,7 +211,7 @@ def build_ruleset(path: Path, state: Resolution, errors: list[RuleError] | None 
         check_playable(rs, {p: e.file_text for p, e in entries.items()})  # the table can be played
     except RuleError as exc:
         _note_own_changes(exc, str(path), entries, state.removed)
-        raise tag(exc, "table")
+        raise tag(exc, "table") from None
     return rs
 
 

@@ -10,7 +10,7 @@ Nothing here holds a rule value: numbers come from the rule files in ``rulesets/
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Annotated, Literal, TypeAlias, Union, overload
+from typing import Annotated, Literal, TypeAlias, overload
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -66,40 +66,40 @@ class PatternIs(Model):
 class Not(Model):
     """``not X``."""
     node: Literal["not"] = "not"
-    arg: "Expr"
+    arg: Expr
 
 
 class BoolOp(Model):
     """``X and Y …`` / ``X or Y …``."""
     node: Literal["bool"] = "bool"
     op: Literal["and", "or"]
-    args: list["Expr"]
+    args: list[Expr]
 
 
 class Cmp(Model):
     """A comparison of two numbers: ``n >= 5``."""
     node: Literal["cmp"] = "cmp"
     op: CmpOp
-    left: "Expr"
-    right: "Expr"
+    left: Expr
+    right: Expr
 
 
 class BinOp(Model):
     """Integer arithmetic: ``n * (n - 3)``; ``/`` divides down, by zero gives 0."""
     node: Literal["binop"] = "binop"
     op: ArithOp
-    left: "Expr"
-    right: "Expr"
+    left: Expr
+    right: Expr
 
 
 class Neg(Model):
     """``-X``."""
     node: Literal["neg"] = "neg"
-    arg: "Expr"
+    arg: Expr
 
 
 Expr = Annotated[
-    Union[Num, Var, PatternIs, Not, BoolOp, Cmp, BinOp, Neg], Field(discriminator="node")
+    Num | Var | PatternIs | Not | BoolOp | Cmp | BinOp | Neg, Field(discriminator="node")
 ]
 for _m in (Not, BoolOp, Cmp, BinOp, Neg):
     _m.model_rebuild()
@@ -302,7 +302,7 @@ class JingDiscarded(JingDecl):
 
 
 JingRule = Annotated[
-    Union[JingValue, JingKong, JingMultiplier, JingFormula, JingKongBonus, JingLiability, JingAdder, JingDiscarded],
+    JingValue | JingKong | JingMultiplier | JingFormula | JingKongBonus | JingLiability | JingAdder | JingDiscarded,
     Field(discriminator="type"),
 ]
 

@@ -135,7 +135,7 @@ def readable(expected: Iterable[str]) -> str:
     for t in sorted(expected):
         if t in _TERMINAL_WORDS:
             words.append(_TERMINAL_WORDS[t])
-        elif t.startswith("__ANON") or t.startswith("_"):
+        elif t.startswith(("__ANON", "_")):
             continue
         else:
             words.append(f"`{t.lower()}`")

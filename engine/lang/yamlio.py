@@ -22,8 +22,8 @@ from typing import Any, TypeAlias, TypeVar
 from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic_core import ErrorDetails
 from ruamel.yaml import YAML
-from ruamel.yaml.error import MarkedYAMLError, StreamMark, YAMLError
 from ruamel.yaml.composer import Composer
+from ruamel.yaml.error import MarkedYAMLError, StreamMark, YAMLError
 from ruamel.yaml.events import AliasEvent, Event, ScalarEvent
 from ruamel.yaml.nodes import Node
 
@@ -261,7 +261,7 @@ def _unwrap(t: Any) -> Any:
             t = typing.get_args(t)[0]
         elif typing.get_origin(t) in _UNIONS and type(None) in typing.get_args(t):
             rest = [a for a in typing.get_args(t) if a is not type(None)]
-            t = rest[0] if len(rest) == 1 else typing.Union[tuple(rest)]
+            t = rest[0] if len(rest) == 1 else typing.Union[tuple(rest)]  # noqa: UP007 (built at run time)
         else:
             return t
 

@@ -32,7 +32,7 @@ class Action:
         return out
 
     @staticmethod
-    def parse(text: str, scorer: Scorer) -> "Action":
+    def parse(text: str, scorer: Scorer) -> Action:
         """The inverse of :meth:`text`; raises :class:`IllegalAction` naming what is wrong."""
         words = str(text).split()
         if len(words) < 2 or words[1] not in KINDS:
@@ -74,7 +74,7 @@ class HandResult:
 
     def net(self, seats: list[str]) -> dict[str, int]:
         """Net 子 per seat over every settlement of the hand."""
-        out = {s: 0 for s in seats}
+        out = dict.fromkeys(seats, 0)
         for _, _, lg in self.parts:
             for s, v in lg.net(seats).items():
                 out[s] += v

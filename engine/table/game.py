@@ -25,11 +25,11 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from engine.lang import flow as FLOW
-from engine.errors import IllegalAction, MjError
 from engine.core.hands import MeldTiles
-from engine.lang.ruleset import Ruleset
 from engine.core.scoring import Ledger, Scorer, SeatHand, Snapshot, WinInfo
+from engine.errors import IllegalAction, MjError
+from engine.lang import flow as FLOW
+from engine.lang.ruleset import Ruleset
 from engine.table.actions import ACT, CLAIM, DRAW, KINDS, OVER, ROB, Action, HandResult, Lock
 from engine.table.wall import Wall, break_position, roll
 
@@ -410,9 +410,9 @@ class Game:
         pl = self.policies["pass_lock"]
         if by == "discard" and lock is not None and pl is not None:
             same_only = pl["scope"][0] == "same_tile"
-            if not same_only or lock.tile == tile:
-                if not ("higher_score" in pl["resets"] and self._win_value(info) > lock.value):
-                    return None
+            if (not same_only or lock.tile == tile) and not (
+                    "higher_score" in pl["resets"] and self._win_value(info) > lock.value):
+                return None
         return info
 
     def _win_value(self, info: WinInfo) -> int:
@@ -495,10 +495,7 @@ class Game:
         else:
             offered = self._offered
             legal = offered.actions if offered is not None and offered.version == self._version else ()
-        for a in legal:
-            if a is action:
-                return True
-        return False
+        return any(a is action for a in legal)
 
     def _check_shape(self, action: object) -> None:
         """Refuse, with :class:`IllegalAction` and before anything changes, an action that is not

@@ -4,13 +4,13 @@ given the previous hand's indicators (for indicators declared ``previous …``).
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
-from engine.lang import flow as FLOW
-from engine.table.game import Action, Game, HandResult
-from engine.lang.ruleset import Ruleset
 from engine.core.scoring import Scorer
+from engine.lang import flow as FLOW
+from engine.lang.ruleset import Ruleset
+from engine.table.game import Action, Game, HandResult
 
 Bot = Callable[[Game, str], Action]
 

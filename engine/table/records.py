@@ -13,20 +13,30 @@ import hashlib
 import io
 import json
 from pathlib import Path
-from typing import Annotated, Any, Literal, Optional, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, StringConstraints
 from ruamel.yaml import YAML
 
+from engine.core.scoring import Scorer
+from engine.errors import MjError, ScenarioError
 from engine.lang.compiler import compile_ruleset
+from engine.lang.playable import DIE_FACES
 from engine.lang.resources import rulesets_dir
 from engine.lang.ruleset import Ruleset
-from engine.lang.yamlio import (MAX_FILE_BYTES, MAX_FLOOR, MAX_ITEMS, MAX_SEED, MAX_TEXT, MAX_WORD, MAX_ZI, Strict,
-                                load_yaml, validate)
-from engine.errors import MjError, ScenarioError
+from engine.lang.yamlio import (
+    MAX_FILE_BYTES,
+    MAX_FLOOR,
+    MAX_ITEMS,
+    MAX_SEED,
+    MAX_TEXT,
+    MAX_WORD,
+    MAX_ZI,
+    Strict,
+    load_yaml,
+    validate,
+)
 from engine.table.game import Action, Game
-from engine.core.scoring import Scorer
-from engine.lang.playable import DIE_FACES
 
 FORMAT = "mjrules-record/1"
 
@@ -53,16 +63,16 @@ class TransferSpec(Strict):
     payer: Word
     payee: Word
     amount: Zi
-    rule: Optional[Text]
+    rule: Text | None
     factors: Annotated[list[Text], Field(max_length=MAX_WORD)]
 
 
 class ResultSpec(Strict):
     """The recorded outcome (:func:`result_summary`); every key is required and compared."""
 
-    winner: Optional[Word]
+    winner: Word | None
     by: Word
-    reading: Optional[Text]
+    reading: Text | None
     fans: Annotated[list[Text], Field(max_length=MAX_ITEMS)]
     follow_first: bool
     net: Annotated[dict[Text, Nets], Field(max_length=MAX_ITEMS)]
@@ -77,14 +87,14 @@ class RecordSpec(Strict):
 
     format: Literal["mjrules-record/1"]
     ruleset: Text
-    ruleset_file: Optional[Text] = None
+    ruleset_file: Text | None = None
     ruleset_sha256: Annotated[dict[Text, Sha256], Field(min_length=1, max_length=MAX_WORD)]
-    options: Annotated[dict[Word, Union[Word, int, bool]], Field(max_length=MAX_ITEMS)] = {}
-    seed: Optional[Annotated[int, Field(ge=-MAX_SEED, le=MAX_SEED)]] = None
-    dealer: Optional[Word] = None
+    options: Annotated[dict[Word, Word | int | bool], Field(max_length=MAX_ITEMS)] = {}
+    seed: Annotated[int, Field(ge=-MAX_SEED, le=MAX_SEED)] | None = None
+    dealer: Word | None = None
     floor: Annotated[int, AfterValidator(_floor)] = 1
-    ring: Optional[Annotated[list[Word], Field(max_length=MAX_ITEMS)]] = None
-    wall: Optional[Annotated[list[Word], Field(max_length=MAX_ITEMS)]] = None
+    ring: Annotated[list[Word], Field(max_length=MAX_ITEMS)] | None = None
+    wall: Annotated[list[Word], Field(max_length=MAX_ITEMS)] | None = None
     dice: Annotated[list[Annotated[list[Annotated[int, Field(ge=1, le=DIE_FACES)]], Field(max_length=MAX_WORD)]],
                     Field(max_length=MAX_WORD)]
     previous_indicators: Annotated[dict[Word, Word], Field(max_length=MAX_WORD)] = {}
@@ -147,7 +157,7 @@ def result_summary(g: Game) -> dict[str, Any]:
     parts: dict[str, dict[str, int]] = {}
     for when, part, lg in r.parts:
         key = f"{when}:{part}"
-        acc = parts.setdefault(key, {s: 0 for s in g.seats})
+        acc = parts.setdefault(key, dict.fromkeys(g.seats, 0))
         for s, v in lg.net(g.seats).items():
             acc[s] += v
     transfers = [{"when": when, "part": part, "payer": t.payer, "payee": t.payee, "amount": t.amount,

@@ -58,8 +58,8 @@ from typing import Any
 
 from engine.core.handparts import MeldTiles, Reading
 from engine.core.scoring import Roles, Scorer, SeatHand
-from engine.errors import MjError
 from engine.core.shanten import Shanten
+from engine.errors import MjError
 from engine.table.game import Action, Game
 
 # ---- play heuristics (not rules: how the bot estimates, tuned against the greedy bot) ----------

@@ -99,7 +99,7 @@ class Wall:
         """The position of a stack's tile at ``level`` (0 is the top); stacks wrap around."""
         return (stack % self.stacks) * self.height + level
 
-    def copy(self) -> "Wall":
+    def copy(self) -> Wall:
         """An independent copy (for looking ahead without drawing)."""
         return Wall(list(self.tiles), self.height, set(self.taken), self._head, self._tail)
 

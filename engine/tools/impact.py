@@ -31,9 +31,9 @@ in a ledger: their coverage is "in force every hand" and their effect is in ``pl
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, NamedTuple
+from typing import Any, NamedTuple
 
 from engine.core.scoring import Ledger, Scorer, SeatHand, Snapshot
 from engine.errors import IllegalAction, ImpossibleState, MjError
@@ -117,7 +117,7 @@ class Attribution:
     dealer: int = 0
     zi_moved: int = 0
 
-    def merge(self, o: "Attribution") -> None:
+    def merge(self, o: Attribution) -> None:
         """Add another block's counts."""
         self.hands += o.hands
         self.changed += o.changed
@@ -157,7 +157,7 @@ class Effect:
             self.others.add(y.net[(y.dealer + k) % n] - x.net[(x.dealer + k) % n])
         self.zi_moved.add(y.moved - x.moved)
 
-    def merge(self, o: "Effect") -> None:
+    def merge(self, o: Effect) -> None:
         """Add another effect's pairs."""
         for r in ROLES:
             getattr(self, r).merge(getattr(o, r))
@@ -193,7 +193,7 @@ class Tally:
         for k in ("a_hands_under_b", "b_hands_under_a"):
             self.unscorable.setdefault(k, Counter())
 
-    def merge(self, o: "Tally") -> None:
+    def merge(self, o: Tally) -> None:
         """Add another tally (the next block)."""
         for s in SIDES:
             self.sides[s].merge(o.sides[s])

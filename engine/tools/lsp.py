@@ -42,26 +42,23 @@ KEYWORD_SECTIONS: dict[str, str] = {
     "remove": "`remove`", "option": "`option`", "suit": "`suit`", "honours": "`honours`", "table": "`table`",
     "meld": "`meld`", "pattern": "`pattern`", "indicator": "`indicator`", "jing": "精 — the 精 settlement",
     "fan": "`fan`", "payment": "`payment`", "factor": "`factor`", "exhaustive": "`exhaustive`", "flow": "`flow`",
-    **{w: "`suit`" for w in ("ranks", "cyclic", "copies")},
-    **{w: "`meld`" for w in ("chow", "pung", "kong", "pair", "run", "distinct", "same", "declared", "in")},
-    **{w: "`pattern`" for w in ("sets", "of", "pairs", "rotten", "gap", "concealed", "natural", "quads", "as",
-                                "only", "one", "plus")},
-    **{w: "`indicator`" for w in ("top", "dice", "stack", "under", "left", "right", "previous", "wild", "hidden",
-                                  "settle", "after", "deal", "at", "end", "head", "tail", "with", "kongs")},
-    **{w: "Tile values" for w in ("正", "副", "main", "next")},
-    **{w: "Kong points" for w in ("exposed", "added")},
+    **dict.fromkeys(("ranks", "cyclic", "copies"), "`suit`"),
+    **dict.fromkeys(("chow", "pung", "kong", "pair", "run", "distinct", "same", "declared", "in"), "`meld`"),
+    **dict.fromkeys(("sets", "of", "pairs", "rotten", "gap", "concealed", "natural", "quads", "as", "only", "one", "plus"), "`pattern`"),
+    **dict.fromkeys(("top", "dice", "stack", "under", "left", "right", "previous", "wild", "hidden", "settle", "after", "deal", "at", "end", "head", "tail", "with", "kongs"), "`indicator`"),
+    **dict.fromkeys(("正", "副", "main", "next"), "Tile values"),
+    **dict.fromkeys(("exposed", "added"), "Kong points"),
     "score": "Score formula",
-    **{w: "Kong bonus" for w in ("each", "per", "points")},
-    **{w: "Liability" for w in ("liability", "claimed")},
-    **{w: "`fan`" for w in ("when", "instead", "all", "except", "fixed", "from", "else", "discarder", "others",
-                            "dealer")},
-    **{w: "`factor`" for w in ("on", "win", "adders")},
+    **dict.fromkeys(("each", "per", "points"), "Kong bonus"),
+    **dict.fromkeys(("liability", "claimed"), "Liability"),
+    **dict.fromkeys(("when", "instead", "all", "except", "fixed", "from", "else", "discarder", "others", "dealer"), "`fan`"),
+    **dict.fromkeys(("on", "win", "adders"), "`factor`"),
     "pays": "`exhaustive`",
-    **{w: "`payment`" for w in ("paid", "by")},
+    **dict.fromkeys(("paid", "by"), "`payment`"),
     "most": "`factor`",
     "no": "`fan`",
-    **{w: "Discarded 精" for w in ("count", "discarded")},
-    **{w: "Expressions" for w in ("and", "or", "not")},
+    **dict.fromkeys(("count", "discarded"), "Discarded 精"),
+    **dict.fromkeys(("and", "or", "not"), "Expressions"),
 }
 # kinds searched for a bare name, in this order
 _NAME_KINDS = ["pattern", "fan", "meld", "indicator", "jing", "factor", "payment", "suit", "honours", "exhaustive",
@@ -368,7 +365,7 @@ def outline(a: Analysis) -> list[dict[str, Any]]:
     pf = a.checked.parsed
     ends: dict[int, int] = {}
     chunks = statement_chunks(a.text)
-    for i, (start, chunk) in enumerate(chunks):
+    for start, chunk in chunks:
         body = chunk.rstrip().split("\n")
         ends[start] = start + len(body) - 1
     out: list[dict[str, Any]] = []
@@ -444,9 +441,9 @@ def make_server() -> Any:
         return doc, a
 
     def rng(rows: list[str], line: int, col: int, end_line: int, end_col: int) -> T.Range:
-        def pos(l: int, c: int) -> T.Position:
-            row = rows[l - 1] if 1 <= l <= len(rows) else ""
-            return T.Position(line=max(l - 1, 0), character=_units(row, max(c - 1, 0)))
+        def pos(ln: int, c: int) -> T.Position:
+            row = rows[ln - 1] if 1 <= ln <= len(rows) else ""
+            return T.Position(line=max(ln - 1, 0), character=_units(row, max(c - 1, 0)))
         return T.Range(start=pos(line, col), end=pos(end_line, end_col))
 
     def publish(uri: str) -> None:

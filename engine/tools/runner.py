@@ -11,9 +11,10 @@ optional extra (``pip install 'mjrules[ray]'``), imported only when asked for.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from types import FrameType, ModuleType
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any
 
 from engine.errors import MjError
 
@@ -160,7 +161,7 @@ def _ray_init(ray: ModuleType, workers: int, address: str | None, flag: str = "-
         _probe(address, flag)
     from ray.exceptions import RayError
 
-    quiet = dict(log_to_driver=False, logging_level=logging.ERROR, configure_logging=True)
+    quiet = {"log_to_driver": False, "logging_level": logging.ERROR, "configure_logging": True}
     try:
         if address is None:
             ray.init(num_cpus=max(workers, 1), include_dashboard=False, **quiet)
@@ -182,7 +183,7 @@ class _CtrlC:
         self.hit, self.installed = False, False
         self.old: Callable[[int, FrameType | None], Any] | int | None = None
 
-    def __enter__(self) -> "_CtrlC":
+    def __enter__(self) -> _CtrlC:
         import signal
         import threading
 

@@ -9,18 +9,28 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Optional, Protocol, Union
+from typing import TYPE_CHECKING, Annotated, Any, Protocol, Union
 
 from pydantic import AfterValidator, BaseModel, Field, StringConstraints
 
-from engine.lang.compiler import compile_ruleset
-from engine.lang.yamlio import (MAX_FLOOR, MAX_ITEMS, MAX_SEED, MAX_TEXT, MAX_WORD, MAX_ZI, Strict, load_yaml,
-                                node_location, validate)
-from engine.errors import IllegalAction, Location, MjError, OptionError, RuleError, ScenarioError, did_you_mean
 from engine.core.scoring import Ledger, Scorer, Snapshot
-from engine.tools.scripted import build_game
 from engine.core.snapshot import build_snapshot, lower_indicator, wild_indicator
+from engine.errors import IllegalAction, Location, MjError, OptionError, RuleError, ScenarioError, did_you_mean
+from engine.lang.compiler import compile_ruleset
 from engine.lang.playable import DIE_FACES
+from engine.lang.yamlio import (
+    MAX_FLOOR,
+    MAX_ITEMS,
+    MAX_SEED,
+    MAX_TEXT,
+    MAX_WORD,
+    MAX_ZI,
+    Strict,
+    load_yaml,
+    node_location,
+    validate,
+)
+from engine.tools.scripted import build_game
 
 if TYPE_CHECKING:
     from engine.table.game import Game
@@ -41,16 +51,16 @@ Zi = Annotated[int, Field(ge=-MAX_ZI, le=MAX_ZI)]
 Floor = Annotated[int, Field(ge=1, le=MAX_FLOOR)]
 Nets = Annotated[dict[Word, Zi], Field(max_length=MAX_WORD)]
 Named = Annotated[dict[Word, Word], Field(max_length=MAX_WORD)]
-Tiles = Union[Text, Annotated[list[Word], Field(max_length=MAX_ITEMS)]]
+Tiles = Union[Text, Annotated[list[Word], Field(max_length=MAX_ITEMS)]]  # noqa: UP007 (a run-time alias pydantic reads)
 
 
 class HandSpec(Strict):
     """``hands.SEAT`` as a mapping: concealed tiles, melds and (added after v1) the tiles the seat
     discarded that nobody claimed."""
 
-    concealed: Optional[Text] = None
-    melds: Optional[Annotated[list[Text], Field(max_length=MAX_WORD)]] = None
-    discards: Optional[Text] = None
+    concealed: Text | None = None
+    melds: Annotated[list[Text], Field(max_length=MAX_WORD)] | None = None
+    discards: Text | None = None
 
 
 class WinSpec(Strict):
@@ -59,27 +69,27 @@ class WinSpec(Strict):
     seat: Word
     tile: Word
     by: Word
-    from_: Optional[Word] = Field(None, alias="from")
+    from_: Word | None = Field(None, alias="from")
     first_turn: bool = False
 
 
 class ExpectSpec(Strict):
     """``expect``: what must come out (each key optional)."""
 
-    hand: Optional[Nets] = None
-    upper: Optional[Nets] = None
-    lower: Optional[Nets] = None
-    total: Optional[Nets] = None
-    fans: Optional[Annotated[list[Text], Field(max_length=MAX_ITEMS)]] = None
-    win: Optional[bool] = None
-    winner: Optional[Word] = None
-    by: Optional[Word] = None
-    follow_first: Optional[bool] = None
-    phase: Optional[Word] = None
-    settlements: Optional[Annotated[dict[Word, Nets], Field(max_length=MAX_WORD)]] = None
-    wall: Optional[Annotated[int, Field(ge=0, le=MAX_ITEMS)]] = None
-    next_dealer: Optional[Word] = None
-    next_floor: Optional[Floor] = None
+    hand: Nets | None = None
+    upper: Nets | None = None
+    lower: Nets | None = None
+    total: Nets | None = None
+    fans: Annotated[list[Text], Field(max_length=MAX_ITEMS)] | None = None
+    win: bool | None = None
+    winner: Word | None = None
+    by: Word | None = None
+    follow_first: bool | None = None
+    phase: Word | None = None
+    settlements: Annotated[dict[Word, Nets], Field(max_length=MAX_WORD)] | None = None
+    wall: Annotated[int, Field(ge=0, le=MAX_ITEMS)] | None = None
+    next_dealer: Word | None = None
+    next_floor: Floor | None = None
 
 
 def _one_action(value: object) -> object:
@@ -100,35 +110,34 @@ Action = Annotated[Any, AfterValidator(_one_action)]
 class GameSpec(Strict):
     """``game``: a scripted hand (docs/scenarios.md, Scripted games)."""
 
-    dealer: Optional[Word] = None
+    dealer: Word | None = None
     floor: Floor = 1
-    jing: Optional[Word] = None
-    lower: Optional[Word] = None
-    indicators: Optional[Named] = None
-    previous: Optional[Named] = None
-    hands: Optional[Annotated[dict[Word, Tiles], Field(max_length=MAX_WORD)]] = None
-    draws: Optional[Tiles] = None
-    replacements: Optional[Tiles] = None
-    dice: Optional[Annotated[list[Annotated[list[Annotated[int, Field(ge=1, le=DIE_FACES)]],
-                                            Field(max_length=MAX_WORD)]], Field(max_length=MAX_WORD)]] = None
+    jing: Word | None = None
+    lower: Word | None = None
+    indicators: Named | None = None
+    previous: Named | None = None
+    hands: Annotated[dict[Word, Tiles], Field(max_length=MAX_WORD)] | None = None
+    draws: Tiles | None = None
+    replacements: Tiles | None = None
+    dice: Annotated[list[Annotated[list[Annotated[int, Field(ge=1, le=DIE_FACES)]], Field(max_length=MAX_WORD)]], Field(max_length=MAX_WORD)] | None = None
     seed: Annotated[int, Field(ge=-MAX_SEED, le=MAX_SEED)] = 0
-    actions: Optional[Annotated[list[Action], Field(max_length=MAX_ITEMS)]] = None
+    actions: Annotated[list[Action], Field(max_length=MAX_ITEMS)] | None = None
 
 
 class CaseSpec(Strict):
     """One case: a snapshot and a win (or a scripted ``game``), and ``expect``."""
 
-    name: Union[Text, int]
-    source: Optional[Text] = None
-    dealer: Optional[Word] = None
+    name: Text | int
+    source: Text | None = None
+    dealer: Word | None = None
     floor: Floor = 1
-    jing: Optional[Word] = None
-    lower: Optional[Word] = None
-    hands: Optional[Annotated[dict[Word, Union[Text, HandSpec, None]], Field(max_length=MAX_WORD)]] = None
-    win: Optional[WinSpec] = None
+    jing: Word | None = None
+    lower: Word | None = None
+    hands: Annotated[dict[Word, Text | HandSpec | None], Field(max_length=MAX_WORD)] | None = None
+    win: WinSpec | None = None
     expect: ExpectSpec
-    game: Optional[GameSpec] = None
-    indicators: Optional[Named] = None
+    game: GameSpec | None = None
+    indicators: Named | None = None
 
 
 class ScenarioFile(Strict):
@@ -136,7 +145,7 @@ class ScenarioFile(Strict):
     bad case does not stop the others)."""
 
     ruleset: Text
-    options: Optional[Annotated[dict[Word, Union[Word, int]], Field(max_length=MAX_ITEMS)]] = None
+    options: Annotated[dict[Word, Word | int], Field(max_length=MAX_ITEMS)] | None = None
     cases: Annotated[list[Any], Field(min_length=1, max_length=MAX_ITEMS)]
 
 
@@ -474,7 +483,7 @@ def _run_game_case(scorer: Scorer, file: str, name: str, game: Game, actions: li
         res.passed = False
         res.differences.append(f"phase: expected {expect['phase']}, got {game.phase}")
     for ind, want in (expect.get("settlements") or {}).items():  # made so far (after the deal, or at the end)
-        got = {x: 0 for x in seats}
+        got = dict.fromkeys(seats, 0)
         for _, part, lg in game.parts:
             if part == ind:
                 for x, v in lg.net(seats).items():
@@ -515,15 +524,15 @@ def _run_game_case(scorer: Scorer, file: str, name: str, game: Game, actions: li
     fired += [f for f in r.fans if f not in fired]
     res.fired = fired
     nets = {"total": r.net(seats)}
-    for when, part, lg in r.parts:
+    for _, part, lg in r.parts:
         key = {"hand": "hand", wild_indicator(scorer): "upper", lower_indicator(scorer): "lower"}.get(part)
         if key:
-            acc = nets.setdefault(key, {x: 0 for x in seats})
+            acc = nets.setdefault(key, dict.fromkeys(seats, 0))
             for x, v in lg.net(seats).items():
                 acc[x] += v
     for key in ("hand", "upper", "lower", "total"):
         if key in expect:
-            got = nets.get(key, {x: 0 for x in seats})
+            got = nets.get(key, dict.fromkeys(seats, 0))
             for seat, v in expect[key].items():
                 if got.get(seat) != v:
                     res.passed = False

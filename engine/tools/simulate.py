@@ -7,15 +7,16 @@ the same whatever ``workers`` is, and two runs with the same seed print the same
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-from engine.table.bots import BOTS
 from engine.core.scoring import Scorer
+from engine.errors import MjError
 from engine.lang.compiler import compile_ruleset
 from engine.lang.ruleset import Ruleset
-from engine.errors import MjError
+from engine.table.bots import BOTS
 from engine.table.game import Game
 from engine.table.match import Match, hand_seed
 from engine.tools.runner import run_blocks
@@ -96,7 +97,7 @@ class Summary:
         for s, v in net.items():
             self.per_hand.setdefault(s, Dist()).add(v)
 
-    def merge(self, o: "Summary") -> None:
+    def merge(self, o: Summary) -> None:
         """Add another summary's counts (blocks are merged in order)."""
         self.hands += o.hands
         self.moved += o.moved

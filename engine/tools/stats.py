@@ -36,7 +36,7 @@ class Dist:
         """Count ``value`` (a whole number) ``times`` times."""
         self.counts[value] += times
 
-    def merge(self, other: "Dist") -> None:
+    def merge(self, other: Dist) -> None:
         """Add another histogram's counts."""
         self.counts.update(other.counts)
 

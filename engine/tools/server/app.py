@@ -42,6 +42,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from starlette import status as http
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
@@ -50,14 +51,32 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from engine.errors import MjError
-from starlette import status as http
-
-from engine.tools.server.caps import (CLIP, CLIP_BUG, DEFAULT_IMPACT_HANDS, IMPACT_MAX_HANDS, IMPACT_SECONDS,
-                                      JOIN_SECONDS, MAX_ACTION_CHARS, MAX_BODY_BYTES, MAX_IMPACT_RUNS, MAX_JOBS_KEPT,
-                                      MAX_OPTIONS, MAX_RECORD_BYTES, MAX_RULE_BYTES, MAX_RUNS, MAX_SCENARIO_BYTES,
-                                      MAX_SESSIONS, MAX_UPLOADS, POLL_SECONDS, REQUEST_SECONDS, SEED_SPACE,
-                                      SESSION_IDLE_SECONDS, TOKEN_BYTES, WATCH_SECONDS)
 from engine.tools.server import work
+from engine.tools.server.caps import (
+    CLIP,
+    CLIP_BUG,
+    DEFAULT_IMPACT_HANDS,
+    IMPACT_MAX_HANDS,
+    IMPACT_SECONDS,
+    JOIN_SECONDS,
+    MAX_ACTION_CHARS,
+    MAX_BODY_BYTES,
+    MAX_IMPACT_RUNS,
+    MAX_JOBS_KEPT,
+    MAX_OPTIONS,
+    MAX_RECORD_BYTES,
+    MAX_RULE_BYTES,
+    MAX_RUNS,
+    MAX_SCENARIO_BYTES,
+    MAX_SESSIONS,
+    MAX_UPLOADS,
+    POLL_SECONDS,
+    REQUEST_SECONDS,
+    SEED_SPACE,
+    SESSION_IDLE_SECONDS,
+    TOKEN_BYTES,
+    WATCH_SECONDS,
+)
 from engine.tools.server.table import Session, replay_frames
 
 if TYPE_CHECKING:  # the fork server exists only where there is fork (not on Windows)
@@ -305,9 +324,9 @@ def create_app(data_dir: Path) -> Starlette:
 
     # ---- rulesets ------------------------------------------------------------------------------------
     async def rulesets(request: Request) -> Response:
-        from engine.table.bots import BOTS
-
         from starlette.concurrency import run_in_threadpool
+
+        from engine.table.bots import BOTS
 
         def describe() -> list[dict[str, Any]]:
             from engine.lang.compiler import compile_ruleset

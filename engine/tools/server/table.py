@@ -21,7 +21,6 @@ from engine.table.bots import BOTS
 from engine.table.game import Action, Game
 from engine.table.match import Bot
 from engine.tools.play import Narrator, action_text, ledger_rows
-
 from engine.tools.server.caps import CLIP, MAX_LOG, SEED_SPACE
 
 

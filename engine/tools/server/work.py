@@ -8,8 +8,9 @@ uploaded to the data folder by its name, never a path: no file outside the data 
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from engine.errors import Location, MjError, OptionError, RuleError
 from engine.lang.compiler import check_text, compile_ruleset, decode_rule_bytes, parse_text_collect
@@ -162,7 +163,8 @@ def impact_adapter(a: str, b: str, opts_a: dict[str, str], opts_b: dict[str, str
     """The impact review of ``mjrules impact`` (:mod:`engine.tools.impact`, greedy bots): the same
     seeded hands under A and B, each re-scored by the other side. Returns ``{"hands", "seed",
     "report": the review's JSON, "markdown"}``; ``progress(done, hands)`` after each block."""
-    from engine.tools.impact import impact as review, markdown
+    from engine.tools.impact import impact as review
+    from engine.tools.impact import markdown
 
     rep = review(a, opts_a, b, opts_b, hands, seed, ["greedy"],
                  progress=(lambda d: progress(d, hands)) if progress else None)
