@@ -24,7 +24,7 @@ PER_GROUP = shanten.Shanten.SHARED  # the per-group memos, shared by a model's S
 def _memos(m: valuebot.ValueModel) -> list[tuple[str, dict, int]]:
     """(name, memo, its limit) for every memo of a value model (each shared memo once)."""
     out, seen = [], set()
-    for name, sh in [("any", m.any_shanten), *m.shanten.items()]:
+    for name, sh in [("any", m.any_shanten)]:
         out.append((f"{name}._memo", sh._memo, shanten.STATE_LIMIT))
         out.append((f"{name}._plan_memo", sh._plan_memo, shanten.STATE_LIMIT))
         for attr in PER_GROUP:
@@ -70,17 +70,31 @@ def test_memos_never_exceed_their_limits_and_change_no_decision(monkeypatch):
 
     assert _play(check) == reference
     # the limits were reached and the memos started again, not merely never approached
-    assert {"any._memo", "平胡._memo", "any._tables", "any._blocks", "any._steps", "fit_memo"} <= cleared
+    assert {"any._memo", "any._plan_memo", "any._tables", "any._blocks", "any._steps", "fit_memo"} <= cleared
     assert _blocks.cache_info().currsize <= _blocks.cache_info().maxsize == MEMO_LIMIT
     assert reach.cache_info().currsize <= reach.cache_info().maxsize
 
 
-def test_the_pattern_shantens_share_one_copy_of_the_per_group_memos():
+def test_every_patterns_distance_comes_from_one_count_of_the_hand():
+    """plans_of / plans_each_discard give, pattern by pattern, what a Shanten of that pattern
+    alone gives (one whole-hand memo and one set of per-group memos serve every pattern)."""
+    import random
+
     m = valuebot.ValueModel(Scorer(RS))
-    for sh in m.shanten.values():
-        for attr in PER_GROUP:
-            assert getattr(sh, attr) is getattr(m.any_shanten, attr)
-        assert sh._memo is not m.any_shanten._memo  # whole-hand values depend on the patterns
+    ev = m.ev
+    alone = {p: Shanten(ev.patterns.only(p)) for p in m.patterns}
+    rng = random.Random(5)
+    pool = [k for k in range(len(ev.tiles)) for _ in range(4)]
+    for _ in range(150):
+        melds = rng.randint(0, 2)
+        held = rng.sample(pool, 14 - 3 * melds)
+        wild = frozenset(rng.sample(range(len(ev.tiles)), 2))
+        discards = sorted(set(held))
+        each = m.any_shanten.plans_each_discard(held, melds, wild, discards, list(m.patterns))
+        now = m.any_shanten.plans_of(held, melds, wild, list(m.patterns))
+        for p, sh in alone.items():
+            assert each[p] == sh.of_each_discard(held, melds, wild, discards), (p, held, melds)
+            assert now[p] == sh.of(held, melds, wild) == m.distance(p, held, melds, wild)
 
 
 def test_sharing_memos_with_another_evaluator_is_refused():

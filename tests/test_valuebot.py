@@ -106,9 +106,9 @@ def test_raising_a_patterns_multiplier_makes_the_bot_chase_it(tmp_path: Path):
     assert plain.kind == chase.kind == "discard"
     assert held.count(plain.tile) == 2  # breaks a pair
     assert held.count(chase.tile) == 1  # keeps every pair
-    sh = ValueModel(Scorer(big)).shanten["大七对"]
+    m = ValueModel(Scorer(big))
     def after(t):
-        return sh.of([x for x in held if x != t] + [t] * (held.count(t) - 1), 0, g.wild)
+        return m.distance("大七对", [x for x in held if x != t] + [t] * (held.count(t) - 1), 0, g.wild)
     assert after(chase.tile) < after(plain.tile)
 
 

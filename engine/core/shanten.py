@@ -454,6 +454,50 @@ class Shanten(ShantenOracle):
                 acc = self._step(k, acc, self._table(k, span.templates, sub))
         return max(self._best_of(k, plan.pair_needed, acc) - w, -1)
 
+    def plans_of(self, concealed: list[int], n_melds: int, wild_kinds: frozenset[int],
+                 names: list[str]) -> dict[str, int]:
+        """For each plan in ``names``: the shanten of ``concealed`` with that plan alone — what
+        ``Shanten(patterns.only(name)).of`` gives — counting the hand once."""
+        counts = self.ev.tiles.counts(concealed)
+        w = 0
+        for kd in wild_kinds:
+            w += counts[kd]
+            counts[kd] = 0
+        nat = tuple(counts)
+        n_tiles = sum(nat) + w
+        complete = n_tiles + self.ev.set_size * n_melds >= self.ev.hand_size
+        dist = dict(zip(self.ev.plans, self.plan_distances(nat, w, n_melds)))
+        out = {}
+        for name in names:
+            v = dist[name]
+            out[name] = n_tiles if v is None else v if complete else max(v, 0)
+        return out
+
+    def plans_each_discard(self, concealed: list[int], n_melds: int, wild_kinds: frozenset[int],
+                           discards: list[int], names: list[str]) -> dict[str, list[int]]:
+        """For each plan in ``names``: the shanten of ``concealed`` minus each of ``discards``
+        with that plan alone — what ``Shanten(patterns.only(name)).of_each_discard`` gives —
+        counting the hand once for every plan (each ``d`` must be held)."""
+        counts = self.ev.tiles.counts(concealed)
+        w = 0
+        for kd in wild_kinds:
+            w += counts[kd]
+            counts[kd] = 0
+        nat = tuple(counts)
+        left = sum(nat) + w - 1  # tiles after a discard
+        complete = left + self.ev.set_size * n_melds >= self.ev.hand_size
+        natural = [d for d in discards if d not in wild_kinds]
+        out: dict[str, list[int]] = {}
+        for name in names:
+            plan = self.ev.plans[name]
+            vals = dict(zip(natural, self.plan_after_each(plan, nat, w, n_melds, natural, -1) or ()))
+            row = []
+            for d in discards:
+                v = self.plan_distance(plan, nat, w - 1, n_melds) if d in wild_kinds else vals.get(d)
+                row.append(left if v is None else v if complete else max(v, 0))
+            out[name] = row
+        return out
+
     def of_each_discard(self, concealed: list[int], n_melds: int, wild_kinds: frozenset[int],
                         discards: list[int]) -> list[int]:
         """``[self.of(concealed minus d, n_melds, wild_kinds) for d in discards]``, counting the

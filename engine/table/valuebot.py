@@ -3,8 +3,9 @@
 Everything it values is read from the compiled ruleset (never a pattern's or a fan's name):
 
 - **patterns**: for each declared ``pattern`` a distance (shanten restricted to that pattern:
-  :class:`~engine.core.shanten.Shanten` over a view of the hand evaluator holding that pattern
-  alone; a pattern the seat's declared melds no longer fit is out of reach);
+  :meth:`~engine.core.shanten.Shanten.plans_of` and ``plans_each_discard``, every pattern's
+  distance from one count of the hand; a pattern the seat's declared melds no longer fit is out
+  of reach);
 - **what a win with it pays**: what the scorer pays for it (:meth:`Scorer.win_transfers`, the
   one function of the win score: payment weights per role, fans, factors, adders, caps, ``paid by
   discarder``; 0 where a ``no win`` fan refuses it), on typical facts (:meth:`ValueModel.facts`),
@@ -104,7 +105,6 @@ class ValueModel:
         self.patterns = list(ev.plans)
         self.any_shanten = Shanten(ev)  # the distance to the nearest pattern
         # one copy of the per-group memos for all of them (they do not depend on the patterns)
-        self.shanten = {p: Shanten(ev.patterns.only(p), share=self.any_shanten) for p in self.patterns}
         self.value = {p: (self._win_value(p, True), self._win_value(p, False)) for p in self.patterns}
         self.value_as_dealer = {p: (self._win_value(p, True, True), self._win_value(p, False, True))
                                 for p in self.patterns}
@@ -124,6 +124,10 @@ class ValueModel:
             n = self._threshold(lia.rule)
             if n is not None:
                 self.liability = max(self.liability, self.jing_score(n, False) * (len(self.seats) - 1))
+
+    def distance(self, pattern: str, concealed: list[int], n_melds: int, wild: frozenset[int]) -> int:
+        """The shanten of ``concealed`` (``n_melds`` declared) toward ``pattern`` alone."""
+        return self.any_shanten.plans_of(concealed, n_melds, wild, [pattern])[pattern]
 
     # ---- a win's value: the scorer's arithmetic on typical facts -------------------------------------
     def roles(self, winner_is_dealer: bool, discarder: int | None) -> Roles:
@@ -336,20 +340,31 @@ class ValueBot:
         out = [0.0] * len(candidates)
         nearest = [len(concealed)] * len(candidates)
         draws = ctx["draws"]
+        values = ctx["value"]
+        each_wild = m.any_shanten.plans_each_discard(concealed, nm, wild, real, list(fits)) if real else {}
+        hopeless: dict[str, bool] = {}  # a win without 精 used too unlikely to weigh (its chance taken as 0)
+        natural = []
+        weighed = [p for p in fits if holds_wild and values[p][1] > values[p][0]]  # where 精 kept natural pays
+        now_natural = m.any_shanten.plans_of(concealed, nm, frozenset(), weighed) if weighed else {}
+        now_wild = m.any_shanten.plans_of(concealed, nm, wild, list(fits)) if len(real) < len(candidates) else {}
+        for p in weighed:
+            vw, vn = values[p]
+            # no discard brings the hand nearer: the hand's own natural distance bounds them all
+            hopeless[p] = bool(real) and reach(now_natural[p], draws, m.chance[p]) * (vn - vw) < NEGLIGIBLE
+            if not hopeless[p]:
+                natural.append(p)
+        each_natural = m.any_shanten.plans_each_discard(concealed, nm, frozenset(), real, natural) if real else {}
         for p in fits:
-            sh = m.shanten[p]
-            vw, vn = ctx["value"][p]
+            vw, vn = values[p]
             ch = m.chance[p]
-            dw = sh.of_each_discard(concealed, nm, wild, real) if real else []
-            d0 = sh.of(concealed, nm, wild) if len(real) < len(candidates) else None
-            hopeless = False  # a win without 精 used too unlikely to weigh (its chance taken as 0)
+            dw = each_wild.get(p, [])
+            d0 = now_wild.get(p)
             if holds_wild and vn > vw:
-                # no discard brings the hand nearer: the hand's own natural distance bounds them all
-                hopeless = bool(real) and reach(sh.of(concealed, nm, frozenset()), draws, ch) * (vn - vw) < NEGLIGIBLE
-                dn = dw if hopeless else sh.of_each_discard(concealed, nm, frozenset(), real) if real else []
-                n0 = sh.of(concealed, nm, frozenset()) if d0 is not None else None
+                dn = each_natural.get(p, dw)
+                n0 = now_natural[p] if d0 is not None else None
             else:
                 dn, n0 = dw, d0
+            hopeless_p = hopeless.get(p, False)
             plan = m.ev.plans[p].pattern
             j = 0
             for i, c in enumerate(candidates):
@@ -366,7 +381,7 @@ class ValueBot:
                 if a < nearest[i]:
                     nearest[i] = a
                 pw = reach(a, draws, ch)
-                pn = 0.0 if hopeless and c is not None else reach(b, draws, ch)
+                pn = 0.0 if hopeless_p and c is not None else reach(b, draws, ch)
                 out[i] += pn * vn + max(pw - pn, 0.0) * vw if vn > vw else pw * vw
         ctx["nearest"] = nearest
         if STEP:
@@ -522,10 +537,10 @@ class ValueBot:
         key = ("now", id(hand))
         now = ctx.get(key)
         if now is None:
-            now = ctx[key] = {p: m.shanten[p].of(hand.concealed, len(hand.melds), wild) for p in m.fitting(hand.melds)}
+            now = ctx[key] = m.any_shanten.plans_of(hand.concealed, len(hand.melds), wild, list(m.fitting(hand.melds)))
         nearest = min(now.values(), default=len(hand.concealed))
         for p in m.fitting(melds):
-            after = min(m.shanten[p].of_each_discard(rest, len(melds), wild, kinds), default=nearest)
+            after = min(m.any_shanten.plans_each_discard(rest, len(melds), wild, kinds, [p])[p], default=nearest)
             if after < now.get(p, after + 1) and after <= nearest:
                 return True
         return False
