@@ -487,13 +487,15 @@ class Shanten(ShantenOracle):
         left = sum(nat) + w - 1  # tiles after a discard
         complete = left + self.ev.set_size * n_melds >= self.ev.hand_size
         natural = [d for d in discards if d not in wild_kinds]
+        less_a_wild = dict(zip(self.ev.plans, self.plan_distances(nat, w - 1, n_melds))) \
+            if len(natural) < len(discards) else {}
         out: dict[str, list[int]] = {}
         for name in names:
             plan = self.ev.plans[name]
             vals = dict(zip(natural, self.plan_after_each(plan, nat, w, n_melds, natural, -1) or ()))
             row = []
             for d in discards:
-                v = self.plan_distance(plan, nat, w - 1, n_melds) if d in wild_kinds else vals.get(d)
+                v = less_a_wild[name] if d in wild_kinds else vals.get(d)
                 row.append(left if v is None else v if complete else max(v, 0))
             out[name] = row
         return out
