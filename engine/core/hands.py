@@ -66,7 +66,7 @@ class HandEvaluator:
         self.tables = TableChecker(pats, self.recursive)
         self.is_win = self.tables.is_win
         self.readings = self.tables.readings
-        self._chow_partners: dict[int, list] = {}
+        self._chow_partners: dict[int, list[tuple[tuple[tuple[int, int], ...], tuple[int, ...]]]] = {}
 
     def concealed_shapes(self, meld: Meld) -> tuple[tuple[int, ...], ...]:
         """Templates of the meld's shapes that can be read from concealed tiles (not ``declared``)."""
