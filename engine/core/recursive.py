@@ -220,9 +220,8 @@ class RecursiveEvaluator:
         for g in pats.tiles.groups.values():
             held = tuple(i for i, k in enumerate(g.kinds) if nat[k])
             if g.is_suit:
-                ranks = tuple(pats.tiles.kinds[g.kinds[i]].rank for i in held)
-                all_ranks = tuple(pats.tiles.kinds[k].rank for k in g.kinds)
-                most = max_spread(all_ranks, ranks, gap)
+                ranks = tuple(g.ranks[i] for i in held)
+                most = max_spread(g.ranks, ranks, gap)
                 if most < 0:
                     return False
                 room += most - len(ranks)

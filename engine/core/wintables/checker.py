@@ -2,7 +2,8 @@
 win tables, with the same results as the recursive evaluator (RULES.md §1 Winning hands, 精,
 德国, 精钓), which stays as the fallback and the test oracle (tests/test_tables.py compares them).
 
-A hand is packed (engine/core/wintables/packing.py); a hand holding no 精 and no melds takes
+Each pattern is a :class:`~.plans.Plan` (engine/core/wintables/plans.py). A hand is packed
+(engine/core/wintables/packing.py); a hand holding no 精 and no melds takes
 the wild-free path (engine/core/wintables/wildfree.py); the others split the held 精 and read
 each group's full table (engine/core/wintables/store.py) through the generated per-ruleset
 loops (engine/core/wintables/codegen.py).

@@ -127,8 +127,7 @@ def rotten_groups(plan: Plan, patterns: CompiledPatterns) -> tuple[RottenGroup, 
     for g, lo, hi in patterns.group_spans:
         shift, mask = FIELD_BITS * lo, (1 << (FIELD_BITS * (hi - lo))) - 1
         if g.is_suit:
-            ranks = tuple(patterns.tiles.kinds[k].rank for k in g.kinds)
-            out.append(RottenGroup(shift, mask, cached_rotten_rooms(ranks, plan.rotten_gap), hi - lo))
+            out.append(RottenGroup(shift, mask, cached_rotten_rooms(g.ranks, plan.rotten_gap), hi - lo))
         elif not plan.honours_natural:
             out.append(RottenGroup(shift, mask, None, hi - lo))
     return tuple(out)

@@ -141,11 +141,11 @@ def _tables(patterns: CompiledPatterns, plans: list[Plan], one: list[int], nonze
     for gi, (g, lo, hi) in enumerate(spans):
         n = hi - lo
         copies = [patterns.tiles.kinds[k].copies for k in g.kinds]
-        ranks = tuple(patterns.tiles.kinds[k].rank for k in g.kinds)
+        ranks = tuple(patterns.tiles.kinds[k].rank for k in g.kinds)  # None for honours: as in the cache name
         name = ("zero", ps, set_size, hand_size, g.is_suit, n, copies, ranks, big, fb, hshift,
                 [(plan.kind, plan.sets, plan.pair, plan.pairs, plan.quads, plan.rotten_gap, plan.honours_natural,
                   plan.specs[gi] if plan.specs else None) for plan in plans])
-        build = functools.partial(_group_table, plans, ps, one, gi, g, lo, n, copies, ranks, big, fb, hshift,
+        build = functools.partial(_group_table, plans, ps, one, gi, g, lo, n, copies, big, fb, hshift,
                                   nonzero_add, carry)
         groups.append(GroupSpec(FIELD_BITS * lo, (1 << (FIELD_BITS * n)) - 1, json.dumps(name), n, vectors(copies),
                                 build))
@@ -174,9 +174,8 @@ def _tables(patterns: CompiledPatterns, plans: list[Plan], one: list[int], nonze
 
 
 def _group_table(plans: list[Plan], ps: int, one: list[int], gi: int, g: Group, lo: int, n: int, copies: list[int],
-                 ranks: tuple[int | None, ...], big: int, fb: int, hshift: int, nonzero_add: int,
-                 carry: int) -> dict[int, int]:
-    fields = [_fields(plan, ps, one, gi, n, copies, g.is_suit, ranks) for plan in plans]
+                 big: int, fb: int, hshift: int, nonzero_add: int, carry: int) -> dict[int, int]:
+    fields = [_fields(plan, ps, one, gi, n, copies, g.is_suit, g.ranks) for plan in plans]
     add, over = over_copies_masks(copies)
     keys = {0}.union(*fields)
     table: dict[int, int] = {}
@@ -193,9 +192,9 @@ def _group_table(plans: list[Plan], ps: int, one: list[int], gi: int, g: Group, 
 
 
 def _fields(plan: Plan, ps: int, one: list[int], gi: int, n: int, copies: list[int], is_suit: bool,
-            ranks: tuple[int | None, ...]) -> dict[int, int]:
+            ranks: tuple[int, ...]) -> dict[int, int]:
     """One pattern's wild-free field per group key: 0 complete, 1 complete with the pair;
-    keys not listed are ``big`` (not complete)."""
+    keys not listed are ``big`` (not complete). ``ranks``: a suit's (:attr:`~engine.core.tiles.Group.ranks`)."""
     out: dict[int, int] = {}
     if plan.kind == "sets":
         for key, v in load_table(plan.specs[gi], "complete").items():
