@@ -107,14 +107,17 @@ class TableChecker:
         self.pair_size = patterns.pair_size
         self.hand_size = patterns.hand_size
         self._full = False  # the full tables are loaded on the first hand holding 精 or melds
-        self._fit_memo: dict[tuple[tuple[str, tuple[int, ...]], ...], tuple[Plan, ...]] = {}  # melds (kind, tiles) → the plans they fit
-        self._kind_group: dict[int, tuple[int, int]] = {}  # kind → (group index, its field's bit within the group's key)
+        # melds (kind, tiles) → the plans they fit
+        self._fit_memo: dict[tuple[tuple[str, tuple[int, ...]], ...], tuple[Plan, ...]] = {}
+        # kind → (group index, its field's bit within the group's key)
+        self._kind_group: dict[int, tuple[int, int]] = {}
         for gi, (_, lo, hi) in enumerate(patterns.group_spans):
             for k in range(lo, hi):
                 self._kind_group[k] = (gi, 1 << (FIELD_BITS * (k - lo)))
         # (table, group key, 精 in it) → (without pair, with it)
         self._profiles: dict[tuple[int, int, Held], tuple[list[int], list[int]]] = {}
-        self._split_memo: dict[tuple[int, int | None, frozenset[int]], HeldJing] = {}  # (精 counts, locked, 精) → _held_jing
+        # (精 counts, locked, 精) → _held_jing
+        self._split_memo: dict[tuple[int, int | None, frozenset[int]], HeldJing] = {}
         self._jing_masks: dict[frozenset[int], int] = {}  # 精 kinds → the mask of their count fields
         self.plans: list[Plan] = [make_plan(name, plan, patterns) for name, plan in patterns.plans.items()]
         tables = wild_free_tables(patterns, self.plans, self.one, self.nonzero_add, self.carry)
@@ -136,7 +139,8 @@ class TableChecker:
             k = plan.sets - n_melds
             if k < 0 or total != plan.set_size * k + (self.pair_size if pair else 0):
                 return False
-            return plan.fit(key, w, pair)  # type: ignore[misc]  # set by _load_full for every sets plan: no check here
+            # _load_full gave every sets plan its fit (a None check here would cost every hand)
+            return plan.fit(key, w, pair)  # type: ignore[misc]
         if plan.kind == "pairs":
             return self._pairs(plan, key, w, total, plan.pairs - (1 if pair_removed else 0))
         return self._rotten(plan, key, w, total)

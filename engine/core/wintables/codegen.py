@@ -36,7 +36,7 @@ SetsFewest: TypeAlias = Callable[[int, dict[int, Held], int, int, int, bool, int
 
 
 class TableGroup(Protocol):
-    """What the generated sets loops read of a group (:class:`~.checker.GroupTable`): where its
+    """What the generated sets loops read of a group (:class:`~.plans.GroupTable`): where its
     key sits in the hand's (``shift``, ``mask``) and its full ``table``."""
 
     @property
@@ -138,7 +138,7 @@ def wild_free_check(groups: Sequence[tuple[int, int, Callable[[int, int], int]]]
 
 
 def sets_fit(groups: Sequence[TableGroup], pair_size: int) -> SetsFit:
-    """``fits(key, w, pair) -> bool`` for a ``sets`` pattern's groups (:class:`~.checker.GroupTable`):
+    """``fits(key, w, pair) -> bool`` for a ``sets`` pattern's groups (:class:`~.plans.GroupTable`):
     whether the natural tiles ``key`` complete with ``w`` wilds — each group's fewest wilds
     without the pair (``a``) summed, plus the least extra a group needs to hold the pair
     (``b − a``, at most a pair of wilds), or the pair's group forced when another group cannot

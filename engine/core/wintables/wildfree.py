@@ -102,7 +102,8 @@ class WildFree:
     tables: WildFreeTables
 
 
-_ZERO: dict[tuple[object, ...], WildFreeTables | None] = {}  # wild-free checks already in this process, by what they depend on
+# wild-free checks already in this process, by what they depend on
+_ZERO: dict[tuple[object, ...], WildFreeTables | None] = {}
 
 
 def wild_free_tables(patterns: CompiledPatterns, plans: list[Plan], one: list[int], nonzero_add: int,
