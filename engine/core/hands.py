@@ -15,7 +15,7 @@ recursive search they fall back on and are tested against (engine/core/recursive
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from typing import Protocol
 
 from engine.core.handparts import MeldTiles, Reading
 from engine.core.patterns import CompiledPatterns
@@ -25,7 +25,21 @@ from engine.core.wintables.checker import TableChecker
 from engine.errors import IllegalAction
 from engine.lang.ruleset import Meld, Ruleset
 
-__all__ = ["HandEvaluator", "MeldTiles", "Reading", "check_hand_size"]
+__all__ = ["HandEvaluator", "MeldTiles", "Reading", "ReadingsCheck", "WinCheck", "check_hand_size"]
+
+
+class WinCheck(Protocol):
+    """:attr:`HandEvaluator.is_win`: whether a hand has any reading."""
+
+    def __call__(self, concealed: list[int], melds: list[MeldTiles], wild_kinds: frozenset[int], win_tile: int,
+                 win_tile_natural: bool = False) -> bool: ...
+
+
+class ReadingsCheck(Protocol):
+    """:attr:`HandEvaluator.readings`: every reading of a hand."""
+
+    def __call__(self, concealed: list[int], melds: list[MeldTiles], wild_kinds: frozenset[int], win_tile: int,
+                 win_tile_natural: bool = False) -> list[Reading]: ...
 
 
 class HandEvaluator:
@@ -45,8 +59,8 @@ class HandEvaluator:
       ``readings``, for legality checks).
     """
 
-    is_win: Callable[..., bool]
-    readings: Callable[..., list[Reading]]
+    is_win: WinCheck
+    readings: ReadingsCheck
 
     def __init__(self, rs: Ruleset, tiles: TileSet, hand_size: int):
         """``hand_size``: tiles in a complete hand, melds counted as one set each (table hand +
@@ -66,7 +80,7 @@ class HandEvaluator:
         self.tables = TableChecker(pats, self.recursive)
         self.is_win = self.tables.is_win
         self.readings = self.tables.readings
-        self._chow_partners: dict[int, list] = {}
+        self._chow_partners: dict[int, list[tuple[tuple[tuple[int, int], ...], tuple[int, ...]]]] = {}
 
     def concealed_shapes(self, meld: Meld) -> tuple[tuple[int, ...], ...]:
         """Templates of the meld's shapes that can be read from concealed tiles (not ``declared``)."""

@@ -4,6 +4,7 @@ rows in a :class:`Ledger`, a :class:`WinScore`, a seat's :class:`JingScore`). No
 here; engine/core/scoring.py applies them."""
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from engine.core.hands import MeldTiles, Reading
@@ -92,14 +93,14 @@ class Ledger:
         return out
 
     @staticmethod
-    def joined(ledgers) -> "Ledger":
+    def joined(ledgers: Iterable[Ledger]) -> Ledger:
         """One ledger holding the transfers and fired rules of several, in order."""
         out = Ledger()
         for lg in ledgers:
             out.extend(lg)
         return out
 
-    def extend(self, other: "Ledger") -> None:
+    def extend(self, other: Ledger) -> None:
         """Add another ledger's transfers and fired rules to this one."""
         self.transfers += other.transfers
         self.fired += [f for f in other.fired if f not in self.fired]
@@ -126,7 +127,7 @@ class Roles:
     discarder: str | None = None
 
     @staticmethod
-    def of(snap: Snapshot) -> "Roles":
+    def of(snap: Snapshot) -> Roles:
         """The roles of a snapshot's win (:class:`ValueError` when it has none)."""
         w = snap.win
         if w is None:

@@ -15,9 +15,10 @@ import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import TypeAlias
 
 from engine.core.handparts import MeldTiles
-from engine.core.tiles import TileSet
+from engine.core.tiles import Group, TileSet
 from engine.lang.ruleset import Meld, Pattern, Ruleset
 
 INF = 10**6  # "no bound" for a group's wild cap, and "cannot" in the recursive search
@@ -70,10 +71,12 @@ class CompiledPatterns:
     templates: Mapping[str, tuple[tuple[int, ...], ...]]
     set_size: int
     pair_size: int
-    group_spans: tuple
+    group_spans: tuple[tuple[Group, int, int], ...]
     templates_by_id: tuple[tuple[tuple[int, ...], ...], ...]
     plans: Mapping[str, PatternPlan]
-    _meld_names: dict = field(default_factory=dict, init=False, compare=False, repr=False)
+    # (meld kind, sorted tiles) → the declared meld's name (None: no such meld); memoised by meld_name
+    _meld_names: dict[tuple[str, tuple[int, ...]], str | None] = field(default_factory=dict, init=False,
+                                                                       compare=False, repr=False)
 
     @classmethod
     def compile(cls, rs: Ruleset, tiles: TileSet, hand_size: int) -> CompiledPatterns:
@@ -86,8 +89,8 @@ class CompiledPatterns:
         pair_sizes = [sh.size for m in rs.melds.values() if m.meld_kind == "pair" for sh in m.shapes]
         group_spans = tuple((g, g.kinds[0], g.kinds[-1] + 1) for g in tiles.groups.values())
         by_id: list[tuple[tuple[int, ...], ...]] = []
-        ids: dict[tuple, int] = {}
-        plans = {}
+        ids: dict[tuple[str, str], int] = {}
+        plans: dict[str, PatternPlan] = {}
         for p in rs.patterns.values():
             plans[p.name] = _plan(p, rs, tiles, templates, group_spans, by_id, ids)
         return cls(tiles, hand_size, MappingProxyType(dict(rs.melds)),
@@ -110,8 +113,9 @@ class CompiledPatterns:
         key = (m.meld_kind, tuple(sorted(m.tiles)))
         memo = self._meld_names
         if key not in memo:
-            memo[key] = next((meld.name for meld in self.melds.values()
-                              if meld.meld_kind == m.meld_kind and key[1] in self.templates[meld.name]), None)
+            name: str | None = next((meld.name for meld in self.melds.values()
+                                     if meld.meld_kind == m.meld_kind and key[1] in self.templates[meld.name]), None)
+            memo[key] = name
         return memo[key]
 
     def melds_fit(self, plan: PatternPlan, melds: list[MeldTiles]) -> bool:
@@ -156,19 +160,23 @@ def _templates(meld: Meld, tiles: TileSet) -> list[tuple[int, ...]]:
     return sorted(out)
 
 
-def _concealed_shapes(meld: Meld, templates: Mapping[str, tuple]) -> tuple[tuple[int, ...], ...]:
+Templates: TypeAlias = tuple[tuple[int, ...], ...]  # tile multisets, each as its sorted kinds
+
+
+def _concealed_shapes(meld: Meld, templates: Mapping[str, Templates]) -> Templates:
     if all(sh.declared for sh in meld.shapes):
         return ()
     return templates[meld.name]
 
 
-def _plan(p: Pattern, rs: Ruleset, tiles: TileSet, templates: Mapping[str, tuple], group_spans: tuple,
-          by_id: list, ids: dict) -> PatternPlan:
+def _plan(p: Pattern, rs: Ruleset, tiles: TileSet, templates: Mapping[str, Templates],
+          group_spans: tuple[tuple[Group, int, int], ...], by_id: list[Templates],
+          ids: dict[tuple[str, str], int]) -> PatternPlan:
     """``p`` compiled; its groups' local templates get ids in ``by_id`` (one per pattern and group)."""
     sets = pairs = gap = 0
     pair_needed = False
     allowed: frozenset[str] = frozenset()
-    set_templates: dict[str, tuple] = {}
+    set_templates: dict[str, Templates] = {}
     for c in p.components:
         if c.type == "sets":
             sets = c.count
@@ -176,7 +184,7 @@ def _plan(p: Pattern, rs: Ruleset, tiles: TileSet, templates: Mapping[str, tuple
             melds = [m for m in rs.melds.values() if m.meld_kind != "pair"
                      and (not names or m.name in names or m.meld_kind in names)]
             allowed = frozenset(m.name for m in melds)
-            by_group: dict[str, set] = {}
+            by_group: dict[str, set[tuple[int, ...]]] = {}
             for m in melds:
                 for t in _concealed_shapes(m, templates):
                     by_group.setdefault(tiles.kinds[t[0]].group, set()).add(t)
@@ -187,7 +195,7 @@ def _plan(p: Pattern, rs: Ruleset, tiles: TileSet, templates: Mapping[str, tuple
             pairs = c.count
         elif c.type == "rotten":
             gap = c.gap
-    spans = []
+    spans: list[GroupSpan] = []
     for g, lo, hi in group_spans:
         key = (p.name, g.name)
         if key not in ids:

@@ -25,7 +25,8 @@ class RecursiveEvaluator:
 
     def __init__(self, patterns: CompiledPatterns):
         self.patterns = patterns
-        self._group_memo: dict = {}
+        # (template set id, group counts, pair size, wild cap) → fewest wilds (INF: none)
+        self._group_memo: dict[tuple[int, tuple[int, ...], int, int], int] = {}
 
     def readings(self, concealed: list[int], melds: list[MeldTiles], wild_kinds: frozenset[int],
                  win_tile: int, win_tile_natural: bool = False) -> list[Reading]:
@@ -66,11 +67,12 @@ class RecursiveEvaluator:
                 return True
         return False
 
-    def _splits(self, counts: list[int], wild_kinds: frozenset[int], locked: dict[int, int]):
+    def _splits(self, counts: list[int], wild_kinds: frozenset[int],
+                locked: dict[int, int]) -> list[tuple[int, tuple[int, ...]]]:
         """(natural counts, wilds) for every split of the held 精, fewest wilds first;
         ``locked`` tiles (kind → count) stay natural."""
         held = [(k, counts[k] - locked.get(k, 0)) for k in sorted(wild_kinds) if counts[k] - locked.get(k, 0) > 0]
-        options = []
+        options: list[tuple[int, tuple[int, ...]]] = []
         for used in itertools.product(*[range(c + 1) for _, c in held]):
             nat = list(counts)
             for (k, _), u in zip(held, used):
@@ -94,7 +96,7 @@ class RecursiveEvaluator:
         """Fewest wilds of a reading whose pair is the winning tile plus a held 精 (精钓)."""
         if not (plan.pair_needed or plan.pairs):
             return None
-        best = None
+        best: int | None = None
         rest = list(counts)
         rest[win_tile] -= 1
         for j in sorted(wild_kinds):
@@ -129,6 +131,7 @@ class RecursiveEvaluator:
             return False
         memo = self._group_memo
         per_group: list[tuple[int, int]] = []  # fewest wilds per group: (without the pair, with it)
+        b: int | None  # a group's fewest with the pair (a memo lookup first)
         for span in plan.spans:
             tid, cap = span.templates, span.cap
             sub = nat[span.lo:span.hi]
@@ -166,7 +169,8 @@ class RecursiveEvaluator:
             got = self._group_memo[key] = self._group_search(self.patterns.templates_by_id[tid], tid, counts, pair, cap)
         return got
 
-    def _group_search(self, templates, tid: int, counts: tuple[int, ...], pair: int, cap: int) -> int:
+    def _group_search(self, templates: tuple[tuple[int, ...], ...], tid: int, counts: tuple[int, ...], pair: int,
+                      cap: int) -> int:
         i = next((j for j, c in enumerate(counts) if c), None)
         if i is None:
             return (pair if cap >= pair else INF) if pair else 0
@@ -216,9 +220,8 @@ class RecursiveEvaluator:
         for g in pats.tiles.groups.values():
             held = tuple(i for i, k in enumerate(g.kinds) if nat[k])
             if g.is_suit:
-                ranks = tuple(pats.tiles.kinds[g.kinds[i]].rank for i in held)
-                all_ranks = tuple(pats.tiles.kinds[k].rank for k in g.kinds)
-                most = max_spread(all_ranks, ranks, gap)
+                ranks = tuple(g.ranks[i] for i in held)
+                most = max_spread(g.ranks, ranks, gap)
                 if most < 0:
                     return False
                 room += most - len(ranks)

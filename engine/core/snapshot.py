@@ -9,10 +9,11 @@ Errors are :class:`~engine.errors.ScenarioError` (the caller adds file:line:col)
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 
-from engine.errors import IllegalAction, ScenarioError, did_you_mean
 from engine.core.hands import MeldTiles, check_hand_size
 from engine.core.scoring import WIN_BY, Scorer, SeatHand, Snapshot, WinInfo
+from engine.errors import IllegalAction, ScenarioError, did_you_mean
 
 
 def parse_meld(scorer: Scorer, text: str, seats: list[str]) -> MeldTiles:
@@ -55,7 +56,7 @@ def parse_meld(scorer: Scorer, text: str, seats: list[str]) -> MeldTiles:
     return MeldTiles(kind, tiles, concealed=concealed, added=added, from_seat=from_seat, claimed=claimed)
 
 
-def notation_key(scorer: Scorer, kind: int) -> tuple:
+def notation_key(scorer: Scorer, kind: int) -> tuple[str, int]:
     """Where a kind stands in the notation order of its group: rank for a suit, the digit code
     for an honour (``1z…7z`` = 东南西北白发中, SCENARIOS.md Tiles) — so the default claimed
     tile of ``chow 白发中`` is 白. Honours without a digit code keep their declared order."""
@@ -63,7 +64,7 @@ def notation_key(scorer: Scorer, kind: int) -> tuple:
     return (k.alias or "", kind) if not k.is_suit else ("", kind)
 
 
-def parse_hand(scorer: Scorer, value, seats: list[str]) -> SeatHand:
+def parse_hand(scorer: Scorer, value: object, seats: list[str]) -> SeatHand:
     """A seat's hand from a tile string or a ``{concealed, melds, discards}`` mapping (``discards``
     is read by :func:`build_snapshot`)."""
     if value is None:
@@ -83,7 +84,7 @@ def parse_hand(scorer: Scorer, value, seats: list[str]) -> SeatHand:
     raise ScenarioError(f"a hand is a tile string or a mapping, not {type(value).__name__}")
 
 
-def parse_win(scorer: Scorer, value: dict, seats: list[str]) -> WinInfo:
+def parse_win(scorer: Scorer, value: object, seats: list[str]) -> WinInfo:
     """``{seat, tile, by, from, first_turn}`` → :class:`WinInfo`."""
     if not isinstance(value, dict):
         raise ScenarioError("`win` is a mapping: {seat: S, tile: 4p, by: discard, from: W}", at=("win",))
@@ -143,9 +144,10 @@ def seats_of(scorer: Scorer) -> list[str]:
     return [str(v) for v in p.values]
 
 
-def build_snapshot(scorer: Scorer, *, hands: dict, jing: str | None = None, lower: str | None = None,
-                   dealer: str | None = None, floor: int = 1, win: dict | None = None,
-                   indicators: dict | None = None) -> Snapshot:
+def build_snapshot(scorer: Scorer, *, hands: Mapping[str, object], jing: str | None = None,
+                   lower: str | None = None, dealer: str | None = None, floor: int = 1,
+                   win: Mapping[str, object] | None = None,
+                   indicators: Mapping[str, object] | None = None) -> Snapshot:
     """A checked snapshot: seats exist, no tile has more copies than the set, melds parse.
 
     Raises :class:`ScenarioError` with what is wrong.
@@ -209,7 +211,7 @@ def build_snapshot(scorer: Scorer, *, hands: dict, jing: str | None = None, lowe
     return snap
 
 
-def _tile_at(scorer: Scorer, text, at: tuple) -> int:
+def _tile_at(scorer: Scorer, text: object, at: tuple[str | int, ...]) -> int:
     """One tile kind from scenario text; a :class:`ScenarioError` placed ``at`` those keys."""
     try:
         return scorer.tiles.parse_one(str(text))

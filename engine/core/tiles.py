@@ -42,6 +42,7 @@ class Group:
     kinds: tuple[int, ...]
     cyclic: bool
     label: str | None = None
+    ranks: tuple[int, ...] = ()  # a suit's ranks, by kind in order (honours: none)
 
 
 class TileSet:
@@ -55,7 +56,8 @@ class TileSet:
             for pos, r in enumerate(range(suit.low, suit.high + 1)):
                 kinds.append(TileKind(len(kinds), f"{r}{suit.name}", suit.name, True, r, pos, suit.copies))
                 idx.append(len(kinds) - 1)
-            groups[suit.name] = Group(suit.name, True, tuple(idx), suit.cyclic, suit.label)
+            groups[suit.name] = Group(suit.name, True, tuple(idx), suit.cyclic, suit.label,
+                                      tuple(range(suit.low, suit.high + 1)))
         for grp in rs.honours.values():
             idx = []
             for pos, t in enumerate(grp.tiles):

@@ -10,10 +10,13 @@ RULES.md §1). Encoding: engine/core/wintables/packing.py.
 from __future__ import annotations
 
 import itertools
-from typing import NamedTuple
+from collections.abc import Callable
+from typing import NamedTuple, TypeAlias
 
 from engine.core.gaps import max_spread
 from engine.core.wintables.packing import FIELD_BITS, FIELD_MASK, NONE, VALUE_BITS, over_copies_masks
+
+SpecFields: TypeAlias = tuple[int, tuple[tuple[int, ...], ...], int, int, tuple[int, ...]]  # a TableSpec's, plain
 
 
 class TableSpec(NamedTuple):
@@ -85,7 +88,7 @@ def _fewest_by_removal(complete: dict[int, int], one: list[int]) -> dict[int, in
     return dist
 
 
-def _within_copies(copies: tuple[int, ...]):
+def _within_copies(copies: tuple[int, ...]) -> Callable[[int], bool]:
     add, carry = over_copies_masks(copies)
     return lambda key: not ((key + add) & carry)
 

@@ -41,13 +41,14 @@ def cache_dir() -> Path | None:
     return Path(base) / "mjrules"
 
 
-def spec_hash(spec: tuple) -> str:
-    """The cache name of a table: a hash of its shape spec and the file layout version."""
+def spec_hash(spec: object) -> str:
+    """The cache name of a table: a hash of its shape spec (plain data: JSON-serialisable) and
+    the file layout version."""
     text = json.dumps([CACHE_VERSION, FIELD_BITS, VALUE_BITS, spec], separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
-def table_path(d: Path, name) -> Path:
+def table_path(d: Path, name: object) -> Path:
     """The file of the table named ``name`` (plain data) in the cache folder ``d``."""
     return d / f"table-{spec_hash(name)}.bin"
 
@@ -73,7 +74,7 @@ def sparse_bytes(entries: int) -> int:
     return HEADER.size + min(entries, MAX_CACHE_ENTRIES) * ENTRY_BYTES
 
 
-def _arrays(data: bytes, most: int = MAX_CACHE_ENTRIES):
+def _arrays(data: bytes, most: int = MAX_CACHE_ENTRIES) -> tuple[array[int], array[int]] | None:
     """(keys, values) arrays of an intact table file (magic, version, a count of at most
     ``most`` entries, the body's length and SHA-256 all right), or None."""
     if len(data) < HEADER.size:
@@ -106,7 +107,8 @@ def decode(data: bytes, max_key: int, value_bits: int, most: int = MAX_CACHE_ENT
     return out
 
 
-def decode_arrays(data: bytes, max_key: int, value_bits: int, most: int = MAX_CACHE_ENTRIES):
+def decode_arrays(data: bytes, max_key: int, value_bits: int,
+                  most: int = MAX_CACHE_ENTRIES) -> tuple[array[int], array[int]] | None:
     """(keys, values) arrays of the table in ``data``, or None when it is not a well-formed,
     intact table file. Entries are checked on lookup (:class:`~.forms.LazyTable`), not here: a
     file whose keys are out of order or whose values are out of range (which the hash cannot

@@ -2,7 +2,8 @@
 win tables, with the same results as the recursive evaluator (RULES.md §1 Winning hands, 精,
 德国, 精钓), which stays as the fallback and the test oracle (tests/test_tables.py compares them).
 
-A hand is packed (engine/core/wintables/packing.py); a hand holding no 精 and no melds takes
+Each pattern is a :class:`~.plans.Plan` (engine/core/wintables/plans.py). A hand is packed
+(engine/core/wintables/packing.py); a hand holding no 精 and no melds takes
 the wild-free path (engine/core/wintables/wildfree.py); the others split the held 精 and read
 each group's full table (engine/core/wintables/store.py) through the generated per-ruleset
 loops (engine/core/wintables/codegen.py).
@@ -10,13 +11,13 @@ loops (engine/core/wintables/codegen.py).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
-from engine.core.handparts import Reading
-from engine.core.patterns import CompiledPatterns, PatternPlan
-from engine.core.wintables.build import TableSpec
-from engine.core.wintables.codegen import sets_fewest, sets_fit
+from engine.core.handparts import MeldTiles, Reading
+from engine.core.patterns import CompiledPatterns
+from engine.core.wintables.codegen import Held, sets_fewest, sets_fit
 from engine.core.wintables.packing import (
     FIELD_BITS,
     FIELD_MASK,
@@ -25,130 +26,22 @@ from engine.core.wintables.packing import (
     VALUE_BITS,
     over_copies_masks,
 )
-from engine.core.wintables.store import (
-    cached_rotten_rooms,
-    load_table_lazy,
-    natural_table,
-)
+from engine.core.wintables.plans import PARITY_PAIR, GroupTable, Plan, make_plan, rotten_groups
+from engine.core.wintables.store import load_table_lazy, natural_table
 from engine.core.wintables.wildfree import WildFree, wild_free_tables
-from engine.lang.ruleset import Pattern
 
 MAX_FIT_MEMO = 4096  # meld combinations whose fitting patterns a checker remembers
-PARITY_PAIR = 2  # the pair size of the parity bit trick (a count's lowest bit is its parity)
 
 
-@dataclass(frozen=True, slots=True)
-class GroupTable:
-    """One group of a sets pattern: where its key sits in the hand's (``shift``, ``mask``),
-    its full ``table`` (engine/core/wintables/forms.py), and whether its tiles must all be
-    ``natural`` (``honours natural``)."""
+class Fallback(Protocol):
+    """What the checker hands a hand it cannot pack to (the recursive evaluator,
+    :class:`~engine.core.recursive.RecursiveEvaluator`)."""
 
-    shift: int
-    mask: int
-    table: dict
-    natural: bool
+    def is_win(self, concealed: list[int], melds: list[MeldTiles], wild_kinds: frozenset[int],
+               win_tile: int, win_tile_natural: bool = False) -> bool: ...
 
-
-@dataclass(frozen=True, slots=True)
-class RottenGroup:
-    """One group of a rotten pattern: where its key sits, ``rooms`` (a suit: packed key → free
-    ranks, -1 if the gap is broken; None for honours) and its ``kinds``."""
-
-    shift: int
-    mask: int
-    rooms: dict[int, int] | None
-    kinds: int
-
-
-@dataclass(frozen=True, slots=True)
-class Plan:
-    """A pattern compiled for the table check (made by :func:`make_plan`, reading no table;
-    ``groups`` — sets: :class:`GroupTable`, rotten: :class:`RottenGroup` — and the sets plans'
-    generated ``fit`` and ``fewest`` come with the full tables, as a new plan).
-
-    ``kind``: "sets", "pairs" or "rotten"; ``specs``: per group the table spec (sets);
-    ``natural``: per group whether its tiles must be natural (sets); ``free``: a wild may
-    stand for any tile anywhere in the pattern; ``mode``: how :meth:`TableChecker.readings`
-    finds the fewest wilds ("profiled", "pairs" or "splits"); ``paired``: it has a pair (or
-    pairs), so it can be 精钓; ``wait_implies_reading``: a 精钓 reading is then also a plain
-    one; ``one_kind``: every set is of one kind (pungs)."""
-
-    name: str
-    pattern_plan: PatternPlan
-    pattern: Pattern
-    kind: str
-    pair: bool
-    min_honours: int
-    honours_natural: bool
-    quads: bool
-    needs_splits: bool
-    set_size: int
-    sets: int
-    pairs: int
-    rotten_gap: int
-    specs: tuple[TableSpec, ...]
-    natural: tuple[bool, ...]
-    free: bool
-    mode: str
-    paired: bool
-    wait_implies_reading: bool
-    one_kind: bool
-    groups: tuple = ()
-    fit: Callable[[int, int, bool], bool] | None = None
-    fewest: Callable | None = None
-
-
-def make_plan(name: str, plan: PatternPlan, patterns: CompiledPatterns) -> Plan:
-    """``plan`` compiled for the table check (before the full tables are read)."""
-    p = plan.pattern
-    tiles = patterns.tiles
-    needs_splits = bool(p.honours_natural or p.min_honours)
-    specs: list[TableSpec] = []
-    natural: list[bool] = []
-    if plan.rotten_gap:
-        kind = "rotten"
-    elif plan.pairs:
-        kind = "pairs"
-    else:
-        kind = "sets"
-        limit = patterns.set_size * plan.sets + (patterns.pair_size if plan.pair_needed else 0)
-        for span, (g, _, _) in zip(plan.spans, patterns.group_spans):
-            specs.append(TableSpec(span.hi - span.lo, patterns.templates_by_id[span.templates],
-                                   patterns.pair_size if plan.pair_needed else 0, limit,
-                                   tuple(tiles.kinds[k].copies for k in g.kinds)))
-            natural.append(span.cap == 0)
-    # a wild may stand for any tile anywhere in the pattern (no natural honours, no counted
-    # honours, no group limits): more wilds never hurt
-    free = not (needs_splits or p.one_of or p.only or any(natural))
-    # how readings() finds the fewest wilds: per-group profiles (plain sets), the pairs
-    # count (two-tile pairs), or a check per split of the held 精
-    plain = not (p.min_honours or p.one_of or p.only)
-    two_tile_pairs = patterns.pair_size == PARITY_PAIR
-    mode = ("profiled" if plain and kind == "sets" else
-            "pairs" if plain and kind == "pairs" and two_tile_pairs else "splits")
-    return Plan(name=name, pattern_plan=plan, pattern=p, kind=kind, pair=plan.pair_needed,
-                min_honours=p.min_honours, honours_natural=p.honours_natural, quads=p.quads_as_pairs,
-                needs_splits=needs_splits, set_size=patterns.set_size, sets=plan.sets, pairs=plan.pairs,
-                rotten_gap=plan.rotten_gap, specs=tuple(specs), natural=tuple(natural), free=free, mode=mode,
-                paired=bool(plan.pair_needed or plan.pairs),
-                # a 精钓 reading (the pair = the winning tile + a 精 standing as a wild) is then
-                # also a plain one: with no plain reading, none is looked for (two-tile pairs only)
-                wait_implies_reading=free and two_tile_pairs,
-                # every set one kind (pungs): natural tiles of more kinds than sets + pair never fit
-                one_kind=kind == "sets" and free and all(len(set(t)) == 1 for spec in specs for t in spec.templates))
-
-
-def rotten_groups(plan: Plan, patterns: CompiledPatterns) -> tuple[RottenGroup, ...]:
-    """The groups of a rotten plan, each suit's rooms read from the table cache (or built)."""
-    out = []
-    for g, lo, hi in patterns.group_spans:
-        shift, mask = FIELD_BITS * lo, (1 << (FIELD_BITS * (hi - lo))) - 1
-        if g.is_suit:
-            ranks = tuple(patterns.tiles.kinds[k].rank for k in g.kinds)
-            out.append(RottenGroup(shift, mask, cached_rotten_rooms(ranks, plan.rotten_gap), hi - lo))
-        elif not plan.honours_natural:
-            out.append(RottenGroup(shift, mask, None, hi - lo))
-    return tuple(out)
+    def readings(self, concealed: list[int], melds: list[MeldTiles], wild_kinds: frozenset[int],
+                 win_tile: int, win_tile_natural: bool = False) -> list[Reading]: ...
 
 
 class PairsParity:
@@ -158,9 +51,9 @@ class PairsParity:
 
     __slots__ = ("rows", "answers", "mask")
 
-    def __init__(self, rows: list[tuple], mask: int):
+    def __init__(self, rows: list[tuple[int, int, bool]], mask: int):
         self.rows = rows
-        self.answers: dict | None = None
+        self.answers: dict[tuple[bool, bool], list[int | None]] | None = None
         self.mask = mask
 
 
@@ -172,9 +65,9 @@ class HeldJing:
     winning tile (filled as met); ``bits``: the bits of the groups holding 精."""
 
     deltas: list[tuple[int, int]]
-    groups: dict[int, tuple]
+    groups: dict[int, Held]
     odd: PairsParity
-    waits: dict
+    waits: dict[int, list[JingWait]]
     bits: int
 
 
@@ -198,7 +91,7 @@ class TableChecker:
     ``wild_free``: the wild-free path's state (:class:`~.wildfree.WildFree`), None when off.
     """
 
-    def __init__(self, patterns: CompiledPatterns, fallback):
+    def __init__(self, patterns: CompiledPatterns, fallback: Fallback):
         self.patterns = patterns
         self.fallback = fallback
         tiles = patterns.tiles
@@ -214,14 +107,18 @@ class TableChecker:
         self.pair_size = patterns.pair_size
         self.hand_size = patterns.hand_size
         self._full = False  # the full tables are loaded on the first hand holding 精 or melds
-        self._fit_memo: dict[tuple, tuple] = {}  # melds (kind, tiles) → the plans they fit
-        self._kind_group = {}  # kind → (group index, its field's bit within the group's key)
+        # melds (kind, tiles) → the plans they fit
+        self._fit_memo: dict[tuple[tuple[str, tuple[int, ...]], ...], tuple[Plan, ...]] = {}
+        # kind → (group index, its field's bit within the group's key)
+        self._kind_group: dict[int, tuple[int, int]] = {}
         for gi, (_, lo, hi) in enumerate(patterns.group_spans):
             for k in range(lo, hi):
                 self._kind_group[k] = (gi, 1 << (FIELD_BITS * (k - lo)))
-        self._profiles: dict[tuple, tuple] = {}  # (table, group key, 精 in it) → (without pair, with it)
-        self._split_memo: dict[tuple, HeldJing] = {}  # (精 counts, locked, 精) → _held_jing
-        self._jing_masks: dict = {}  # 精 kinds → the mask of their count fields
+        # (table, group key, 精 in it) → (without pair, with it)
+        self._profiles: dict[tuple[int, int, Held], tuple[list[int], list[int]]] = {}
+        # (精 counts, locked, 精) → _held_jing
+        self._split_memo: dict[tuple[int, int | None, frozenset[int]], HeldJing] = {}
+        self._jing_masks: dict[frozenset[int], int] = {}  # 精 kinds → the mask of their count fields
         self.plans: list[Plan] = [make_plan(name, plan, patterns) for name, plan in patterns.plans.items()]
         tables = wild_free_tables(patterns, self.plans, self.one, self.nonzero_add, self.carry)
         self.wild_free = None if tables is None else WildFree(self.one.__getitem__, self.carry, {}, tables)
@@ -242,7 +139,8 @@ class TableChecker:
             k = plan.sets - n_melds
             if k < 0 or total != plan.set_size * k + (self.pair_size if pair else 0):
                 return False
-            return plan.fit(key, w, pair)
+            # _load_full gave every sets plan its fit (a None check here would cost every hand)
+            return plan.fit(key, w, pair)  # type: ignore[misc]
         if plan.kind == "pairs":
             return self._pairs(plan, key, w, total, plan.pairs - (1 if pair_removed else 0))
         return self._rotten(plan, key, w, total)
@@ -275,7 +173,7 @@ class TableChecker:
         if total != self.hand_size or key & self.high:
             return False
         room = 0
-        for group in plan.groups:
+        for group in plan.rotten_groups:
             sub = (key >> group.shift) & group.mask
             rooms = group.rooms
             if rooms is not None:  # a suit: the gap rule's free ranks
@@ -297,7 +195,7 @@ class TableChecker:
             return None
         return key
 
-    def _held_jing(self, key: int, wild_kinds, locked: int | None) -> HeldJing:
+    def _held_jing(self, key: int, wild_kinds: frozenset[int], locked: int | None) -> HeldJing:
         """What the held 精 allow, memoised by the 精 counts: (split deltas: (wilds, key to
         subtract) fewest wilds first; group index → ((field bit in the group, count), …); per
         split, what the 精 kinds' natural counts (a natural winning tile included) add to a pairs
@@ -313,7 +211,7 @@ class TableChecker:
         got = self._split_memo.get(mkey)
         if got is None:
             rows = [(0, 0, 0, 0, False)]  # (wilds, delta, odd natural 精, of them honours, a count ≥ 3)
-            groups: dict[int, tuple] = {}
+            groups: dict[int, Held] = {}
             honours = self.patterns.honour_kinds
             for k in sorted(wild_kinds):
                 held = (key >> (FIELD_BITS * k)) & FIELD_MASK
@@ -337,24 +235,25 @@ class TableChecker:
                                                     sum(1 << gi for gi in groups))
         return got
 
-    def _jing_waits(self, key: int, wild_kinds, win_tile: int) -> list[JingWait]:
+    def _jing_waits(self, key: int, wild_kinds: frozenset[int], win_tile: int) -> list[JingWait]:
         """The 精钓 variants of a hand: per 精 ``j`` held besides the winning tile, (0 if ``j``
         is the winning tile's kind else 1, what to take from the key — the winning tile and
         ``j`` —, :meth:`_held_jing` of the rest). They depend on the 精 counts alone: memoised
         with them (under :meth:`_held_jing`'s entry, by winning tile)."""
         rest = key - self.one[win_tile]
-        out = []
+        out: list[JingWait] = []
         for j in sorted(wild_kinds):
             if (rest >> (FIELD_BITS * j)) & FIELD_MASK:
                 take = self.one[win_tile] + self.one[j]
                 out.append(JingWait(0 if j == win_tile else 1, take, self._held_jing(key - take, wild_kinds, None)))
         return out
 
-    def _splits(self, key: int, wild_kinds, locked: int | None) -> list[tuple[int, int]]:
+    def _splits(self, key: int, wild_kinds: frozenset[int], locked: int | None) -> list[tuple[int, int]]:
         """(wilds, natural key) per split of the held 精, fewest wilds first (as _splits)."""
         return [(wilds, key - d) for wilds, d in self._held_jing(key, wild_kinds, locked).deltas]
 
-    def is_win(self, concealed, melds, wild_kinds, win_tile, win_tile_natural=False) -> bool:
+    def is_win(self, concealed: list[int], melds: list[MeldTiles], wild_kinds: frozenset[int], win_tile: int,
+               win_tile_natural: bool = False) -> bool:
         """As :meth:`engine.core.hands.HandEvaluator.is_win`. A hand holding no 精 and no melds takes the wild-free
         path: one lookup per group and a sum."""
         wild_free = self.wild_free
@@ -366,7 +265,7 @@ class TableChecker:
             except TypeError:
                 add = None
             if add is None:
-                add = self._wild_add(wild_kinds)
+                add = self._wild_add(wild_free, wild_kinds)
             if not (key + add) & wild_free.carry:  # no count over its copies, no 精 held
                 tables = wild_free.tables
                 return (tables.loaded or tables.load())(key, n)
@@ -374,19 +273,20 @@ class TableChecker:
                 return self._is_win_general(concealed, melds, wild_kinds, win_tile, win_tile_natural, key)
         return self._is_win_general(concealed, melds, wild_kinds, win_tile, win_tile_natural)
 
-    def _wild_add(self, wild_kinds) -> int:
-        """The copies check's addend, also carrying out of any held 精's count."""
+    def _wild_add(self, wild_free: WildFree, wild_kinds: frozenset[int]) -> int:
+        """The copies check's addend, also carrying out of any held 精's count (kept in
+        ``wild_free.adds``)."""
         add = self.add
         for k in set(wild_kinds):
             add = (add & ~(FIELD_MASK << (FIELD_BITS * k))) | (FIELD_MASK << (FIELD_BITS * k))
-        self.wild_free.adds[frozenset(wild_kinds)] = add
+        wild_free.adds[frozenset(wild_kinds)] = add
         return add
 
     def _load_full(self) -> None:
         """The full tables read (lazily): each sets plan replaced by one with its groups'
         tables and its generated ``fit`` and ``fewest``, each rotten plan by one with its
         groups' rooms."""
-        loaded = []
+        loaded: list[Plan] = []
         for plan in self.plans:
             if plan.kind == "sets":
                 groups = tuple(GroupTable(FIELD_BITS * span.lo, (1 << (FIELD_BITS * (span.hi - span.lo))) - 1,
@@ -397,14 +297,14 @@ class TableChecker:
                     fewest=sets_fewest(groups, self.pair_size, plan.pair, plan.sets, plan.set_size,
                                        plan.wait_implies_reading, self._profile))
             elif plan.kind == "rotten":
-                plan = dataclasses.replace(plan, groups=rotten_groups(plan, self.patterns))
+                plan = dataclasses.replace(plan, rotten_groups=rotten_groups(plan, self.patterns))
             loaded.append(plan)
         self.plans = loaded
         self._fit_memo.clear()  # it held the plans before
         self._full = True
 
-    def _is_win_general(self, concealed, melds, wild_kinds, win_tile, win_tile_natural=False,
-                        key: int | None = None) -> bool:
+    def _is_win_general(self, concealed: list[int], melds: list[MeldTiles], wild_kinds: frozenset[int],
+                        win_tile: int, win_tile_natural: bool = False, key: int | None = None) -> bool:
         """``key``: the packed hand when the caller has it (already checked by :meth:`pack`)."""
         if not self._full:
             self._load_full()
@@ -423,8 +323,8 @@ class TableChecker:
                     c -= 1
                 w += c
                 nat -= c * self.one[k]
-        splits = None
-        kinds = None
+        splits: list[tuple[int, int]] | None = None
+        kinds: int | None = None
         for plan in self._fitting(melds) if melds else self.plans:
             if plan.kind == "rotten" and nat & self.high:
                 continue  # a count ≥ 2 that no split of the 精 lowers
@@ -442,7 +342,7 @@ class TableChecker:
                 return True
         return False
 
-    def _fitting(self, melds) -> tuple:
+    def _fitting(self, melds: list[MeldTiles]) -> tuple[Plan, ...]:
         """The plans whose pattern the declared ``melds`` fit (CompiledPatterns.melds_fit), memoised
         by the melds' kinds and tiles (bounded: cleared past :data:`MAX_FIT_MEMO` entries)."""
         key = tuple([(m.meld_kind, m.tiles) for m in melds])
@@ -453,7 +353,7 @@ class TableChecker:
             got = self._fit_memo[key] = tuple(plan for plan in self.plans if self.patterns.melds_fit(plan.pattern_plan, melds))
         return got
 
-    def could_win_on_claim(self, concealed, melds, wild_kinds) -> bool:
+    def could_win_on_claim(self, concealed: list[int], melds: list[MeldTiles], wild_kinds: frozenset[int]) -> bool:
         """False only when no tile ``t`` makes ``concealed + [t]`` a win with ``t`` natural (a
         claimed discard or robbed kong): the claim check can then skip :meth:`is_win`. True
         may still be no win (a necessary condition, not a sufficient one). No self-drawn tile
@@ -489,7 +389,7 @@ class TableChecker:
                 return True
         return False
 
-    def _profile(self, table, sub: int, held: tuple) -> tuple[list[int], list[int]]:
+    def _profile(self, table: dict[int, int], sub: int, held: Held) -> tuple[list[int], list[int]]:
         """For a group holding 精: ``(without_pair, with_pair)`` where ``without_pair[wilds]`` /
         ``with_pair[wilds]`` is the fewest wilds the group's natural tiles need without / with
         the pair, over the splits that make ``wilds`` of its 精 wild (the table values of :meth:`_fits`). Memoised, bounded."""
@@ -519,7 +419,7 @@ class TableChecker:
         got = self._profiles[mkey] = (without_pair, with_pair)
         return got
 
-    def _sets_jing_wait(self, plan: Plan, k2: int, wait_held: dict[int, tuple], total: int, n_melds: int, top: int,
+    def _sets_jing_wait(self, plan: Plan, k2: int, wait_held: dict[int, Held], total: int, n_melds: int, top: int,
                         rest: int, win_group: int, jing_group: int) -> int | None:
         """``plan.fewest`` (:func:`~.codegen.sets_fewest`) of a 精钓 variant ``k2`` (the hand less the winning tile
         and one 精, the pair removed) when the hand's 精 all sit in group ``jing_group``: only the
@@ -557,7 +457,8 @@ class TableChecker:
                 return wilds
         return None
 
-    def _fewest(self, plan: Plan, key: int, deltas, total: int, n_melds: int, pair_removed: bool) -> int | None:
+    def _fewest(self, plan: Plan, key: int, deltas: list[tuple[int, int]], total: int, n_melds: int,
+                pair_removed: bool) -> int | None:
         """Fewest wilds with which ``key`` less one of the split ``deltas`` (:meth:`_held_jing`)
         fits a pattern that is neither a plain ``sets`` one (``plan.fewest`` (:func:`~.codegen.sets_fewest`)) nor
         a plain pairs one (:meth:`_pairs_fewest`)."""
@@ -573,7 +474,8 @@ class TableChecker:
                 return wilds
         return None
 
-    def _pairs_fewest(self, plan: Plan, nat: int, deltas, odd: PairsParity, total: int, pair_removed: bool) -> int | None:
+    def _pairs_fewest(self, plan: Plan, nat: int, deltas: list[tuple[int, int]], odd: PairsParity, total: int,
+                      pair_removed: bool) -> int | None:
         """:meth:`_fewest` of a pairs pattern of two-tile pairs with no group or honour-count
         rule, without a check per split: ``nat`` is the hand with every 精 taken out; a split
         needs one wild per odd count — the natural tiles' and its natural 精's — and fails on a
@@ -596,15 +498,16 @@ class TableChecker:
         ans = answers[quads, hn]
         return ans[singles] if singles < len(ans) else None
 
-    def _pairs_answers(self, deltas, rows: list) -> dict:
+    def _pairs_answers(self, deltas: list[tuple[int, int]],
+                       rows: list[tuple[int, int, bool]]) -> dict[tuple[bool, bool], list[int | None]]:
         """For :meth:`_pairs_fewest`: per (quads allowed, honours natural), the fewest wilds by
         the natural tiles' odd counts (a list; past its end, none). Kept in the split memo."""
-        out = {}
+        out: dict[tuple[bool, bool], list[int | None]] = {}
         for quads in (False, True):
             for hn in (False, True):
-                ans = []
+                ans: list[int | None] = []
                 for s in range(deltas[-1][0] + 1):
-                    best = None
+                    best: int | None = None
                     for (wilds, _), (p, q, big) in zip(deltas, rows):
                         if s + p <= wilds and (quads or not big) and not (hn and q):
                             best = wilds
@@ -613,7 +516,8 @@ class TableChecker:
                 out[quads, hn] = ans
         return out
 
-    def readings(self, concealed, melds, wild_kinds, win_tile, win_tile_natural=False):
+    def readings(self, concealed: list[int], melds: list[MeldTiles], wild_kinds: frozenset[int], win_tile: int,
+                 win_tile_natural: bool = False) -> list[Reading]:
         """As :meth:`engine.core.hands.HandEvaluator.readings`."""
         if not self._full:
             self._load_full()
@@ -628,9 +532,9 @@ class TableChecker:
         nat = key - every  # every held 精 taken out
         win_group = self._kind_group[win_tile][0]
         jing_group = next(iter(jing)) if len(jing) == 1 else None  # the one group holding 精 (else: no shortcut)
-        variants = None  # 精钓: (1 if the 精 stands as a wild, key less it and the winning tile, its 精)
-        out = []
-        kinds = None  # natural kinds held (every 精 wild), for the one-kind-sets filter
+        variants: list[JingWait] | None = None  # 精钓: the hand's JingWait variants
+        out: list[Reading] = []
+        kinds: int | None = None  # natural kinds held (every 精 wild), for the one-kind-sets filter
         for plan in self._fitting(melds) if melds else self.plans:
             mode = plan.mode
             if plan.one_kind and plan.wait_implies_reading:
@@ -639,7 +543,9 @@ class TableChecker:
                 if kinds > plan.sets - n_melds + (1 if plan.pair else 0):
                     continue  # no reading (the pattern is free: no 精钓 one either)
             if mode == "profiled":
-                w, rest_need, broken = plan.fewest(key, jing, jbits, top, win_group, False, total, n_melds)
+                # a "profiled" plan is a sets one: _load_full gave it its fewest (no check here)
+                w, rest_need, broken = plan.fewest(key, jing, jbits, top, win_group, False, total,  # type: ignore[misc]
+                                                   n_melds)
             elif mode == "pairs":
                 w = self._pairs_fewest(plan, nat, deltas, odd, total, False)
             elif plan.kind == "rotten" and nat & self.high:
@@ -660,7 +566,8 @@ class TableChecker:
                 rest = wait.held
                 if mode == "profiled":
                     if jing_group is None:
-                        jw = plan.fewest(k2, rest.groups, rest.bits, rest.deltas[-1][0], -1, True, total - 2, n_melds)[0]
+                        jw = plan.fewest(k2, rest.groups, rest.bits, rest.deltas[-1][0], -1, True,  # type: ignore[misc]
+                                         total - 2, n_melds)[0]  # as above
                     elif broken:
                         jw = None
                     else:
@@ -683,5 +590,5 @@ class TableChecker:
 _new_reading = tuple.__new__  # Reading(*fields) without the named tuple's keyword handling
 
 
-def _first(pair: tuple) -> int:
+def _first(pair: Sequence[int]) -> int:
     return pair[0]

@@ -18,12 +18,47 @@ import keyword
 import linecache
 import os
 from collections import deque
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Any, Protocol, TypeAlias
 
 from engine.core.wintables.packing import NONE, VALUE_BITS
 
 MAX_SOURCES = 256  # generated sources kept in linecache (the oldest dropped: bounds memory)
 DUMP_ENV = "MJRULES_DUMP_TABLES"
+
+Held: TypeAlias = tuple[tuple[int, int], ...]  # the 精 of one group: (field bit in the group, count) per kind
+Profile: TypeAlias = Callable[[dict[int, int], int, Held], tuple[list[int], list[int]]]  # the checker's profile
+WildFreeCheck: TypeAlias = Callable[[int, int], bool]  # check(key, n): :func:`wild_free_check`
+SetsFit: TypeAlias = Callable[[int, int, bool], bool]  # fits(key, w, pair): :func:`sets_fit`
+# fewest(key, jing, jing_bits, top, win_group, pair_removed, total, n_melds): :func:`sets_fewest`
+SetsFewest: TypeAlias = Callable[[int, dict[int, Held], int, int, int, bool, int, int], tuple[int | None, int, bool]]
+
+
+class TableGroup(Protocol):
+    """What the generated sets loops read of a group (:class:`~.plans.GroupTable`): where its
+    key sits in the hand's (``shift``, ``mask``) and its full ``table``."""
+
+    @property
+    def shift(self) -> int: ...
+    @property
+    def mask(self) -> int: ...
+    @property
+    def table(self) -> dict[int, int]: ...
+
+
+class CountFields(Protocol):
+    """What :func:`wild_free_check` reads of one tile count's patterns (:class:`~.wildfree.CountCheck`)."""
+
+    @property
+    def select(self) -> int: ...
+    @property
+    def need(self) -> int: ...
+    @property
+    def ones(self) -> int: ...
+    @property
+    def counted(self) -> Sequence[tuple[int, int, int]]: ...
+
 
 _serial = itertools.count(1)
 _registered: deque[str] = deque()
@@ -39,10 +74,11 @@ def line(template: str, **ints: int) -> str:
     return template.format(**ints)
 
 
-def generated(what: str, lines: list[str], **names):
+def generated(what: str, lines: list[str], **names: object) -> Any:
     """The function ``make(**names)`` defined by ``lines`` returns (``lines`` indented as its
     body). ``what`` (an identifier) names it in tracebacks and dumps; ``names`` are the
-    objects the code may use (keys must be identifiers). Raises ValueError on a bad name."""
+    objects the code may use (keys must be identifiers). Raises ValueError on a bad name. The
+    value is whatever the generated code makes (Any): each caller states its type."""
     for name in (what, *names):
         if not name.isidentifier() or keyword.iskeyword(name):
             raise ValueError(f"not a name for generated code: {name!r}")
@@ -59,7 +95,7 @@ def generated(what: str, lines: list[str], **names):
         except OSError:
             pass  # a debugging aid: an unwritable folder only means no dump
     _register(filename, source)
-    scope: dict = {}
+    scope: dict[str, Any] = {}
     exec(compile(source, filename, "exec"), scope)
     return scope["make"](**names)
 
@@ -73,7 +109,8 @@ def _register(filename: str, source: str) -> None:
         linecache.cache.pop(_registered.popleft(), None)
 
 
-def wild_free_check(groups: list[tuple], counts: dict, low: int, high: int, fmask: int, hshift: int, allbig: int):
+def wild_free_check(groups: Sequence[tuple[int, int, Callable[[int, int], int]]], counts: Mapping[int, CountFields],
+                    low: int, high: int, fmask: int, hshift: int, allbig: int) -> WildFreeCheck:
     """``check(key, n) -> bool``: whether the packed wild-free hand ``key`` of ``n`` tiles
     completes some pattern. ``groups``: per group (shift, mask, lookup ``get(sub, default)``);
     ``counts``: per tile count a :class:`~.wildfree.CountCheck`. The groups' values are summed
@@ -95,12 +132,13 @@ def wild_free_check(groups: list[tuple], counts: dict, low: int, high: int, fmas
                       "                return True"]
         lines += ["            return False"]
     lines += ["        return False", "    return check"]
-    return generated("wild_free_check", lines, absent=allbig,
-                     **{f"g{i}": get for i, (_, _, get) in enumerate(groups)})
+    check: WildFreeCheck = generated("wild_free_check", lines, absent=allbig,
+                                     **{f"g{i}": get for i, (_, _, get) in enumerate(groups)})
+    return check
 
 
-def sets_fit(groups: tuple, pair_size: int):
-    """``fits(key, w, pair) -> bool`` for a ``sets`` pattern's groups (:class:`~.checker.GroupTable`):
+def sets_fit(groups: Sequence[TableGroup], pair_size: int) -> SetsFit:
+    """``fits(key, w, pair) -> bool`` for a ``sets`` pattern's groups (:class:`~.plans.GroupTable`):
     whether the natural tiles ``key`` complete with ``w`` wilds — each group's fewest wilds
     without the pair (``a``) summed, plus the least extra a group needs to hold the pair
     (``b − a``, at most a pair of wilds), or the pair's group forced when another group cannot
@@ -121,11 +159,13 @@ def sets_fit(groups: tuple, pair_size: int):
                   "                delta = b - a"]
     lines += ["        if not pair:", "            return base <= w",
               "        return base + (PS if PS < delta else delta) <= w", "    return fits"]
-    return generated("sets_fit", lines, NONE=NONE, VB=VALUE_BITS, PS=pair_size,
-                     **{f"t{i}": g.table for i, g in enumerate(groups)})
+    fits: SetsFit = generated("sets_fit", lines, NONE=NONE, VB=VALUE_BITS, PS=pair_size,
+                              **{f"t{i}": g.table for i, g in enumerate(groups)})
+    return fits
 
 
-def sets_fewest(groups: tuple, pair_size: int, pair: bool, sets: int, set_size: int, implies: bool, profile):
+def sets_fewest(groups: Sequence[TableGroup], pair_size: int, pair: bool, sets: int, set_size: int, implies: bool,
+                profile: Profile) -> SetsFewest:
     """``fewest(key, jing, jing_bits, top, win_group, pair_removed, total, n_melds) -> (fewest
     or None, rest, broken)`` of a plain ``sets`` pattern (no natural-honour counts, no group
     limits), written out for its ``groups``: the groups without 精 looked up once, each group
@@ -201,9 +241,10 @@ def sets_fewest(groups: tuple, pair_size: int, pair: bool, sets: int, set_size: 
               "                    return wilds, rest, broken",
               "        return None, rest, broken",
               "    return fewest"]
-    return generated("sets_fewest", lines, NONE=NONE, VB=VALUE_BITS, PS=pair_size, CPAIR=bool(pair), SETS=sets,
-                     SIZE=set_size, IMPLIES=bool(implies), profile=profile, fold=fold,
-                     **{f"t{i}": g.table for i, g in enumerate(groups)})
+    fewest: SetsFewest = generated("sets_fewest", lines, NONE=NONE, VB=VALUE_BITS, PS=pair_size, CPAIR=bool(pair),
+                                   SETS=sets, SIZE=set_size, IMPLIES=bool(implies), profile=profile, fold=fold,
+                                   **{f"t{i}": g.table for i, g in enumerate(groups)})
+    return fewest
 
 
 def fold(without_pair: list[int], with_pair: list[int], group_without: list[int],

@@ -11,6 +11,7 @@ from __future__ import annotations
 import bisect
 import functools
 from array import array
+from typing import TypeAlias
 
 from engine.core.wintables.packing import (
     FIELD_BITS,
@@ -27,12 +28,13 @@ CHUNK_BITS = FIELD_BITS * CHUNK
 CHUNK_MASK = (1 << CHUNK_BITS) - 1
 DENSE_BITS = 4  # bits per field (a, b) of a dense table's byte
 DENSE_NONE = (1 << DENSE_BITS) - 1
+Dense: TypeAlias = bytes | bytearray | memoryview  # a dense table: one byte per count vector
 UNPACK = [(NONE if x & DENSE_NONE == DENSE_NONE else x & DENSE_NONE)
           | (NONE if x >> DENSE_BITS == DENSE_NONE else x >> DENSE_BITS) << VALUE_BITS
           for x in range(1 << (DENSE_BITS + DENSE_BITS))]  # a dense byte → its table value
 
 
-class LazyTable(dict):
+class LazyTable(dict[int, int]):
     """A full table read lazily, an entry moved into the dict on its first lookup, from either
     the cache file's sorted key and value arrays (bisect) or a dense array over every count
     vector (:func:`dense_index`). ``table[key]`` gives the value, or :data:`MISSING` for a key
@@ -42,8 +44,8 @@ class LazyTable(dict):
 
     __slots__ = ("_keys", "_values", "_dense", "_maps", "_max")
 
-    def __init__(self, keys=None, values=None, full: dict[int, int] | None = None, dense=None,
-                 n: int = 0, base: int = 0):
+    def __init__(self, keys: array[int] | None = None, values: array[int] | None = None,
+                 full: dict[int, int] | None = None, dense: Dense | None = None, n: int = 0, base: int = 0):
         super().__init__(full or ())
         self._keys = keys if keys is not None else array("Q")
         self._values = values if values is not None else array("I")
@@ -73,7 +75,7 @@ class LazyTable(dict):
         return v
 
 
-class NaturalTable(dict):
+class NaturalTable(dict[int, int]):
     """A full table seen by a group whose tiles must all be natural (``honours natural``):
     ``a`` and ``b`` are 0 where the group completes with no wild and "cannot" (:data:`NONE`)
     elsewhere, so the checks read it as any other table."""
@@ -103,8 +105,8 @@ def chunk_maps(n: int, base: int) -> tuple[list[int], ...]:
     """For a group of ``n`` kinds: per chunk of :data:`CHUNK` kinds, a list from the chunk's
     packed counts to its share of the dense index (counts as base-``base`` digits). A count
     of ``base`` or more maps past the end of the dense table."""
-    size = base ** n
-    maps = []
+    size: int = base ** n
+    maps: list[list[int]] = []
     for c0 in range(0, n, CHUNK):
         width = min(CHUNK, n - c0)
         m = [size] * (1 << (FIELD_BITS * width))
@@ -130,7 +132,8 @@ def build_dense(table: dict[int, int], n: int, base: int) -> bytearray:
     """The dense form of a full table: one byte per count vector, ``a | b << DENSE_BITS`` with
     all ones for "cannot" (a group that is not empty never needs more than 13 wilds: the tables
     stop at ``limit`` ≤ 14 tiles); :data:`UNPACK` turns a byte back into a table value."""
-    dense = bytearray([DENSE_NONE | DENSE_NONE << DENSE_BITS]) * base ** n
+    size: int = base ** n
+    dense = bytearray([DENSE_NONE | DENSE_NONE << DENSE_BITS]) * size
     for key, v in table.items():
         a, b = v & NONE, v >> VALUE_BITS
         dense[dense_index(key, n, base)] = min(a, DENSE_NONE) | min(b, DENSE_NONE) << DENSE_BITS

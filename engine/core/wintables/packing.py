@@ -12,6 +12,7 @@ so a group's key is a shift and a mask of the hand's key.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 
 FIELD_BITS = 5  # bits per kind in a packed count vector: counts up to 15, plus a carry bit
 FIELD_MASK = (1 << (FIELD_BITS - 1)) - 1  # the count part of a field (≤ 15)
@@ -23,7 +24,7 @@ TABLE_VALUE_BITS = VALUE_BITS + VALUE_BITS  # a table value: the two fields a an
 MISSING = NONE | NONE << VALUE_BITS  # the value of a key with no entry: neither completes
 
 
-def over_copies_masks(copies) -> tuple[int, int]:
+def over_copies_masks(copies: Iterable[int]) -> tuple[int, int]:
     """(add, carry): ``(key + add) & carry`` is nonzero iff some count exceeds its copies."""
     add = carry = 0
     for p, c in enumerate(copies):
@@ -32,6 +33,6 @@ def over_copies_masks(copies) -> tuple[int, int]:
     return add, carry
 
 
-def vectors(copies) -> int:
+def vectors(copies: Iterable[int]) -> int:
     """How many count vectors a group with these copies has: no table of it holds more entries."""
     return math.prod(min(c, FIELD_MASK) + 1 for c in copies)

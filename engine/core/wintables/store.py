@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeAlias, TypeVar
 
 from engine.core.wintables import cachefile
-from engine.core.wintables.build import TableSpec, build_table, rotten_rooms
+from engine.core.wintables.build import SpecFields, TableSpec, build_table, rotten_rooms
 from engine.core.wintables.cachefile import (
     MAX_CACHE_ENTRIES,
     cache_dir,
@@ -25,7 +27,7 @@ from engine.core.wintables.cachefile import (
     table_path,
     write_atomic,
 )
-from engine.core.wintables.forms import LazyTable, NaturalTable, build_dense, dense_base
+from engine.core.wintables.forms import Dense, LazyTable, NaturalTable, build_dense, dense_base
 from engine.core.wintables.packing import (
     FIELD_BITS,
     NONE,
@@ -36,12 +38,16 @@ from engine.core.wintables.packing import (
 
 MAX_KEPT = 32  # tables (and wild-free checks) a process keeps, the latest ones
 
-_LAZY: dict[tuple, LazyTable] = {}  # full tables read lazily, by spec
-_LOADED: dict[tuple, dict[int, int]] = {}  # tables already in this process, by name
-_NATURAL: dict[tuple, NaturalTable] = {}  # natural-only views, by spec
+TableName: TypeAlias = str | tuple[str, TableSpec]  # a cached table's name (plain data: hashed for its file)
+K = TypeVar("K")
+V = TypeVar("V")
+
+_LAZY: dict[TableSpec, LazyTable] = {}  # full tables read lazily, by spec
+_LOADED: dict[TableName, dict[int, int]] = {}  # tables already in this process, by name
+_NATURAL: dict[SpecFields, NaturalTable] = {}  # natural-only views, by spec
 
 
-def keep(cache: dict, key, value):
+def keep(cache: dict[K, V], key: K, value: V) -> V:
     """``cache[key] = value``, the oldest entries dropped past :data:`MAX_KEPT` (a process that
     compiles many rulesets, a server, keeps the tables of the latest few)."""
     while len(cache) >= MAX_KEPT:
@@ -50,22 +56,23 @@ def keep(cache: dict, key, value):
     return value
 
 
-def load_table(spec: tuple, part: str = "full") -> dict[int, int]:
+def load_table(spec: SpecFields, part: str = "full") -> dict[int, int]:
     """The table of ``spec`` (a :class:`~.build.TableSpec`, or a plain tuple of its fields):
     from this process's tables, else the disk cache when an intact file is there, else built
     (and cached when the cache directory is writable). ``part="complete"``: only the entries
     that complete with no wild. Callers must not change the table."""
-    spec = TableSpec(*spec)
+    shape = TableSpec(*spec)
+    build: Callable[[], dict[int, int]]
     if part == "complete":
-        def build():
-            return {k: v for k, v in load_table(spec).items() if not v & NONE or not v >> VALUE_BITS}
+        def build() -> dict[int, int]:
+            return {k: v for k, v in load_table(shape).items() if not v & NONE or not v >> VALUE_BITS}
     else:
-        def build():
-            return build_table(*spec)
-    return cached_table((part, spec), build, spec.kinds, TABLE_VALUE_BITS, vectors(spec.copies))
+        def build() -> dict[int, int]:
+            return build_table(*shape)
+    return cached_table((part, shape), build, shape.kinds, TABLE_VALUE_BITS, vectors(shape.copies))
 
 
-def load_table_lazy(spec: tuple) -> LazyTable:
+def load_table_lazy(spec: SpecFields) -> LazyTable:
     """The full table of ``spec`` as :func:`load_table`, as a :class:`LazyTable`."""
     spec = TableSpec(*spec)
     got = _LAZY.get(spec)
@@ -96,7 +103,7 @@ def load_table_lazy(spec: tuple) -> LazyTable:
     return keep(_LAZY, spec, got)
 
 
-def natural_table(spec: tuple) -> NaturalTable:
+def natural_table(spec: SpecFields) -> NaturalTable:
     """:func:`load_table_lazy` of ``spec`` as a :class:`NaturalTable` (one per spec)."""
     got = _NATURAL.get(spec)
     if got is None:
@@ -104,7 +111,8 @@ def natural_table(spec: tuple) -> NaturalTable:
     return got
 
 
-def _load_or_build_dense(d: Path, spec: tuple, n: int, base: int, full: dict | None = None):
+def _load_or_build_dense(d: Path, spec: TableSpec, n: int, base: int,
+                         full: dict[int, int] | None = None) -> Dense | None:
     """The dense form of ``spec``'s full table from the cache file, else built from the full
     table and written (None when it cannot be written: the caller uses the dict). With the
     ``full`` table already in memory, only makes sure the file is there."""
@@ -126,7 +134,8 @@ def _load_or_build_dense(d: Path, spec: tuple, n: int, base: int, full: dict | N
     return built if write_atomic(d, path, encode_dense(built)) else None
 
 
-def cached_table(name, build, n_kinds: int, value_bits: int, most: int = MAX_CACHE_ENTRIES) -> dict[int, int]:
+def cached_table(name: TableName, build: Callable[[], dict[int, int]], n_kinds: int, value_bits: int,
+                 most: int = MAX_CACHE_ENTRIES) -> dict[int, int]:
     """A packed table named ``name`` (plain data: its hash is the file name) of at most ``most``
     entries: from this process, else from the disk cache, else ``build()`` (then written to the
     cache, atomically)."""
@@ -136,11 +145,12 @@ def cached_table(name, build, n_kinds: int, value_bits: int, most: int = MAX_CAC
     return got
 
 
-def load_or_build(name, build, n_kinds: int, value_bits: int, most: int = MAX_CACHE_ENTRIES) -> dict[int, int]:
+def load_or_build(name: TableName, build: Callable[[], dict[int, int]], n_kinds: int, value_bits: int,
+                  most: int = MAX_CACHE_ENTRIES) -> dict[int, int]:
     """:func:`cached_table` without this process's tables: the disk cache, else ``build()``
     (written when the cache folder is writable)."""
     d = cache_dir()
-    path = table_path(d, name) if d else None
+    path = table_path(d, name) if d is not None else None
     max_key = (1 << (FIELD_BITS * n_kinds)) - 1
     if path is not None:
         try:
@@ -150,7 +160,7 @@ def load_or_build(name, build, n_kinds: int, value_bits: int, most: int = MAX_CA
         if got is not None:
             return got
     table = build()
-    if path is not None:
+    if d is not None and path is not None:
         write_atomic(d, path, encode(table))
     return table
 

@@ -17,7 +17,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from engine.core.wintables.codegen import wild_free_check
+from engine.core.patterns import CompiledPatterns
+from engine.core.tiles import Group
+from engine.core.wintables.codegen import WildFreeCheck, wild_free_check
 from engine.core.wintables.packing import (
     FIELD_BITS,
     FIELD_MASK,
@@ -27,6 +29,7 @@ from engine.core.wintables.packing import (
     over_copies_masks,
     vectors,
 )
+from engine.core.wintables.plans import Plan
 from engine.core.wintables.store import cached_rotten_rooms, cached_table, keep, load_table
 
 
@@ -59,7 +62,7 @@ class GroupSpec(NamedTuple):
     name: str
     kinds: int
     most: int
-    build: Callable[[], dict]
+    build: Callable[[], dict[int, int]]
 
 
 class WildFreeTables:
@@ -74,9 +77,9 @@ class WildFreeTables:
         self.groups = groups
         self.counts = counts
         self.low, self.high, self.fmask, self.hshift, self.allbig = low, high, fmask, hshift, allbig
-        self.loaded: Callable[[int, int], bool] | None = None
+        self.loaded: WildFreeCheck | None = None
 
-    def load(self) -> Callable[[int, int], bool]:
+    def load(self) -> WildFreeCheck:
         """``check(key, n) -> bool``: whether the packed wild-free hand ``key`` of ``n`` tiles
         completes some pattern (:func:`~.codegen.wild_free_check`)."""
         if self.loaded is None:
@@ -95,14 +98,16 @@ class WildFree:
 
     kind_bit: Callable[[int], int]
     carry: int
-    adds: dict
+    adds: dict[frozenset[int], int]
     tables: WildFreeTables
 
 
-_ZERO: dict[tuple, WildFreeTables | None] = {}  # wild-free checks already in this process, by what they depend on
+# wild-free checks already in this process, by what they depend on
+_ZERO: dict[tuple[object, ...], WildFreeTables | None] = {}
 
 
-def wild_free_tables(patterns, plans: list, one: list[int], nonzero_add: int, carry: int) -> WildFreeTables | None:
+def wild_free_tables(patterns: CompiledPatterns, plans: list[Plan], one: list[int], nonzero_add: int,
+                     carry: int) -> WildFreeTables | None:
     """The wild-free check of ``patterns`` (:class:`~engine.core.patterns.CompiledPatterns`)
     for the checker's ``plans`` (:class:`~.checker.Plan`), or None when it is off (see the
     module docstring); shared by every checker of the same shape in this process. ``one``,
@@ -121,7 +126,8 @@ def wild_free_tables(patterns, plans: list, one: list[int], nonzero_add: int, ca
     return _ZERO[memo_key]
 
 
-def _tables(patterns, plans: list, one: list[int], nonzero_add: int, carry: int) -> WildFreeTables | None:
+def _tables(patterns: CompiledPatterns, plans: list[Plan], one: list[int], nonzero_add: int,
+            carry: int) -> WildFreeTables | None:
     spans = patterns.group_spans
     n_groups = len(spans)
     big = n_groups + 1
@@ -132,15 +138,15 @@ def _tables(patterns, plans: list, one: list[int], nonzero_add: int, carry: int)
         return None  # too many patterns for one value: every hand takes the general path
     allbig = sum(big << (fb * i) for i in range(len(plans)))
     ps, set_size, hand_size = patterns.pair_size, patterns.set_size, patterns.hand_size
-    groups = []
+    groups: list[GroupSpec] = []
     for gi, (g, lo, hi) in enumerate(spans):
         n = hi - lo
         copies = [patterns.tiles.kinds[k].copies for k in g.kinds]
-        ranks = tuple(patterns.tiles.kinds[k].rank for k in g.kinds)
+        ranks = tuple(patterns.tiles.kinds[k].rank for k in g.kinds)  # None for honours: as in the cache name
         name = ("zero", ps, set_size, hand_size, g.is_suit, n, copies, ranks, big, fb, hshift,
                 [(plan.kind, plan.sets, plan.pair, plan.pairs, plan.quads, plan.rotten_gap, plan.honours_natural,
                   plan.specs[gi] if plan.specs else None) for plan in plans])
-        build = functools.partial(_group_table, plans, ps, one, gi, g, lo, n, copies, ranks, big, fb, hshift,
+        build = functools.partial(_group_table, plans, ps, one, gi, g, lo, n, copies, big, fb, hshift,
                                   nonzero_add, carry)
         groups.append(GroupSpec(FIELD_BITS * lo, (1 << (FIELD_BITS * n)) - 1, json.dumps(name), n, vectors(copies),
                                 build))
@@ -157,7 +163,7 @@ def _tables(patterns, plans: list, one: list[int], nonzero_add: int, carry: int)
     high = low << (fb - 1)
     # per tile count: the patterns without an honour count, checked at once ("a field equal
     # to its need" is "a zero field" of the sum xor the needs), then the others one by one
-    counts = {}
+    counts: dict[int, CountCheck] = {}
     for total, wants in checks.items():
         select = need = 0
         for check in wants:
@@ -168,12 +174,12 @@ def _tables(patterns, plans: list, one: list[int], nonzero_add: int, carry: int)
     return WildFreeTables(groups, counts, low, high, fmask, hshift, allbig)
 
 
-def _group_table(plans: list, ps: int, one: list[int], gi: int, g, lo: int, n: int, copies: list[int],
-                 ranks: tuple[int, ...], big: int, fb: int, hshift: int, nonzero_add: int, carry: int) -> dict:
-    fields = [_fields(plan, ps, one, gi, n, copies, g.is_suit, ranks) for plan in plans]
+def _group_table(plans: list[Plan], ps: int, one: list[int], gi: int, g: Group, lo: int, n: int, copies: list[int],
+                 big: int, fb: int, hshift: int, nonzero_add: int, carry: int) -> dict[int, int]:
+    fields = [_fields(plan, ps, one, gi, n, copies, g.is_suit, g.ranks) for plan in plans]
     add, over = over_copies_masks(copies)
     keys = {0}.union(*fields)
-    table = {}
+    table: dict[int, int] = {}
     for key in keys:
         if (key + add) & over:
             continue
@@ -186,12 +192,12 @@ def _group_table(plans: list, ps: int, one: list[int], gi: int, g, lo: int, n: i
     return table
 
 
-def _fields(plan, ps: int, one: list[int], gi: int, n: int, copies: list[int], is_suit: bool,
+def _fields(plan: Plan, ps: int, one: list[int], gi: int, n: int, copies: list[int], is_suit: bool,
             ranks: tuple[int, ...]) -> dict[int, int]:
     """One pattern's wild-free field per group key: 0 complete, 1 complete with the pair;
-    keys not listed are ``big`` (not complete)."""
+    keys not listed are ``big`` (not complete). ``ranks``: a suit's (:attr:`~engine.core.tiles.Group.ranks`)."""
+    out: dict[int, int] = {}
     if plan.kind == "sets":
-        out = {}
         for key, v in load_table(plan.specs[gi], "complete").items():
             if not v & NONE:
                 out[key] = 0
@@ -208,7 +214,6 @@ def _fields(plan, ps: int, one: list[int], gi: int, n: int, copies: list[int], i
                      if sum((k >> (FIELD_BITS * j)) & FIELD_MASK for j in range(i)) + m <= ps * plan.pairs]
         return dict.fromkeys(keys, 0)
     rooms = cached_rotten_rooms(ranks, plan.rotten_gap) if is_suit else None
-    out = {}
     for bits in itertools.product((0, 1), repeat=n):
         key = sum(one[i] for i in range(n) if bits[i])
         if rooms is None or rooms[key] >= 0:
