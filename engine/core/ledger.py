@@ -85,7 +85,7 @@ class Ledger:
 
     def net(self, seats: list[str], part: str | None = None) -> dict[str, int]:
         """Net 子 per seat (positive = receives), over one part or all."""
-        out = {s: 0 for s in seats}
+        out = dict.fromkeys(seats, 0)
         for t in self.transfers:
             if part is None or t.part == part:
                 out[t.payer] -= t.amount

@@ -139,9 +139,7 @@ class CompiledPatterns:
             plus = {g.name for g in self.tiles.groups_named(p.one_of_plus)}
             if not any(groups <= {g.name} | plus for g in self.tiles.groups_named(p.one_of)):
                 return False
-        if p.only and not groups <= {g.name for g in self.tiles.groups_named(p.only)}:
-            return False
-        return True
+        return not (p.only and not groups <= {g.name for g in self.tiles.groups_named(p.only)})
 
 
 def _templates(meld: Meld, tiles: TileSet) -> list[tuple[int, ...]]:
