@@ -19,7 +19,7 @@ estimate for play, not a scoring rule: the bot uses it; the scorer never does.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 
 from engine.core.hands import HandEvaluator
@@ -91,8 +91,7 @@ class ShantenOracle:
     def _compute(self, nat: tuple[int, ...], w: int, n_melds: int) -> int:
         n_tiles = sum(nat) + w
         best = None
-        for plan in self.ev.plans.values():
-            v = self.plan_distance(plan, nat, w, n_melds)
+        for v in self._distances(nat, w, n_melds):
             if v is not None and (best is None or v < best):
                 best = v
         if best is None:
@@ -100,6 +99,10 @@ class ShantenOracle:
         # a hand short of a complete count is at least one tile from a win, whatever its 精
         complete = n_tiles + self.ev.set_size * n_melds >= self.ev.hand_size
         return best if complete else max(best, 0)
+
+    def _distances(self, nat: tuple[int, ...], w: int, n_melds: int) -> Iterable[int | None]:
+        """Every plan's :meth:`plan_distance` (the fast form memoises them per hand state)."""
+        return (self.plan_distance(plan, nat, w, n_melds) for plan in self.ev.plans.values())
 
     def plan_distance(self, plan: PatternPlan, nat: tuple[int, ...], w: int, n_melds: int) -> int | None:
         """Shanten of natural counts ``nat`` and ``w`` wilds for the one pattern ``plan``, or None
@@ -358,6 +361,9 @@ class Shanten(ShantenOracle):
                     grows.append(pos)
             out = self._growers[key] = tuple(grows)
         return out
+
+    def _distances(self, nat: tuple[int, ...], w: int, n_melds: int) -> Iterable[int | None]:
+        return self.plan_distances(nat, w, n_melds)
 
     def plan_distances(self, nat: tuple[int, ...], w: int, n_melds: int) -> tuple[int | None, ...]:
         """:meth:`plan_distance` of every plan, in plan order, memoised per hand state."""
