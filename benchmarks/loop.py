@@ -2,7 +2,8 @@
 timed test).
 
 1. Hands per CPU second (``time.process_time``) of ``simulate`` (one process, the same seeds on
-   every run, after a one-hand warm-up) with four random bots and with four greedy bots, in
+   every run, after ``--warm`` hands of each bot kind, so that the rounds measure a long run's
+   steady state) with four random bots and with four greedy bots, in
    ``--rounds`` rounds interleaved with the peer's (a slow spell of a shared machine then falls
    on both sides); the totals give the rates, and the ratio of each round is listed too.
 2. The peer: RLCard's mahjong environment (``rlcard.make("mahjong")``, pip install rlcard) with
@@ -16,6 +17,7 @@ timed test).
    ``mjrules simulate RULES -n 1000`` (random bots, one worker).
 
     python benchmarks/loop.py [--rules nanchang] [--random 300] [--greedy 150] [--value 40] [--peer 100] [--rounds 5]
+                              [--warm 40]
                               [--memory-hands 1000] [--profile random|greedy] [--json]
 
 ``--profile KIND`` prints the cProfile functions taking the most time for that bot kind.
@@ -39,9 +41,12 @@ def ours(rules: str, bots: str, hands: int, seed: int) -> float:
     return time.process_time() - start
 
 
-def warm(rules: str, seed: int) -> None:
+def warm(rules: str, seed: int, hands: int) -> None:
+    """Play ``hands`` hands of each bot kind first (seeds apart from the measured ones), so that
+    the rounds measure the steady state of a long run: the parser built, the win tables read,
+    the bots' shanten memos (bounded, engine/core/shanten.py) filled as a long simulate fills them."""
     for bots in ("random", "greedy", "value"):
-        simulate(rules, {}, 1, seed, [bots])
+        simulate(rules, {}, hands if bots != "random" else 1, seed + 10_000, [bots])
 
 
 def peer(hands: int, seed: int) -> float | str:
@@ -100,6 +105,7 @@ def main() -> None:
     ap.add_argument("--value", type=int, default=40, help="hands with value bots (0: skip)")
     ap.add_argument("--peer", type=int, default=100, help="RLCard hands")
     ap.add_argument("--rounds", type=int, default=5, help="interleaved rounds (each: random, greedy, peer)")
+    ap.add_argument("--warm", type=int, default=40, help="hands of each bot kind played before the rounds")
     ap.add_argument("--memory-hands", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--profile", choices=("random", "greedy", "value"))
@@ -110,7 +116,7 @@ def main() -> None:
         profile(args.rules, args.profile, hands, args.seed)
         return
     report: dict = {"rules": args.rules, "clock": "CPU time (time.process_time)", "rounds": args.rounds}
-    warm(args.rules, args.seed)
+    warm(args.rules, args.seed, args.warm)
     # interleaved rounds (ours random, ours greedy, the peer; seeds seed, seed + 1, …): a slow
     # spell of this shared machine then falls on all three, not on one of them
     cpu = {"random": 0.0, "greedy": 0.0, "value": 0.0, "peer": 0.0}
