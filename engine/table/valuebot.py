@@ -282,6 +282,12 @@ def reach(d: int, draws: int, chance: float) -> float:
     return 1.0 - sum(math.comb(draws, i) * chance ** i * miss ** (draws - i) for i in range(need))
 
 
+@lru_cache(maxsize=CACHE)
+def reach_table(draws: int, chance: float) -> tuple[float, ...]:
+    """``reach(d, draws, chance)`` for d = -1 … draws, then 0.0 (every farther d is out of reach)."""
+    return tuple(reach(d, draws, chance) for d in range(-1, draws + 1)) + (0.0,)
+
+
 _MODELS: weakref.WeakKeyDictionary[Scorer, ValueModel] = weakref.WeakKeyDictionary()
 
 
@@ -354,9 +360,11 @@ class ValueBot:
             if not hopeless[p]:
                 natural.append(p)
         each_natural = m.any_shanten.plans_each_discard(concealed, nm, frozenset(), real, natural) if real else {}
+        honours_held = {t for t in concealed if t in m.honours}
         for p in fits:
             vw, vn = values[p]
-            ch = m.chance[p]
+            chances = reach_table(draws, m.chance[p])  # chances[d + 1]: reach(d, draws, chance)
+            top = len(chances) - 1
             dw = each_wild.get(p, [])
             d0 = now_wild.get(p)
             if holds_wild and vn > vw:
@@ -375,13 +383,13 @@ class ValueBot:
                     a, b = dw[j], dn[j]
                     j += 1
                 if plan.min_honours:
-                    held = len({t for t in concealed if t in m.honours and t != c})
+                    held = len(honours_held) - (c in honours_held)  # honour kinds kept
                     a = max(a, plan.min_honours - held - 1)
                     b = max(b, plan.min_honours - held - 1)
                 if a < nearest[i]:
                     nearest[i] = a
-                pw = reach(a, draws, ch)
-                pn = 0.0 if hopeless_p and c is not None else reach(b, draws, ch)
+                pw = chances[min(a + 1, top)]
+                pn = 0.0 if hopeless_p and c is not None else chances[min(b + 1, top)]
                 out[i] += pn * vn + max(pw - pn, 0.0) * vw if vn > vw else pw * vw
         ctx["nearest"] = nearest
         if STEP:
