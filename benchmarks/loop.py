@@ -17,7 +17,7 @@ timed test).
    ``mjrules simulate RULES -n 1000`` (random bots, one worker).
 
     python benchmarks/loop.py [--rules nanchang] [--random 300] [--greedy 150] [--value 40] [--peer 100] [--rounds 5]
-                              [--warm 40]
+                              [--warm 100]
                               [--memory-hands 1000] [--profile random|greedy] [--json]
 
 ``--profile KIND`` prints the cProfile functions taking the most time for that bot kind.
@@ -105,7 +105,7 @@ def main() -> None:
     ap.add_argument("--value", type=int, default=40, help="hands with value bots (0: skip)")
     ap.add_argument("--peer", type=int, default=100, help="RLCard hands")
     ap.add_argument("--rounds", type=int, default=5, help="interleaved rounds (each: random, greedy, peer)")
-    ap.add_argument("--warm", type=int, default=40, help="hands of each bot kind played before the rounds")
+    ap.add_argument("--warm", type=int, default=100, help="hands of each bot kind played before the rounds")
     ap.add_argument("--memory-hands", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--profile", choices=("random", "greedy", "value"))

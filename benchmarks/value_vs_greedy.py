@@ -21,10 +21,13 @@ four value bots on one ruleset, measured separately (``--speed N``).
     python benchmarks/value_vs_greedy.py [--rules nanchang] [-n 20000] [--seed 1] [--workers 2]
                                          [--speed 200] [--json]
 
-Measured (nanchang, seed 1, ``-n 20000 --workers 1``): paired Δ +0.387 子 per hand, 95 % interval
-[+0.262, +0.513] (in-game +0.596, [+0.321, +0.870]); four value bots 41.7 hands per CPU second,
-four greedy bots 188 (both measured while other jobs shared the 2 cores). Before the live-tile
-count and the claim rule the value bot was at −0.036, [−0.166, +0.093].
+Measured (nanchang, seed 1, ``-n 20000 --workers 2``): paired Δ +0.282 子 per hand, 95 % interval
+[+0.152, +0.411] (in-game +0.455, [+0.178, +0.732]); four value bots 77.4 hands per CPU second,
+four greedy bots 249 (both measured while other jobs shared the 2 cores; the value bot is faster
+since, benchmarks/loop.py gives the ratio). The run before the value model took the scorer's
+figures (payment weights per role, no-win fans) and counted live tiles for the best three
+discards only: +0.387, [+0.262, +0.513]. Before the live-tile count and the claim rule the value
+bot was at −0.036, [−0.166, +0.093].
 """
 from __future__ import annotations
 

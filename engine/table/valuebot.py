@@ -29,7 +29,7 @@ Everything it values is read from the compiled ruleset (never a pattern's or a f
 
 A discard's worth is ``Σ_patterns [P(d_natural)·V_natural + (P(d_wild) − P(d_natural))⁺·V_wild]``
 plus the 精 terms, minus ``STEP`` per step of distance to the nearest pattern, plus, for the
-discards that leave the hand at its nearest distance, ``LIVE_ZI`` per **live useful tile**
+best ``UKEIRE_TOP`` discards that leave the hand at its nearest distance, ``LIVE_ZI`` per **live useful tile**
 (ukeire: the unseen copies — not in its hand, any discard or an exposed meld — of each kind
 whose draw brings the rest a step nearer; a 精 always does; :meth:`Shanten.useful_draws`
 folds the per-group tables once per candidate). Ties fall to the least connected, least live
@@ -42,10 +42,11 @@ seat's hand. It always takes a win.
 
 Measured with ``python benchmarks/value_vs_greedy.py -n 20000 --workers 2`` (its default rule
 file and seed; figures in its docstring and docs/game.md): one value bot against three greedy
-gains +0.39 子 per hand, 95 % interval [+0.26, +0.51] (paired by hand; it wins about 26 % of
-the hands where greedy in its seat wins 25 %), at about 42 hands per CPU second with four value
-bots. Nearly all the gain is the live-tile count and the claim rule (without them it was
-−0.04, [−0.17, +0.09]).
+gains +0.28 子 per hand, 95 % interval [+0.15, +0.41] (paired by hand; before its values were
+the scorer's and the live tiles were counted for the best three discards only, +0.39, [+0.26,
++0.51]). Four value bots play at about 0.48× greedy's hands per CPU second
+(``benchmarks/loop.py``). Nearly all the gain is the live-tile count and the claim rule (without
+them it was −0.04, [−0.17, +0.09]).
 """
 from __future__ import annotations
 
