@@ -1,4 +1,4 @@
-"""Win tables compiled from the meld shapes, and the table-driven win check (issue 8).
+"""Win tables compiled from the meld shapes, and the table-driven win check.
 
 One module per question: :mod:`.packing` (how a count vector is an int), :mod:`.build` (what
 a group's table holds), :mod:`.cachefile` (how a table is stored on disk, read as untrusted

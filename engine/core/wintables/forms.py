@@ -39,7 +39,7 @@ class LazyTable(dict[int, int]):
     the cache file's sorted key and value arrays (bisect) or a dense array over every count
     vector (:func:`dense_index`). ``table[key]`` gives the value, or :data:`MISSING` for a key
     with no entry; never raises KeyError. Loading costs a file read and a hash instead of
-    building ~10⁵ dict entries (issue 8). An entry is checked when it is looked up: a value
+    building ~10⁵ dict entries. An entry is checked when it is looked up: a value
     out of range reads as "cannot complete"."""
 
     __slots__ = ("_keys", "_values", "_dense", "_maps", "_max")
