@@ -304,7 +304,7 @@ class Game:
                     out.append(Action(seat, "added_kong", m.tiles[0]))
         discards = self._discards[seat]
         out += [discards[k] for k in held]
-        self._offered = _Offer(self._version, seat, out, win)
+        self._offered = tuple.__new__(_Offer, (self._version, seat, out, win))  # NamedTuple.__new__ is slower
         return list(out)
 
     def actions_by_kind(self, seat: str) -> dict[str, list[Action]]:
@@ -495,7 +495,10 @@ class Game:
         else:
             offered = self._offered
             legal = offered.actions if offered is not None and offered.version == self._version else ()
-        return any(a is action for a in legal)
+        for a in legal:  # noqa: SIM110 (a loop: no generator on the path of every action)
+            if a is action:
+                return True
+        return False
 
     def _check_shape(self, action: object) -> None:
         """Refuse, with :class:`IllegalAction` and before anything changes, an action that is not
