@@ -325,11 +325,14 @@ class Shanten(ShantenOracle):
                     out[j] = v < now
                 continue
             k = plan.sets - n_melds
+            head = plan.pair_needed
             rest_of = self._folds_without(k, self._group_tables(plan, nat, k))
             where = {kinds[j]: j for j in todo}
+            tables, steps, bests = self._tables, self._steps, self._bests  # the memos, read inline
             for gi, span in enumerate(plan.spans):
                 sub = nat[span.lo:span.hi]
-                grows = self._growers_of(k, span.templates, sub)
+                tid = span.templates
+                grows = self._growers_of(k, tid, sub)
                 if not grows:
                     continue
                 rest = rest_of(gi)
@@ -339,8 +342,13 @@ class Shanten(ShantenOracle):
                         continue
                     after = list(sub)
                     after[pos] += 1
-                    acc = self._step(k, rest, self._table(k, span.templates, tuple(after)))
-                    out[j] = max(self._best_of(k, plan.pair_needed, acc) - w, -1) < now
+                    key = tuple(after)
+                    table = tables.get((k, tid, key)) or self._table(k, tid, key)
+                    acc = table if rest is None else steps.get((k, rest, table)) or self._step(k, rest, table)
+                    best = bests.get((k, head, acc))
+                    if best is None:
+                        best = self._best_of(k, head, acc)
+                    out[j] = max(best - w, -1) < now
         return out
 
     def _rotten_growers(self, gap: int, gi: int, sub: tuple[int, ...], usable: int) -> tuple[int, ...]:
