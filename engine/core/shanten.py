@@ -50,24 +50,25 @@ class ShantenOracle:
         self._options: dict[tuple[int, Blocks, Blocks], Blocks] = {}  # (k, options so far, group's) -> options
         self._fold: dict[tuple[int, int, Blocks], int] = {}  # (k, head, options) -> shanten before wilds
 
-    def of(self, concealed: list[int], n_melds: int, wild_kinds: frozenset[int]) -> int:
-        """Shanten of a seat's concealed tiles (any count) with ``n_melds`` declared melds."""
+    def natural_counts(self, concealed: list[int], wild_kinds: frozenset[int]) -> tuple[list[int], int]:
+        """(count per kind with the wild kinds at 0, the wilds held) of concealed tiles."""
         counts = self.ev.tiles.counts(concealed)
         w = 0
         for k in wild_kinds:
             w += counts[k]
             counts[k] = 0
+        return counts, w
+
+    def of(self, concealed: list[int], n_melds: int, wild_kinds: frozenset[int]) -> int:
+        """Shanten of a seat's concealed tiles (any count) with ``n_melds`` declared melds."""
+        counts, w = self.natural_counts(concealed, wild_kinds)
         return self.of_counts(tuple(counts), w, n_melds)
 
     def of_each_discard(self, concealed: list[int], n_melds: int, wild_kinds: frozenset[int],
                         discards: list[int]) -> list[int]:
         """``[self.of(concealed minus d, n_melds, wild_kinds) for d in discards]``, counting the
         hand once (each ``d`` must be held)."""
-        counts = self.ev.tiles.counts(concealed)
-        w = 0
-        for k in wild_kinds:
-            w += counts[k]
-            counts[k] = 0
+        counts, w = self.natural_counts(concealed, wild_kinds)
         out = []
         for d in discards:
             if d in wild_kinds:
@@ -472,11 +473,7 @@ class Shanten(ShantenOracle):
                  names: list[str]) -> dict[str, int]:
         """For each plan in ``names``: the shanten of ``concealed`` with that plan alone — what
         ``Shanten(patterns.only(name)).of`` gives — counting the hand once."""
-        counts = self.ev.tiles.counts(concealed)
-        w = 0
-        for kd in wild_kinds:
-            w += counts[kd]
-            counts[kd] = 0
+        counts, w = self.natural_counts(concealed, wild_kinds)
         nat = tuple(counts)
         n_tiles = sum(nat) + w
         complete = n_tiles + self.ev.set_size * n_melds >= self.ev.hand_size
@@ -492,11 +489,7 @@ class Shanten(ShantenOracle):
         """For each plan in ``names``: the shanten of ``concealed`` minus each of ``discards``
         with that plan alone — what ``Shanten(patterns.only(name)).of_each_discard`` gives —
         counting the hand once for every plan (each ``d`` must be held)."""
-        counts = self.ev.tiles.counts(concealed)
-        w = 0
-        for kd in wild_kinds:
-            w += counts[kd]
-            counts[kd] = 0
+        counts, w = self.natural_counts(concealed, wild_kinds)
         nat = tuple(counts)
         left = sum(nat) + w - 1  # tiles after a discard
         complete = left + self.ev.set_size * n_melds >= self.ev.hand_size
@@ -518,11 +511,7 @@ class Shanten(ShantenOracle):
                         discards: list[int]) -> list[int]:
         """``[self.of(concealed minus d, n_melds, wild_kinds) for d in discards]``, counting the
         hand once (each ``d`` must be held); the groups a candidate leaves alone are folded once."""
-        counts = self.ev.tiles.counts(concealed)
-        w = 0
-        for kd in wild_kinds:
-            w += counts[kd]
-            counts[kd] = 0
+        counts, w = self.natural_counts(concealed, wild_kinds)
         nat = tuple(counts)
         n_tiles = sum(nat) + w
         complete_at = self.ev.hand_size - self.ev.set_size * n_melds

@@ -467,11 +467,7 @@ class ValueBot:
         rest one step nearer its nearest pattern (ukeire: live useful tiles; a 精 always helps)."""
         sh: Shanten = ctx["m"].any_shanten
         wild = game.wild
-        counts = game.tiles.counts(concealed)
-        w = 0
-        for k in wild:
-            w += counts[k]
-            counts[k] = 0
+        counts, w = sh.natural_counts(concealed, wild)
         unseen = ctx["unseen"]
         kinds = [k for k, left in enumerate(unseen) if left > 0 and k not in wild]
         wild_left = sum(unseen[k] for k in wild if unseen[k] > 0)
