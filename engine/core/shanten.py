@@ -242,18 +242,16 @@ class Shanten(ShantenOracle):
             return out
         if plan.pairs:  # each candidate changes one kind's pairs and singles
             ps = self.ev.pair_size
-            quads = plan.pattern.quads_as_pairs
-
-            def pairs_of(c: int) -> int:
-                return c // ps if quads else min(c, ps) // ps
-
-            pairs = sum(pairs_of(c) for c in nat if c)
+            cap = None if plan.pattern.quads_as_pairs else ps  # a count past ps makes no more pairs
+            pairs_in = [c // ps if cap is None else min(c, cap) // ps for c in range(max(nat, default=0) + 2)]
+            pairs = sum(pairs_in[c] for c in nat if c)
             singles = sum(1 for c in nat if c % ps)
             out = []
             for d in kinds:
                 c = nat[d]
-                pr = pairs - pairs_of(c) + pairs_of(c + step)
-                sg = singles - (1 if c % ps else 0) + (1 if (c + step) % ps else 0)
+                after = c + step
+                pr = pairs - pairs_in[c] + (pairs_in[after] if after >= 0 else 0)
+                sg = singles - (1 if c % ps else 0) + (1 if after % ps else 0)
                 from_wilds = min(w, sg) + max(w - sg, 0) // ps
                 out.append(max(plan.pairs - pr - 1 - from_wilds, -1))
             return out
