@@ -56,6 +56,7 @@ import weakref
 from collections import Counter
 from collections.abc import Sequence
 from functools import lru_cache
+from itertools import compress
 from typing import Any
 
 from engine.core.handparts import MeldTiles, Reading
@@ -471,6 +472,7 @@ class ValueBot:
         unseen = ctx["unseen"]
         kinds = [k for k, left in enumerate(unseen) if left > 0 and k not in wild]
         wild_left = sum(unseen[k] for k in wild if unseen[k] > 0)
+        live = [unseen[k] for k in kinds]  # the unseen copies of each kind asked about
         out: list[int] = []
         for c in tiles:
             if c in wild:
@@ -480,7 +482,7 @@ class ValueBot:
                 nat, ww = tuple(counts), w
                 counts[c] += 1
             useful = sh.useful_draws(nat, ww, n_melds, kinds)
-            out.append(wild_left + sum(unseen[k] for k, u in zip(kinds, useful) if u))
+            out.append(wild_left + sum(compress(live, useful)))
         return out
 
     def _danger(self, game: Game, ctx: dict[Any, Any], tiles: list[int]) -> list[float]:
