@@ -34,7 +34,10 @@ def import_graph(engine: Path = ENGINE) -> dict[str, set[str]]:
             elif isinstance(node, ast.ImportFrom):
                 base = package[: len(package) - node.level + 1] if node.level else []
                 src = ".".join(base + ([node.module] if node.module else []))
-                targets = [f"{src}.{a.name}" if f"{src}.{a.name}" in files else src for a in node.names]
+                # `from pkg import sub` runs pkg's __init__ too: it imports the package as well
+                # (but a package's __init__ naming its own submodules is no import of itself)
+                targets = ([src] if src in files and src != mod else []) + \
+                    [f"{src}.{a.name}" if f"{src}.{a.name}" in files else src for a in node.names]
             for t in targets:
                 while t and t not in files:  # `import a.b.c` of a name inside a.b: the module a.b
                     t = t.rpartition(".")[0]
@@ -143,4 +146,18 @@ def test_a_planted_cycle_is_found(tmp_path):
     found = cycles(import_graph(tmp_path / "engine"))
     assert found == [["engine.core.a", "engine.core.b", "engine.core.c", "engine.core.a"]]
     (core / "c.py").write_text("")
+    assert cycles(import_graph(tmp_path / "engine")) == []
+
+
+def test_a_cycle_through_a_package_init_is_found(tmp_path):
+    """``from pkg import sub`` runs pkg's __init__: a submodule importing that way while the
+    __init__ imports the submodule (even inside a function) is a cycle."""
+    pkg = tmp_path / "engine" / "tools"
+    pkg.mkdir(parents=True)
+    (tmp_path / "engine" / "__init__.py").write_text("")
+    (pkg / "__init__.py").write_text("def run():\n    from engine.tools.app import main\n")
+    (pkg / "app.py").write_text("from engine.tools import work\n")
+    (pkg / "work.py").write_text("")
+    assert cycles(import_graph(tmp_path / "engine")) == [["engine.tools", "engine.tools.app", "engine.tools"]]
+    (pkg / "app.py").write_text("import engine.tools.work as work\n")
     assert cycles(import_graph(tmp_path / "engine")) == []

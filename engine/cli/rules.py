@@ -11,7 +11,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from engine.cli import inputs
+import engine.cli.inputs as inputs
 from engine.cli.inputs import FileArg, JsonOpt, OptionOpt, compile_or_fail, option_error, parse_options
 from engine.cli.output import EXIT_BAD_INPUT, EXIT_NO, check_summary, err, fail, out, print_check_summary
 from engine.errors import MjError, OptionError, RuleError

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from engine.cli import inputs
+import engine.cli.inputs as inputs
 from engine.cli.inputs import MAX_FLOOR, JsonOpt, OptionOpt, RulesOpt, name_values, option_error, parse_options
 from engine.cli.output import err, fail, out, print_score
 from engine.errors import IllegalAction, ImpossibleState, MjError, OptionError, ScenarioError

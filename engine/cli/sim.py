@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from engine.cli import inputs
+import engine.cli.inputs as inputs
 from engine.cli.inputs import (
     MAX_HANDS,
     MAX_SEED,

@@ -50,8 +50,8 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+import engine.tools.server.work as work
 from engine.errors import MjError
-from engine.tools.server import work
 from engine.tools.server.caps import (
     CLIP,
     CLIP_BUG,
