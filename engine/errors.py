@@ -165,7 +165,9 @@ def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
     cands = list(candidates)
     close = difflib.get_close_matches(name, cands, n=1, cutoff=0.5)
     if not close:
-        # Chinese names: a shared character is a better signal than edit distance.
-        shared = [c for c in cands if set(c) & set(name) and not c.isascii()]
+        # Chinese names: shared characters are a better signal than edit distance — two of them,
+        # or the one a one-character name has (底分 shares only 分 with 明杠分: no suggestion)
+        need = min(2, len(set(name)))
+        shared = [c for c in cands if len(set(c) & set(name)) >= need and not c.isascii()]
         close = shared[:1]
     return f"did you mean {close[0]}?" if close else None

@@ -9,6 +9,8 @@ goes to a :class:`Findings`, which raises it (``compile_ruleset``) or collects i
 """
 from __future__ import annotations
 
+import re
+
 from engine.errors import Location, RuleError, did_you_mean
 from engine.lang import facts as F
 from engine.lang import limits as L
@@ -164,6 +166,8 @@ def check_fact(ref: Ref, st: Stmt, known: _Known, found: Findings) -> None:
         hint = "did you mean `pattern NAME`?"
     if elsewhere:
         hint = f"{ref.name} is a fact of {elsewhere[0]} rules, not of {ref.context} rules"
+    if re.fullmatch(r"[x×][0-9]+", ref.name):
+        hint = f"a factor's value is a number or a formula: write `= {ref.name[1:]}`, not `= {ref.name}`"
     found.fail(f"unknown fact {ref.name!r} in a {ref.context} condition", st,
                hint or "facts: " + ", ".join(sorted(ok)), ref.location)
 

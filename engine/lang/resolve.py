@@ -154,6 +154,12 @@ def _same_kind_hint(entries: dict[str, Entry], kind: str, name: str) -> str | No
     return hint.replace("did you mean ", f"did you mean {kind}.") if hint else None
 
 
+def _other_kind_hint(entries: dict[str, Entry], st: Stmt) -> str | None:
+    """``flow.抄庄 has that name`` when the name is declared under another kind."""
+    others = [p for p in entries if p.split(".", 1)[1] == st.name]
+    return f"{others[0]} has that name: write `{st.op} {others[0].replace('.', ' ', 1)}`" if others else None
+
+
 def _apply(entries: dict[str, Entry], st: Stmt, text: str, removed: dict[str, Location]) -> None:
     path = st.path
     if st.kind not in SECTIONS:
@@ -178,7 +184,8 @@ def _apply(entries: dict[str, Entry], st: Stmt, text: str, removed: dict[str, Lo
     else:
         if old is None:
             raise about(RuleError(f"remove of {path}, which no file in the chain declares", st.location,
-                                   hint=_same_kind_hint(entries, st.kind, st.name), source_text=text), path)
+                                   hint=_same_kind_hint(entries, st.kind, st.name) or _other_kind_hint(entries, st),
+                                   source_text=text), path)
         del entries[path]
         removed[path] = st.location
 

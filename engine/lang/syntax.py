@@ -146,6 +146,10 @@ def readable(expected: Iterable[str]) -> str:
 
 
 STATEMENT_STARTS = ["ruleset", "extends", "source", "override", "remove", "option", *SECTIONS]
+# what a Chinese input method types in full width, and the ASCII character a rule file wants
+FULL_WIDTH = {**{chr(0xFF10 + d): str(d) for d in range(10)}, "＝": "=", "，": ",", "＋": "+", "－": "-",
+              "＊": "*", "／": "/", "（": "(", "）": ")", "：": ":", "；": ";", "＃": "#", "．": ".",
+              "＜": "<", "＞": ">", "！": "!", "｛": "{", "｝": "}", "　": " ", "、": ",", "。": "."}
 
 
 def syntax_error(exc: UnexpectedInput, text: str, file: str) -> RuleError:
@@ -161,6 +165,12 @@ def syntax_error(exc: UnexpectedInput, text: str, file: str) -> RuleError:
             return RuleError("unterminated string", loc, hint='a string closes with " on the same line',
                              source_text=text)
         hint = None
+        if ch in FULL_WIDTH:
+            ascii_ch = FULL_WIDTH[ch]
+            what = "a full-width space" if ch == "\u3000" else f"a full-width {ch}"
+            return RuleError(f"{what}: rule files use half-width (ASCII) punctuation and digits", loc,
+                             hint=f"write {ascii_ch!r} instead (switch the input method to half-width, 半角)",
+                             source_text=text)
         if ch in "“”":
             hint = 'use plain double quotes "…"'
         elif line_text.lstrip().startswith("extends") and ch in "./\\":
@@ -178,11 +188,21 @@ def syntax_error(exc: UnexpectedInput, text: str, file: str) -> RuleError:
     expected = readable(set(exc.expected))
     hint = None
     word = str(tok)
+    wide = next((c for c in word if c in FULL_WIDTH), None)
+    if wide is not None:
+        return RuleError(f"a full-width {wide} in `{word}`: rule files use half-width (ASCII) punctuation and digits",
+                         loc, hint=f"write {''.join(FULL_WIDTH.get(c, c) for c in word)!r} (the input method's 半角)",
+                         source_text=text)
     if tok.type in ("NAME", "RULESET_NAME") and word not in STATEMENT_STARTS and exc.column == 1:
         hint = did_you_mean(word, STATEMENT_STARTS) or (
             "a statement starts with one of: " + ", ".join(STATEMENT_STARTS))
+    elif "MULT" in exc.expected and tok.type == "INT" and text[getattr(tok, "end_pos", 0) or 0:][:1] in ("x", "×"):
+        hint = f"a multiplier is written x{word}: the x first, then the number"
     elif "MULT" in exc.expected and (tok.type in ("INT",) or word in ("x", "×")):
         hint = "a multiplier is written x2 (no space)"
+    elif word == "when" and "EACH" in exc.expected and tok.line is not None and \
+            text.split("\n")[tok.line - 1].lstrip().startswith(("jing", "override jing")):
+        hint = "a 精 bonus is added: write `+10 when …` (or `x2 when …` to multiply the score)"
     else:
         before = text[: getattr(tok, "start_pos", 0) or 0].split()
         if before and looks_like(before[-1], "pattern"):

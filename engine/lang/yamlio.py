@@ -152,9 +152,30 @@ class _WhereYAML(YAML):
         self.mj_where = (file, text)
 
 
+def _wide_mistake(row: str) -> tuple[int, str, str] | None:
+    """(column, character, the ASCII one meant) of an input method's full-width character that
+    does YAML's work on a line: a ： ending a key (no ':' before it), a full-width space indenting."""
+    code = row.split("#", 1)[0]
+    indent = len(code) - len(code.lstrip(" \u3000"))
+    if "\u3000" in code[:indent]:
+        return code.index("\u3000") + 1, "\u3000", " "
+    col = code.find("：")
+    if col >= 0 and ":" not in code[:col]:
+        return col + 1, "：", ":"
+    return None
+
+
 def _yaml_error(exc: MarkedYAMLError, file: str, text: str) -> ScenarioError:
     mark = exc.problem_mark or exc.context_mark
-    return ScenarioError(f"not valid YAML: {exc.problem or exc.context}", _mark_loc(file, mark), source_text=text)
+    where = _mark_loc(file, mark)
+    for no, row in enumerate(text.split("\n")[: where.line], 1):  # the full-width key or indent that broke it
+        wide = _wide_mistake(row)
+        if wide is not None:
+            col, ch, meant = wide
+            what = "a full-width space" if ch == "\u3000" else f"a full-width {ch}"
+            return ScenarioError(f"{what}: YAML wants the half-width {meant!r} here", Location(file, no, col),
+                                 hint="switch the input method to half-width (半角)", source_text=text)
+    return ScenarioError(f"not valid YAML: {exc.problem or exc.context}", where, source_text=text)
 
 
 def load_text(text: str, file: str) -> Any:
