@@ -64,3 +64,15 @@ def test_a_full_width_colon_in_a_scenario_is_named_at_its_line(tmp_path):
     with pytest.raises(ScenarioError) as e:
         run_file(f)
     assert "a full-width ：" in e.value.message and (e.value.location.line, e.value.location.column) == (4, 9)
+
+
+@pytest.mark.parametrize("text,line", [
+    ("name: t\nnotes:\n  - 胡：平胡\nbad: [1, 2\n", 5),   # a ： inside a list item is text, not the mistake
+    ("name: t\nnotes: |\n  胡：平胡\nbad: [1, 2\n", 5),   # nor inside a block of text
+])
+def test_a_full_width_colon_in_text_is_not_blamed_for_another_error(text, line):
+    from engine.lang.yamlio import load_text
+
+    with pytest.raises(ScenarioError) as e:
+        load_text(text, "x.yaml")
+    assert "full-width" not in e.value.message and e.value.location.line == line

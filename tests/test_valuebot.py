@@ -170,3 +170,36 @@ def test_useful_draws_match_the_reference_shanten(rules):
             after = list(nat)
             after[k] += 1
             assert useful == (ref.of_counts(tuple(after), wilds, melds) < now), (held, wilds, melds, k)
+
+
+def test_a_lone_jing_wait_finds_every_draw_useful():
+    """A 13-tile hand already at -1 (four sets and a lone 精: 精钓) is clamped to 0: every draw
+    completes it, so every kind is a live useful tile (a review found 26 of 32 counted)."""
+    from engine.core.shanten import Shanten, ShantenOracle
+
+    sc = Scorer(RS)
+    t = sc.tiles
+    hand = t.parse("123m456m789m111s3p")
+    wild = frozenset({t.parse_one("3p"), t.parse_one("4p")})
+    fast, ref = Shanten(sc.hands), ShantenOracle(sc.hands)
+    nat, w = fast.natural_counts(hand, wild)
+    kinds = [k for k in range(len(t)) if k not in wild]
+    now = ref.of_counts(tuple(nat), w, 0)
+    want = []
+    for k in kinds:
+        after = list(nat)
+        after[k] += 1
+        want.append(ref.of_counts(tuple(after), w, 0) < now)
+    assert all(want) and fast.useful_draws(tuple(nat), w, 0, kinds) == want
+
+
+def test_value_bots_play_a_two_seat_table(tmp_path: Path):
+    """A ruleset of two seats (the smallest check allows) builds its value model and plays."""
+    from tests.test_playable import TINY
+
+    f = tmp_path / "tiny.rules"
+    f.write_text(TINY, encoding="utf-8")
+    rs = compile_ruleset(str(f))
+    m = Match(rs, 3)
+    m.play({s: ValueBot(i) for i, s in enumerate(m.seats)}, 3)
+    assert len(m.games) == 3 and all(g.over for g in m.games)

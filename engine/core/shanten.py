@@ -306,6 +306,10 @@ class Shanten(ShantenOracle):
             todo = [j for j in range(len(kinds)) if not out[j]]
             if not todo:
                 break
+            if dist < now:  # a hand short of a complete count, already at -1 (a lone 精 waits on anything):
+                for j in todo:  # a draw never raises a distance, so every draw completes it
+                    out[j] = True
+                break
             if plan.rotten_gap:  # only a draw that adds a usable single to its group can help
                 usable = [self._rotten_group(plan.rotten_gap, gi, nat[lo:hi])
                           for gi, (_, lo, hi) in enumerate(self.ev.group_spans)]
@@ -314,9 +318,9 @@ class Shanten(ShantenOracle):
                     where = {kinds[j]: j for j in todo}
                     for gi, (_, lo, hi) in enumerate(self.ev.group_spans):
                         for pos in self._rotten_growers(plan.rotten_gap, gi, nat[lo:hi], usable[gi]):
-                            j = where.get(lo + pos)
-                            if j is not None:
-                                out[j] = True
+                            at = where.get(lo + pos)
+                            if at is not None:
+                                out[at] = True
                 continue
             if plan.pairs:
                 vals = self.plan_after_each(plan, nat, w, n_melds, [kinds[j] for j in todo], 1) or []
@@ -336,8 +340,8 @@ class Shanten(ShantenOracle):
                     continue
                 rest = rest_of(gi)
                 for pos in grows:  # the draws that change this group's table: the others change nothing
-                    j = where.get(span.lo + pos)
-                    if j is None or out[j]:
+                    at = where.get(span.lo + pos)
+                    if at is None or out[at]:
                         continue
                     after = list(sub)
                     after[pos] += 1
@@ -347,7 +351,7 @@ class Shanten(ShantenOracle):
                     best = bests.get((k, head, acc))
                     if best is None:
                         best = self._best_of(k, head, acc)
-                    out[j] = max(best - w, -1) < now
+                    out[at] = max(best - w, -1) < now
         return out
 
     def _rotten_growers(self, gap: int, gi: int, sub: tuple[int, ...], usable: int) -> tuple[int, ...]:

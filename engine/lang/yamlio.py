@@ -152,6 +152,9 @@ class _WhereYAML(YAML):
         self.mj_where = (file, text)
 
 
+WIDE_LOOKBACK = 2  # lines above a YAML error searched for the full-width mistake that made it (a bound)
+
+
 def _wide_mistake(row: str) -> tuple[int, str, str] | None:
     """(column, character, the ASCII one meant) of an input method's full-width character that
     does YAML's work on a line: a ： ending a key (no ':' before it), a full-width space indenting."""
@@ -168,13 +171,26 @@ def _wide_mistake(row: str) -> tuple[int, str, str] | None:
 def _yaml_error(exc: MarkedYAMLError, file: str, text: str) -> ScenarioError:
     mark = exc.problem_mark or exc.context_mark
     where = _mark_loc(file, mark)
-    for no, row in enumerate(text.split("\n")[: where.line], 1):  # the full-width key or indent that broke it
-        wide = _wide_mistake(row)
-        if wide is not None:
-            col, ch, meant = wide
-            what = "a full-width space" if ch == "\u3000" else f"a full-width {ch}"
-            return ScenarioError(f"{what}: YAML wants the half-width {meant!r} here", Location(file, no, col),
-                                 hint="switch the input method to half-width (半角)", source_text=text)
+    rows = text.split("\n")
+    # a full-width key colon or indent on the error's line or WIDE_LOOKBACK before it broke the file when
+    # writing it half-width makes the error go away or come later: then say so, there
+    for no in range(where.line, max(where.line - WIDE_LOOKBACK - 1, 0), -1):
+        wide = _wide_mistake(rows[no - 1]) if no <= len(rows) else None
+        if wide is None:
+            continue
+        col, ch, meant = wide
+        row = rows[no - 1]
+        fixed = rows[: no - 1] + [row[: col - 1] + meant + ("" if ch == "\u3000" else " ") + row[col:]] + rows[no:]
+        try:
+            _WhereYAML(file, text).load("\n".join(fixed))
+        except MarkedYAMLError as again:
+            if _mark_loc(file, again.problem_mark or again.context_mark).line <= where.line:
+                continue
+        except (YAMLError, ValueError, TypeError):
+            continue
+        what = "a full-width space" if ch == "\u3000" else f"a full-width {ch}"
+        return ScenarioError(f"{what}: YAML wants the half-width {meant!r} here", Location(file, no, col),
+                             hint="switch the input method to half-width (半角)", source_text=text)
     return ScenarioError(f"not valid YAML: {exc.problem or exc.context}", where, source_text=text)
 
 

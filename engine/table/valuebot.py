@@ -180,13 +180,17 @@ class ValueModel:
     def _deal_in(self) -> float:
         """子 the discarder pays for a win on its discard (its own share, and the others' where
         the discarder pays for all): the mean over patterns, a win with 精 used and one without,
-        dealer or not on either side (a bound of what a dangerous discard risks)."""
+        the winner the dealer or not, the discarder not the dealer (a bound of what a dangerous
+        discard risks)."""
         out = []
         for p in self.patterns:
             for used in (True, False):
                 reading = Reading(p, int(used), False)
                 for winner_is_dealer in (False, True):
-                    roles = self.roles(winner_is_dealer, 0 if winner_is_dealer else 1)
+                    # a 闲 discards: the first other seat of a dealer's win, else the second (the
+                    # first is the dealer) — or the only other seat at a table of two
+                    others = len(self.seats) - 1
+                    roles = self.roles(winner_is_dealer, 0 if winner_is_dealer else min(1, others - 1))
                     env = self.facts(reading, roles)
                     if self.scorer.refusals(env, reading):
                         continue
