@@ -499,14 +499,25 @@ class Shanten(ShantenOracle):
         less_a_wild = dict(zip(self.ev.plans, self.plan_distances(nat, w - 1, n_melds))) \
             if len(natural) < len(discards) else {}
         out: dict[str, list[int]] = {}
+        raw: dict[str, dict[int, int]] = {}
         for name in names:
             plan = self.ev.plans[name]
-            vals = dict(zip(natural, self.plan_after_each(plan, nat, w, n_melds, natural, -1) or ()))
+            vals = raw[name] = dict(zip(natural, self.plan_after_each(plan, nat, w, n_melds, natural, -1) or ()))
             row = []
             for d in discards:
                 v = less_a_wild[name] if d in wild_kinds else vals.get(d)
                 row.append(left if v is None else v if complete else max(v, 0))
             out[name] = row
+        if len(raw) == len(self.ev.plans):  # every plan measured: keep each hand's distances for later
+            memo = self._plan_memo
+            for d in natural:
+                cut = list(nat)
+                cut[d] -= 1
+                key = (tuple(cut), w, n_melds)
+                if key not in memo:
+                    if len(memo) >= STATE_LIMIT:
+                        memo.clear()
+                    memo[key] = tuple(raw[name].get(d) for name in self.ev.plans)
         return out
 
     def of_each_discard(self, concealed: list[int], n_melds: int, wild_kinds: frozenset[int],
