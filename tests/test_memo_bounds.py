@@ -3,8 +3,6 @@ engine/table/valuebot.py) stays within its named limit, checked after every acti
 limits change no decision. Sizes are read from the data structures (never RSS, never a timer)."""
 from __future__ import annotations
 
-import pytest
-
 from engine import compile_ruleset
 from engine.core import shanten
 from engine.core.scoring import Scorer
@@ -18,7 +16,7 @@ RS = compile_ruleset("nanchang")
 HANDS = 6
 SEED = 21
 MEMO_LIMIT = shanten.MEMO_LIMIT  # before the test lowers it (the lru_cache took it at import)
-PER_GROUP = shanten.Shanten.SHARED  # the per-group memos, shared by a model's Shantens
+PER_GROUP = shanten.Shanten.PER_GROUP  # the per-group memos
 
 
 def _memos(m: valuebot.ValueModel) -> list[tuple[str, dict, int]]:
@@ -94,10 +92,5 @@ def test_every_patterns_distance_comes_from_one_count_of_the_hand():
         now = m.any_shanten.plans_of(held, melds, wild, list(m.patterns))
         for p, sh in alone.items():
             assert each[p] == sh.of_each_discard(held, melds, wild, discards), (p, held, melds)
-            assert now[p] == sh.of(held, melds, wild) == m.distance(p, held, melds, wild)
+            assert now[p] == sh.of(held, melds, wild)
 
-
-def test_sharing_memos_with_another_evaluator_is_refused():
-    other = compile_ruleset("chongguan")
-    with pytest.raises(ValueError, match="another evaluator"):
-        Shanten(Scorer(RS).hands, share=Shanten(Scorer(other).hands))

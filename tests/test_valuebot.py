@@ -108,7 +108,8 @@ def test_raising_a_patterns_multiplier_makes_the_bot_chase_it(tmp_path: Path):
     assert held.count(chase.tile) == 1  # keeps every pair
     m = ValueModel(Scorer(big))
     def after(t):
-        return m.distance("大七对", [x for x in held if x != t] + [t] * (held.count(t) - 1), 0, g.wild)
+        rest = [x for x in held if x != t] + [t] * (held.count(t) - 1)
+        return m.any_shanten.plans_of(rest, 0, g.wild, ["大七对"])["大七对"]
     assert after(chase.tile) < after(plain.tile)
 
 

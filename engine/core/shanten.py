@@ -29,8 +29,8 @@ Blocks = frozenset[tuple[int, int, int]]  # (sets, partial sets, head pair) opti
 HandState = tuple[tuple[int, ...], int, int]  # (natural counts, wilds held, declared melds)
 _START: Blocks = frozenset({(0, 0, 0)})
 # Memo sizes (they bound memory): past its limit a memo is cleared and starts again (no value
-# changes). At 0.2-0.45 KB an entry, a value bot's model (one shared set of per-group memos, one
-# whole-hand memo per pattern) holds at most about 55 MB + 2 MB per pattern, however many hands.
+# changes). At 0.2-0.45 KB an entry, a value bot's model (one Shanten over every pattern) holds
+# at most about 60 MB, however many hands.
 MEMO_LIMIT = 50_000  # per-group results (group tables, steps, blocks, rotten singles): reused across hands
 STATE_LIMIT = 5_000  # whole-hand states per Shanten (``_memo``): reused within a turn, rarely hands later
 
@@ -189,17 +189,12 @@ class Shanten(ShantenOracle):
     adds them (capped), so keeping the maximum per cell loses nothing. Groups combine by a
     small max-plus step; :meth:`of_each_discard` folds the groups a candidate leaves alone
     once per group (prefix and suffix), so a candidate costs one group table and one step.
-
-    ``share``: another :class:`Shanten` over the same evaluator (a view of it with other
-    patterns) whose per-group memos this one uses too: they depend on the tile groups and set
-    templates only, never on which patterns are counted, so sharing them changes no value and
-    keeps one copy (each still bounded by MEMO_LIMIT). Raises ValueError when ``share`` has other
-    tile groups or templates. The whole-hand memo is never shared (it depends on the patterns).
     """
 
-    SHARED = ("_blocks", "_rotten_memo", "_options", "_fold", "_tables", "_steps", "_bests", "_growers")  # the per-group memos
+    # the memos of per-group results (bounded by MEMO_LIMIT; the whole-hand ones by STATE_LIMIT)
+    PER_GROUP = ("_blocks", "_rotten_memo", "_options", "_fold", "_tables", "_steps", "_bests", "_growers")
 
-    def __init__(self, ev: HandEvaluator | CompiledPatterns, share: Shanten | None = None):
+    def __init__(self, ev: HandEvaluator | CompiledPatterns):
         super().__init__(ev)
         self._tables: dict[tuple[int, int, tuple[int, ...]], tuple[int, ...]] = {}  # (k, group id, counts) -> table
         self._steps: dict[tuple[int, tuple[int, ...], tuple[int, ...]], tuple[int, ...]] = {}  # (k, x, y) -> combined
@@ -208,12 +203,6 @@ class Shanten(ShantenOracle):
         self._growers: dict[tuple[object, ...], tuple[int, ...]] = {}
         self._plan_memo: dict[HandState, tuple[int | None, ...]] = {}  # hand state -> each plan's distance
         self._group_of = {kd: gi for gi, (_, lo, hi) in enumerate(self.ev.group_spans) for kd in range(lo, hi)}
-        if share is not None:
-            if (share.ev.group_spans is not self.ev.group_spans
-                    or share.ev.templates_by_id is not self.ev.templates_by_id):
-                raise ValueError("Shanten(share=...): another evaluator's tile groups or templates")
-            for name in self.SHARED:
-                setattr(self, name, getattr(share, name))
 
     def plan_after_each(self, plan: PatternPlan, nat: tuple[int, ...], w: int, n_melds: int, kinds: list[int],
                         step: int) -> list[int] | None:

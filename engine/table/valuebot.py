@@ -127,10 +127,6 @@ class ValueModel:
             if n is not None:
                 self.liability = max(self.liability, self.jing_score(n, False) * (len(self.seats) - 1))
 
-    def distance(self, pattern: str, concealed: list[int], n_melds: int, wild: frozenset[int]) -> int:
-        """The shanten of ``concealed`` (``n_melds`` declared) toward ``pattern`` alone."""
-        return self.any_shanten.plans_of(concealed, n_melds, wild, [pattern])[pattern]
-
     # ---- a win's value: the scorer's arithmetic on typical facts -------------------------------------
     def roles(self, winner_is_dealer: bool, discarder: int | None) -> Roles:
         """A seating for the model's estimates: the first seat deals; the winner is the dealer or
