@@ -95,11 +95,15 @@ class ShantenOracle:
         for v in self._distances(nat, w, n_melds):
             if v is not None and (best is None or v < best):
                 best = v
-        if best is None:
-            return n_tiles
-        # a hand short of a complete count is at least one tile from a win, whatever its 精
-        complete = n_tiles + self.ev.set_size * n_melds >= self.ev.hand_size
-        return best if complete else max(best, 0)
+        return self.settle(best, n_tiles, n_melds)
+
+    def settle(self, distance: int | None, tiles: int, n_melds: int) -> int:
+        """A hand of ``tiles`` concealed tiles (``n_melds`` declared) at a plan ``distance``
+        (None: no plan has a value): a hand short of a complete count is at least one tile from a
+        win, whatever its 精; with no plan, every tile is to go."""
+        if distance is None:
+            return tiles
+        return distance if tiles + self.ev.set_size * n_melds >= self.ev.hand_size else max(distance, 0)
 
     def _distances(self, nat: tuple[int, ...], w: int, n_melds: int) -> Iterable[int | None]:
         """Every plan's :meth:`plan_distance` (the fast form memoises them per hand state)."""
@@ -467,13 +471,8 @@ class Shanten(ShantenOracle):
         counts, w = self.natural_counts(concealed, wild_kinds)
         nat = tuple(counts)
         n_tiles = sum(nat) + w
-        complete = n_tiles + self.ev.set_size * n_melds >= self.ev.hand_size
         dist = dict(zip(self.ev.plans, self.plan_distances(nat, w, n_melds)))
-        out = {}
-        for name in names:
-            v = dist[name]
-            out[name] = n_tiles if v is None else v if complete else max(v, 0)
-        return out
+        return {name: self.settle(dist[name], n_tiles, n_melds) for name in names}
 
     def plans_each_discard(self, concealed: list[int], n_melds: int, wild_kinds: frozenset[int],
                            discards: list[int], names: list[str]) -> dict[str, list[int]]:
@@ -483,7 +482,6 @@ class Shanten(ShantenOracle):
         counts, w = self.natural_counts(concealed, wild_kinds)
         nat = tuple(counts)
         left = sum(nat) + w - 1  # tiles after a discard
-        complete = left + self.ev.set_size * n_melds >= self.ev.hand_size
         natural = [d for d in discards if d not in wild_kinds]
         less_a_wild = dict(zip(self.ev.plans, self.plan_distances(nat, w - 1, n_melds))) \
             if len(natural) < len(discards) else {}
@@ -495,7 +493,7 @@ class Shanten(ShantenOracle):
             row = []
             for d in discards:
                 v = less_a_wild[name] if d in wild_kinds else vals.get(d)
-                row.append(left if v is None else v if complete else max(v, 0))
+                row.append(self.settle(v, left, n_melds))
             out[name] = row
         if len(raw) == len(self.ev.plans):  # every plan measured: keep each hand's distances for later
             memo = self._plan_memo
@@ -516,7 +514,6 @@ class Shanten(ShantenOracle):
         counts, w = self.natural_counts(concealed, wild_kinds)
         nat = tuple(counts)
         n_tiles = sum(nat) + w
-        complete_at = self.ev.hand_size - self.ev.set_size * n_melds
         memo = self._memo
         out: list[int | None] = [None] * len(discards)
         todo: dict[int, list[int]] = {}  # natural kind -> positions in discards
@@ -549,11 +546,7 @@ class Shanten(ShantenOracle):
                 if d not in best or v < best[d]:
                     best[d] = v
         for d, js in todo.items():
-            b = best.get(d)
-            if b is None:
-                v = n_tiles - 1
-            else:
-                v = b if n_tiles - 1 >= complete_at else max(b, 0)
+            v = self.settle(best.get(d), n_tiles - 1, n_melds)
             if len(memo) >= STATE_LIMIT:
                 memo.clear()
             memo[(after[d], w, n_melds)] = v
