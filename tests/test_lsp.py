@@ -156,7 +156,8 @@ def test_lsp_formatting_over_stdio(tmp_path):
 
 
 def test_every_keyword_has_hover_text():
-    from engine.tools.lsp import KEYWORD_SECTIONS, STATEMENT_WORDS, keyword_doc, section_of
+    from engine.lang.syntax import STATEMENT_STARTS as STATEMENT_WORDS
+    from engine.tools.lsp import KEYWORD_SECTIONS, keyword_doc, section_of
 
     assert [k for k in KEYWORD_SECTIONS if section_of(k) is None] == []
     assert all(keyword_doc(k) for k in KEYWORD_SECTIONS)

@@ -58,3 +58,17 @@ def test_an_indented_bad_line_keeps_the_statement_before_it_and_the_errors_after
     assert [e.location.line for e in errors] == [3, 4]
     assert "declares no tiles" not in " ".join(e.message for e in errors)
     assert errors[1].hint == "did you mean flow.抄庄?"
+
+
+def test_the_grammars_reserved_words_are_the_statement_starts():
+    """The grammar's NAME refuses the words that begin a statement (engine/lang/syntax.py's
+    STATEMENT_STARTS, which recovery and the language server read), but for the three that are
+    also written as values: `exhaustive` (a flow value), `suit` and `honours` (group words)."""
+    import re
+
+    from engine.lang.resources import grammar_text
+    from engine.lang.syntax import STATEMENT_STARTS
+
+    name = next(line for line in grammar_text().splitlines() if line.startswith("NAME:"))
+    reserved = set(re.search(r"\(\?:([^)]*)\)", name).group(1).split("|"))
+    assert reserved == set(STATEMENT_STARTS) - {"exhaustive", "suit", "honours"}

@@ -15,6 +15,7 @@ from engine.lang.build import Build
 from engine.lang.parse import check_text_limits, check_tree_limits, parsed_file
 from engine.lang.statements import SECTIONS, ParsedFile, tag
 from engine.lang.syntax import (
+    STATEMENT_STARTS,
     TokenTooBig,
     Tree,
     UnexpectedEOF,
@@ -94,14 +95,11 @@ def parse_text_collect(text: str, file: str) -> tuple[ParsedFile, list[RuleError
     return pf, errors
 
 
-STATEMENT_WORDS = frozenset({"ruleset", "extends", "source", "override", "remove", "option", *SECTIONS})
-
-
 def statement_chunks(text: str) -> list[tuple[int, str]]:
     """The text cut into top-level statements: ``(first line, text)`` pairs. A statement starts,
     outside any ``{ }`` (an ``option``'s choices stay with it), on a line that begins (column 1)
     with anything but a space, ``#`` or ``}``, or on an indented line whose first word begins a
-    statement (:data:`STATEMENT_WORDS`: an indented statement is still one); comment and blank
+    statement (:data:`~engine.lang.syntax.STATEMENT_STARTS`: an indented statement is still one); comment and blank
     lines join the statement before them. The cut only guides error recovery: it never changes
     what a file means."""
     chunks: list[tuple[int, list[str]]] = []
@@ -109,7 +107,7 @@ def statement_chunks(text: str) -> list[tuple[int, str]]:
     for no, row in enumerate(text.split("\n"), 1):
         first = row.split(None, 1)[:1]
         starts = depth == 0 and (row[:1] not in ("", " ", "\t", "\r", "#", "}")
-                                 or (bool(first) and first[0] in STATEMENT_WORDS))
+                                 or (bool(first) and first[0] in STATEMENT_STARTS))
         if starts or not chunks:
             chunks.append((no, []))
         chunks[-1][1].append(row)

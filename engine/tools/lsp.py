@@ -29,12 +29,11 @@ from engine.lang import flow as FLOW
 from engine.lang.compiler import SECTIONS, Checked, check_text, compile_ruleset, statement_chunks
 from engine.lang.lint import Diagnostic, diagnose
 from engine.lang.resources import data_dir
-from engine.lang.syntax import strip_comment
+from engine.lang.syntax import STATEMENT_STARTS, strip_comment
 
 SERVER_NAME = "mjrules"
 
 _WORD = re.compile(r"[^\W\d]\w*|[正副]")
-STATEMENT_WORDS = ["ruleset", "extends", "source", "override", "remove", "option", *SECTIONS]
 
 # keyword → the heading of docs/language.md that explains it (or the start of that heading)
 KEYWORD_SECTIONS: dict[str, str] = {
@@ -322,7 +321,7 @@ def completions(a: Analysis, line: int, char: int) -> list[tuple[str, str]]:
         return [(k.split(".", 1)[1], kind) for k in a.symbols if k.startswith(kind + ".")]
 
     if not words:
-        out = [(w, "keyword") for w in STATEMENT_WORDS]
+        out = [(w, "keyword") for w in STATEMENT_STARTS]
     elif prev in ("override", "remove"):
         out = [(w, "keyword") for w in SECTIONS]
     elif len(words) == 2 and words[0] in ("override", "remove") and prev in SECTIONS:
