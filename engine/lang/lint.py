@@ -545,15 +545,7 @@ def _bounds(when: Expr | None) -> dict[str, tuple[float, float]]:
 
 def _fact_names(expr: Expr) -> set[str]:
     """The facts an expression names."""
-    if isinstance(expr, Var):
-        return {expr.name}
-    out: set[str] = set()
-    for child in ("arg", "left", "right"):
-        if hasattr(expr, child):
-            out |= _fact_names(getattr(expr, child))
-    for a in getattr(expr, "args", ()):
-        out |= _fact_names(a)
-    return out
+    return {n.name for n in _walk(expr) if isinstance(n, Var)}
 
 
 def _fact_range(name: str) -> tuple[float, float]:
