@@ -147,3 +147,17 @@ def test_a_wins_value_is_the_scorers_worked_table():
     m = ValueModel(Scorer(compile_ruleset("nanchang")))
     assert m.value["平胡"][0] == pytest.approx(D * (6 + 5 + 5) / 3 + (1 - D) * 8)
     assert m.value_as_dealer["平胡"][0] == pytest.approx(D * 8 + (1 - D) * 12)
+
+
+def test_the_models_typical_facts_are_the_scorers_facts():
+    """ValueModel.facts names every win fact Scorer.win_facts computes (a fact added to one and
+    not the other would be 0 in the model's estimates without a word)."""
+    from engine.core.handparts import Reading
+
+    rs = compile_ruleset("nanchang")
+    scorer, snaps = final_states(rs, seed=3)
+    snap = next(s for s in snaps if s.win is not None)
+    reading = scorer.score_win(snap).reading
+    model = ValueModel(scorer)
+    typical = model.facts(Reading(reading.pattern, 1, False), model.roles(False, None))
+    assert set(typical) == set(scorer.win_facts(snap, reading))
