@@ -98,6 +98,7 @@ DOCUMENTED: dict[str, list[str]] = {
     "override": ["override fan", "override jing", "override payment base"],
     "remove": ["remove meld", "remove fan", "remove payment"],
     "option": ['option 大七对 "', "= 2 {"],
+    "set": ["set 四归 = no"],
     "choice": ["4: {", "chongguan: {"],
     "suit": ['suit m "', "ranks 1..9"],
     "honours": ["honours winds", "honours flowers"],

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from engine.core.scoring import Ledger, Scorer, Snapshot, WinScore
-    from engine.lang.ruleset import Ruleset
+    from engine.lang.ruleset import Origin, Ruleset
     from engine.tools.impact import Report
 
 EXIT_OK, EXIT_NO, EXIT_BAD_INPUT, EXIT_BUG, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 0, 1, 2, 3, 130, 141
@@ -129,7 +129,9 @@ def print_check_summary(rs: Ruleset) -> None:
     out.print(f"ok: {rs.name}{chain} — {rs.label or ''}".rstrip(" —"), markup=False)
     out.print("  " + ", ".join(f"{v} {k}" for k, v in counts.items()), markup=False)
     for o in rs.options.values():
-        out.print(f"  option {o.name} = {o.chosen} (default {o.default}; choices {', '.join(o.choices)})", markup=False)
+        set_at = f"; set at {where_origin(o.set_at)}" if o.set_at else ""
+        out.print(f"  option {o.name} = {o.chosen} (default {o.default}; choices {', '.join(o.choices)}{set_at})",
+                  markup=False)
 
 
 def print_score(scorer: Scorer, snap: Snapshot, parts: dict[str, Ledger], nets: dict[str, dict[str, int]],
@@ -221,6 +223,13 @@ def print_impact(report: Report) -> None:
             out.print(s.title, markup=False)
             for line in s.lines:
                 out.print(f"  - {line}", markup=False)
+
+
+def where_origin(origin: Origin) -> str:
+    """``file:line`` of a rule's origin, the file as diff shows it."""
+    from engine.tools.diff import short_path
+
+    return f"{short_path(origin.file)}:{origin.line}"
 
 
 def where_file(rs: Ruleset) -> str:

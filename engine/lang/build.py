@@ -71,6 +71,7 @@ from engine.lang.statements import (
     REF_PATTERN,
     OptionStmt,
     Ref,
+    SetStmt,
     Stmt,
 )
 from engine.lang.syntax import Meta, ParseTree, Token, Transformer, token_location, v_args
@@ -169,6 +170,9 @@ class Build(Transformer[Token, Any]):
                                 related=[("first given here", where[value])])
             choices[value], where[value] = stmts, loc
         return OptionStmt(name, label, default, choices, self.loc(meta), self.loc(toks[-1]))
+
+    def set(self, meta: Meta, c: Children) -> SetStmt:
+        return SetStmt(str(c[0]), str(_value(c[1])), self.loc(meta), self.loc(c[1]))
 
     def choice(self, meta: Meta, c: Children) -> tuple[str, list[Stmt], Location]:
         return (str(_value(c[0])), list(c[1:]), self.loc(c[0]))

@@ -16,7 +16,7 @@ from typing import Any, NoReturn
 from engine.errors import Location, RuleError
 from engine.lang import limits as L
 from engine.lang.build import Build
-from engine.lang.statements import SECTIONS, OptionStmt, ParsedFile, tag
+from engine.lang.statements import SECTIONS, OptionStmt, ParsedFile, SetStmt, tag
 from engine.lang.syntax import (
     ParseTree,
     Token,
@@ -72,6 +72,8 @@ def parsed_file(items: list[Any], text: str, file: str, errors: list[RuleError] 
             pf.sources.append(it[1])
         elif isinstance(it, OptionStmt):
             pf.options.append(it)
+        elif isinstance(it, SetStmt):
+            pf.sets.append(it)
         else:
             pf.stmts.append(it)
     return pf

@@ -20,7 +20,15 @@ from engine.lang.parse import parse_text, read_rule_file
 from engine.lang.playable import check_playable
 from engine.lang.resources import is_bundled_ref, resolve_ruleset_path
 from engine.lang.ruleset import Base, OptionInfo, Origin, Ruleset
-from engine.lang.statements import SECTIONS, Entry, OptionStmt, ParsedFile, Stmt, about, tag
+from engine.lang.statements import SECTIONS, Entry, OptionStmt, ParsedFile, SetStmt, Stmt, about, tag
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A ``set NAME = VALUE`` of a file below, on its way up the chain to the option it chooses."""
+
+    stmt: SetStmt
+    file_text: str
 
 
 @dataclass
@@ -56,9 +64,10 @@ def check_options_used(options: dict[str, str], used: set[str], state: Resolutio
 
 
 def resolve(path: Path, options: dict[str, str], used: set[str], chain: tuple[str, ...],
-             via: tuple[str, Location, str] | None = None) -> Resolution:
+             via: tuple[str, Location, str] | None = None, presets: dict[str, Preset] | None = None) -> Resolution:
     """Compile ``path`` and its parents. ``via`` is the child's ``extends`` (reference, location,
-    child text): a parent that is not a text file is reported there, never by echoing its bytes."""
+    child text): a parent that is not a text file is reported there, never by echoing its bytes.
+    ``presets``: the ``set`` statements of the files below, by option name (the nearest wins)."""
     try:
         text = read_rule_file(path)
     except RuleError as exc:
@@ -68,15 +77,25 @@ def resolve(path: Path, options: dict[str, str], used: set[str], chain: tuple[st
         related = [(f"{exc.message}", exc.location)] if exc.location else []
         raise RuleError(f"cannot extend {ref!r}: not a rule file", loc, hint=exc.message if not related else None,
                         related=related, source_text=child_text) from None
-    return resolve_parsed(parse_text(text, str(path)), options, used, chain, path.parent)
+    return resolve_parsed(parse_text(text, str(path)), options, used, chain, path.parent, presets=presets)
 
 
 def resolve_parsed(pf: ParsedFile, options: dict[str, str], used: set[str], chain: tuple[str, ...],
-                    base_dir: Path, errors: list[RuleError] | None = None) -> Resolution:
+                    base_dir: Path, errors: list[RuleError] | None = None,
+                    presets: dict[str, Preset] | None = None) -> Resolution:
     """The :class:`Resolution` of a parsed file and its parents. ``chain``: the
     files already being resolved below it (a cycle is an error); ``used`` collects the options
-    of ``options`` some file declares. With ``errors``, a statement's own resolution error is
-    added to it (tagged ``resolve``) and the rest goes on."""
+    of ``options`` some file declares; ``presets`` the ``set`` statements of the files below.
+    With ``errors``, a statement's own resolution error is added to it (tagged ``resolve``) and
+    the rest goes on.
+
+    A file's own ``set`` statements choose options of its parents: the caller's ``options`` win
+    over them, and a file's ``set`` over a parent's. A ``set`` of an option no parent declares,
+    or of one this file declares itself, is an error at the ``set``."""
+    presets = dict(presets or {})
+    own = _own_presets(pf, errors)
+    below = presets
+    presets = {**own, **below}  # a child's `set` wins over its parent's
     key = str(Path(pf.file).resolve()) if Path(pf.file).exists() else pf.file
     if key in chain:
         raise RuleError("`extends` makes a cycle: " + " → ".join([*chain, key]),
@@ -93,10 +112,12 @@ def resolve_parsed(pf: ParsedFile, options: dict[str, str], used: set[str], chai
             parent_path = resolve_ruleset_path(parent_ref, base_dir)
         except RuleError as exc:
             raise RuleError(exc.message, loc, hint=exc.hint, source_text=pf.text) from None
-        state = resolve(parent_path, options, used, (*chain, key), via=(parent_ref, loc, pf.text))
+        state = resolve(parent_path, options, used, (*chain, key), via=(parent_ref, loc, pf.text), presets=presets)
         state.extends.append(state.name)
     else:
         state = Resolution()
+    for st in own.values():
+        _collecting(errors, "resolve", _check_set, st.stmt, pf, state)
     state.name = pf.name or Path(pf.file).stem
     state.files = [pf.file, *state.files]
     state.label = pf.label or (state.label if pf.extends else None)
@@ -105,15 +126,47 @@ def resolve_parsed(pf: ParsedFile, options: dict[str, str], used: set[str], chai
     for st in pf.stmts:
         _collecting(errors, "resolve", _apply, entries, st, pf.text, state.removed)
     for opt in pf.options:
-        _collecting(errors, "resolve", _resolve_option, opt, pf, options, used, state)
+        _collecting(errors, "resolve", _resolve_option, opt, pf, options, used, state, below.get(opt.name))
     return state
 
 
-def _resolve_option(opt: OptionStmt, pf: ParsedFile, options: dict[str, str], used: set[str], state: Resolution) -> None:
-    """One ``option`` of a file: its choice (default or ``options``) is queued to apply last.
+def _own_presets(pf: ParsedFile, errors: list[RuleError] | None) -> dict[str, Preset]:
+    """The file's ``set`` statements by option name; a second ``set`` of one option is an error."""
+    own: dict[str, Preset] = {}
+    for st in pf.sets:
+        if st.name in own:
+            first = own[st.name].stmt.location
+            exc = RuleError(f"option {st.name} is already set in this file", st.location, source_text=pf.text,
+                            related=[("first set here", first)], hint="keep one `set` per option")
+            if errors is None:
+                raise exc
+            errors.append(tag(exc, "resolve"))
+            continue
+        own[st.name] = Preset(st, pf.text)
+    return own
 
-    Raises :class:`RuleError` (a name given twice, a default that is no choice) or
-    :class:`OptionError` (``options`` names no choice of it)."""
+
+def _check_set(st: SetStmt, pf: ParsedFile, state: Resolution) -> None:
+    """A ``set`` names an option of a parent. Raises :class:`RuleError` at the ``set``."""
+    if any(o.name == st.name for o in pf.options):
+        raise RuleError(f"option {st.name} is declared in this file: `set` chooses an option of a parent",
+                        st.location, source_text=pf.text, hint=f"change the default of option {st.name} instead")
+    if st.name not in state.option_infos:
+        declared = list(state.option_infos)
+        listing = (f"options of the parents: {', '.join(declared)}" if declared
+                   else "no parent declares an option" if pf.extends else "`set` needs an `extends` parent")
+        close = did_you_mean(st.name, declared)
+        raise RuleError(f"unknown option {st.name!r}", st.location, source_text=pf.text,
+                        hint=f"{close} ({listing})" if close else listing)
+
+
+def _resolve_option(opt: OptionStmt, pf: ParsedFile, options: dict[str, str], used: set[str], state: Resolution,
+                    preset: Preset | None = None) -> None:
+    """One ``option`` of a file: its choice (the caller's ``options``, else the nearest ``set``
+    of a file below, else the default) is queued to apply last.
+
+    Raises :class:`RuleError` (a name given twice, a default that is no choice, a ``set`` of no
+    choice, at the ``set``) or :class:`OptionError` (``options`` names no choice of it)."""
     if opt.name in state.option_infos:
         first = state.option_infos[opt.name].origin
         raise RuleError(f"option {opt.name} is already declared", opt.location, source_text=pf.text,
@@ -122,9 +175,19 @@ def _resolve_option(opt: OptionStmt, pf: ParsedFile, options: dict[str, str], us
     if opt.default not in opt.choices:
         raise RuleError(f"option {opt.name}: default {opt.default!r} is not one of its choices "
                         f"({', '.join(opt.choices)})", opt.default_location, source_text=pf.text)
-    chosen = str(options.get(opt.name, opt.default))
+    set_at = None
     if opt.name in options:
         used.add(opt.name)
+        chosen = str(options[opt.name])
+    elif preset is not None:
+        chosen, where = preset.stmt.value, preset.stmt.value_location
+        if chosen not in opt.choices:
+            raise RuleError(f"option {opt.name} has no choice {chosen!r}", where, source_text=preset.file_text,
+                            hint=f"choose one of: {', '.join(opt.choices)}",
+                            related=[("the option is declared here", opt.location)])
+        set_at = Origin(file=where.file, line=preset.stmt.location.line, column=preset.stmt.location.column)
+    else:
+        chosen = opt.default
     if chosen not in opt.choices:
         raise OptionError(f"option {opt.name} has no choice {chosen!r}", opt.location,
                           hint=f"choose one of: {', '.join(opt.choices)}", source_text=pf.text,
@@ -132,7 +195,7 @@ def _resolve_option(opt: OptionStmt, pf: ParsedFile, options: dict[str, str], us
     state.pending_options.append((opt.choices[chosen], pf.text))
     state.option_infos[opt.name] = OptionInfo(
         name=opt.name, label=opt.label, default=opt.default, chosen=chosen, choices=list(opt.choices),
-        origin=Origin(file=opt.location.file, line=opt.location.line, column=opt.location.column))
+        origin=Origin(file=opt.location.file, line=opt.location.line, column=opt.location.column), set_at=set_at)
 
 def _collecting(errors: list[RuleError] | None, phase: str, fn: Callable[..., object], *args: object) -> None:
     """``fn(*args)``; a :class:`RuleError` it raises propagates, or is added to ``errors``

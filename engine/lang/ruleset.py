@@ -402,6 +402,7 @@ class OptionInfo(Model):
     chosen: str
     choices: list[str]
     origin: Origin
+    set_at: Origin | None = None  # the `set` of a file below that chose it (None: the default or the caller's)
 
 
 class Ruleset(Model):

@@ -73,6 +73,15 @@ class OptionStmt:
 
 
 @dataclass
+class SetStmt:
+    """A ``set NAME = VALUE`` as written: this file chooses an option that a parent declares."""
+    name: str
+    value: str
+    location: Location
+    value_location: Location
+
+
+@dataclass
 class ParsedFile:
     """One rule file as parsed, before ``extends`` is resolved."""
     file: str
@@ -83,6 +92,7 @@ class ParsedFile:
     sources: list[str] = field(default_factory=list)
     stmts: list[Stmt] = field(default_factory=list)
     options: list[OptionStmt] = field(default_factory=list)
+    sets: list[SetStmt] = field(default_factory=list)
     unparsed: set[str] = field(default_factory=set)  # KIND.NAME of statements with a syntax error
 
 @dataclass

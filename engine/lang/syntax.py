@@ -145,7 +145,7 @@ def readable(expected: Iterable[str]) -> str:
     return ", ".join(words)
 
 
-STATEMENT_STARTS = ["ruleset", "extends", "source", "override", "remove", "option", *SECTIONS]
+STATEMENT_STARTS = ["ruleset", "extends", "source", "override", "remove", "option", "set", *SECTIONS]
 # what a Chinese input method types in full width, and the ASCII character a rule file wants
 FULL_WIDTH = {**{chr(0xFF10 + d): str(d) for d in range(10)}, "＝": "=", "，": ",", "＋": "+", "－": "-",
               "＊": "*", "／": "/", "（": "(", "）": ")", "：": ":", "；": ";", "＃": "#", "．": ".",

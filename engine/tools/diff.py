@@ -192,7 +192,8 @@ def rules_of(rs: Ruleset) -> dict[str, Rule]:
     if rs.base is not None:
         out["payment.base"] = Rule(decl_text(rs.base), rs.base.origin)
     for name, o in rs.options.items():
-        out[f"option.{name}"] = Rule(f"{o.chosen} (choices {', '.join(o.choices)}; default {o.default})", o.origin)
+        out[f"option.{name}"] = Rule(f"{o.chosen} (choices {', '.join(o.choices)}; default {o.default})",
+                                     o.set_at or o.origin)  # a `set` shows where the value was chosen
     return out
 
 

@@ -38,7 +38,7 @@ _WORD = re.compile(r"[^\W\d]\w*|[正副]")
 # keyword → the heading of docs/language.md that explains it (or the start of that heading)
 KEYWORD_SECTIONS: dict[str, str] = {
     "ruleset": "`ruleset` — the header", "extends": "`extends`", "source": "`source`", "override": "`override`",
-    "remove": "`remove`", "option": "`option`", "suit": "`suit`", "honours": "`honours`", "table": "`table`",
+    "remove": "`remove`", "option": "`option`", "set": "`set`", "suit": "`suit`", "honours": "`honours`", "table": "`table`",
     "meld": "`meld`", "pattern": "`pattern`", "indicator": "`indicator`", "jing": "精 — the 精 settlement",
     "fan": "`fan`", "payment": "`payment`", "factor": "`factor`", "exhaustive": "`exhaustive`", "flow": "`flow`",
     **dict.fromkeys(("ranks", "cyclic", "copies"), "`suit`"),
@@ -339,6 +339,10 @@ def completions(a: Analysis, line: int, char: int) -> list[tuple[str, str]]:
         out = [(f"{k}:", "flow") for k in (policy.params if policy else {})]
         if policy:
             out += [(w, "flow") for p in policy.params.values() for w in p.words]
+    elif words[0] == "set" and "=" not in row:
+        out = [(name, "option") for name in a.options]
+    elif words[0] == "set" and len(words) > 1:
+        out = [(c, "option") for c in a.options.get(words[1], [])]
     elif words[0] == "option" or any(w == "option" for w in words):
         out = [(c, "option") for cs in a.options.values() for c in cs]
     elif "when" in words or prev in ("when", "and", "or", "not", "score"):
