@@ -116,8 +116,8 @@ def resolve_parsed(pf: ParsedFile, options: dict[str, str], used: set[str], chai
         state.extends.append(state.name)
     else:
         state = Resolution()
-    for st in own.values():
-        _collecting(errors, "resolve", _check_set, st.stmt, pf, state)
+    for preset in own.values():
+        _collecting(errors, "resolve", _check_set, preset.stmt, pf, state)
     state.name = pf.name or Path(pf.file).stem
     state.files = [pf.file, *state.files]
     state.label = pf.label or (state.label if pf.extends else None)
