@@ -111,6 +111,7 @@ class RuleReader:
         nexts = wild - mains
         thrown = self.discarded(snap, w.seat) if snap.discards else []
         held = list(hand.concealed) + ([w.tile] if w.by in ("self_draw", "kong_draw") else [])
+        others = [s for s in snap.seats if s != w.seat]
         return {
             "self_drawn": w.by in ("self_draw", "kong_draw"),
             "discard": w.by == "discard",
@@ -122,6 +123,8 @@ class RuleReader:
             "wilds_used": reading.wilds > 0,
             "wilds": reading.wilds,
             "anyone_holds_wild": holds,
+            "others_wilds_concealed": sum(1 for s in others for t in snap.hands.get(s, SeatHand()).concealed if t in wild),
+            "others_wilds": sum(1 for s in others for t in self.all_tiles(snap, s) if t in wild),
             "jing_wait": reading.jing_wait,
             "concealed_hand": all(m.meld_kind == "kong" and m.concealed for m in hand.melds),
             "floor": snap.floor,

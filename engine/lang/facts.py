@@ -32,6 +32,11 @@ FACTS: dict[str, tuple[frozenset[str], str]] = {
         frozenset({WIN, TRANSFER}),
         "some player holds a wild-indicator 精 outside a kong (德中德 test)",
     ),
+    # the other seats (RULES.md §1 德国: 德中德 variants look at them)
+    "others_wilds_concealed": (frozenset({WIN, TRANSFER}),
+                               "how many wild 精 the other seats hold concealed (not in melds or kongs)"),
+    "others_wilds": (frozenset({WIN, TRANSFER}),
+                     "how many wild 精 the other seats hold: concealed, in melds and in kongs"),
     "jing_wait": (
         frozenset({WIN, TRANSFER}),
         "精钓: the winning tile pairs with a lone 精 of the hand in this reading",
@@ -83,4 +88,4 @@ KINDS: dict[str, dict[str, frozenset[str]]] = {
 REQUIRES: dict[str, str] = {"discarder_is_dealer": "discard"}
 
 # Facts that are counts rather than yes/no, with their least value (the others are 0 or 1).
-COUNTS: dict[str, int] = {"wilds": 0, "floor": 1, "n": 0, "wilds_held": 0, "discarded_main": 0, "discarded_next": 0}
+COUNTS: dict[str, int] = {"others_wilds_concealed": 0, "others_wilds": 0, "wilds": 0, "floor": 1, "n": 0, "wilds_held": 0, "discarded_main": 0, "discarded_next": 0}

@@ -145,6 +145,7 @@ class ValueModel:
                 "robbed_kong": False, "after_kong": False, "first_turn": False,
                 "dealer_wins": roles.winner == roles.dealer, "discarder_is_dealer": roles.discarder == roles.dealer,
                 "wilds_used": reading.wilds > 0, "wilds": reading.wilds, "anyone_holds_wild": True,
+                "others_wilds_concealed": 1, "others_wilds": 1,
                 "jing_wait": reading.jing_wait, "concealed_hand": False, "floor": floor,
                 "wilds_held": reading.wilds, "discarded_main": 0, "discarded_next": 0}
 
