@@ -7,6 +7,13 @@ fan that never fired. The hands are ``simulate``'s: matches of 25 hands seeded f
 alone, so the figures do not depend on ``--workers``.
 
     python benchmarks/coverage.py [-n 10000] [--seed 1] [--bots value] [--workers 2] [--json] [RULES …]
+    python benchmarks/coverage.py --options [-n 2000] [--bots greedy] [--workers 2] [--json] RULES …
+
+``--options``: for each option of each named ruleset, each value that is not the default (and
+then every option at its first other value together, when those combine), the paired hands of
+``mjrules impact RULES RULES --option-b NAME=VALUE``: each rule the choice changes, and the
+hands it fired in under the choice (a removed rule: in the default's hands; a flow policy or a tile/table rule applies to every hand
+and no ledger names it: listed as such). A choice whose hands cannot be played is an error row.
 
 Measured (10,000 hands a file, seed 1, four value bots, ``--workers 2``): every declared pattern
 and fan fires under all four bundled files (大七对 0.14 % in nanchang, where it pays ×2, against
@@ -53,6 +60,43 @@ def coverage(rules: str, hands: int, seed: int, bots: str, workers: int) -> dict
             "cpu_s_parent": round(time.process_time() - start, 1)}
 
 
+def option_coverage(rules: str, hands: int, seed: int, bots: str, workers: int) -> list[dict]:
+    """One row per option value (and one for every option at its first other value together):
+    the changed rules, the hands each fired in under the choice, and what never fired."""
+    from engine.errors import MjError
+    from engine.tools.impact import coverage_kind, impact
+
+    rs = compile_ruleset(rules, {})
+    runs = [{o.name: v} for o in rs.options.values() for v in o.choices if v != o.default]
+    together = {o.name: next(v for v in o.choices if v != o.default) for o in rs.options.values() if len(o.choices) > 1}
+    if len(together) > 1:
+        runs.append(together)
+    out = []
+    for opts in runs:
+        start = time.process_time()
+        row: dict = {"rules": rules, "options": opts, "hands": hands, "bots": bots}
+        try:
+            rep = impact(rules, {}, rules, opts, hands, seed, bots.split(","), workers)
+        except MjError as exc:
+            row["error"] = str(exc)
+            out.append(row)
+            continue
+        fired, other = {}, {}
+        for c in rep.coverage():
+            if c["path"].startswith("option."):
+                continue
+            if c["kind"] == "scoring":  # a removed rule bites where the default's rule fired
+                fired[c["path"]] = c["a"] if c["op"] == "-" else c["b"]
+            else:
+                other[c["path"]] = coverage_kind(c["path"])
+        row.update(fired=fired, applies_every_hand=other,
+                   never_fired=[p for p, k in fired.items() if not k],
+                   same_as_default=not fired and not other,
+                   cpu_s_parent=round(time.process_time() - start, 1))
+        out.append(row)
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("rules", nargs="*")
@@ -61,8 +105,28 @@ def main() -> None:
     ap.add_argument("--bots", default="value")
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--options", action="store_true", help="the rules each option value changes, and whether they fire")
     a = ap.parse_args()
     names = a.rules or sorted(p.stem for p in RULESETS.glob("*.rules"))
+    if a.options:
+        rows = [r for name in names for r in option_coverage(name, a.hands, a.seed, a.bots, a.workers)]
+        if a.json:
+            print(json.dumps(rows, ensure_ascii=False, indent=2))
+            return
+        for r in rows:
+            opts = ", ".join(f"{k}={v}" for k, v in r["options"].items())
+            if "error" in r:
+                print(f"{r['rules']} {opts}: ERROR {r['error']}")
+                continue
+            if r["same_as_default"]:
+                print(f"{r['rules']} {opts}: the same rules as the default (the choice restates them)")
+                continue
+            fired = ", ".join(f"{p} {k}" for p, k in r["fired"].items()) or "-"
+            print(f"{r['rules']} {opts}: {r['hands']} hands, bots {r['bots']}; fired (hands): {fired}"
+                  + (f"; every hand: {', '.join(r['applies_every_hand'])}" if r["applies_every_hand"] else "")
+                  + (f"; NEVER FIRED: {', '.join(r['never_fired'])}" if r["never_fired"] else ""))
+            sys.stdout.flush()
+        return
     out = []
     for name in names:
         c = coverage(name, a.hands, a.seed, a.bots, a.workers)
