@@ -66,7 +66,7 @@ TABLE_NUMBERS = {
     "hand": (1, "the tiles each seat holds after the deal"),
     "dealer_extra": (0, "the extra tile the dealer takes (a complete hand is hand + 1)"),
     "stack_height": (1, "tiles in a stack (墩)"),
-    "stacks_per_seat": (1, "stacks in front of each seat"),
+    "stacks_per_seat": (1, "stacks in front of each seat: one number, or one per seat in seat order"),
     "dead_wall": (0, "stacks left undrawn when the hand is drawn (荒庄)"),
     "dice": (1, "dice in a throw"),
 }
@@ -87,8 +87,29 @@ class _Fail:
                          source_text=self.texts.get(path or ""))
 
 
+def seat_stacks(rs: Ruleset) -> list[int]:
+    """Stacks (墩) in front of each seat, in seat order: ``table stacks_per_seat = N`` gives every
+    seat N; ``= N1 N2 …`` (one per seat) a wall that seats do not share equally (3 seats on 136
+    tiles: ``23 23 22``). Assumes :func:`check_playable` has passed."""
+    seats = len(rs.table["seats"].values)
+    values = [int(v) for v in rs.table["stacks_per_seat"].values]
+    return values * seats if len(values) == 1 else values
+
+
 def _loc(decl: Decl) -> Location:
     return Location(decl.origin.file, decl.origin.line, decl.origin.column)
+
+
+def _stacks_hint(total: int, height: int, seats: int) -> str:
+    """How to write ``table stacks_per_seat`` for ``total`` tiles: one number when the stacks
+    share equally, else one per seat (the first seats one more)."""
+    if total % height:
+        return f"the tiles ({total}) must make whole stacks of {height}: change table stack_height"
+    stacks = total // height
+    if stacks % seats == 0:
+        return f"write `table stacks_per_seat = {stacks // seats}`"
+    q, r = divmod(stacks, seats)
+    return f"write `table stacks_per_seat = {' '.join(str(q + (i < r)) for i in range(seats))}` (one per seat)"
 
 
 def check_playable(rs: Ruleset, texts: dict[str, str] | None = None) -> None:
@@ -119,6 +140,11 @@ def check_playable(rs: Ruleset, texts: dict[str, str] | None = None) -> None:
             raise fail.at(None, None, f"the ruleset declares no `table {name}` ({what})",
                           f"add `table {name} = N`")
         v = d.values
+        if name == "stacks_per_seat" and len(v) == len(seats) > 1 and all(isinstance(x, int) for x in v):
+            if min(cast(list[int], v)) < low:
+                raise fail.at(d, f"table.{name}", f"table {name}: every seat needs at least {low} stack")
+            n[name] = min(cast(list[int], v))  # the dice count along the shortest wall
+            continue
         if len(v) != 1 or not isinstance(v[0], int):
             raise fail.at(d, f"table.{name}", f"table {name} must be one whole number ({what})",
                           f"write `table {name} = N`")
@@ -147,13 +173,13 @@ def check_playable(rs: Ruleset, texts: dict[str, str] | None = None) -> None:
     # ---- wall
     total = sum((s.high - s.low + 1) * s.copies for s in rs.suits.values()) + \
         sum(len(h.tiles) * h.copies for h in rs.honours.values())
-    if len(seats) * spp * height != total:
-        fits = total // (len(seats) * height) if total % (len(seats) * height) == 0 else None
+    per_seat = seat_stacks(rs)
+    if sum(per_seat) * height != total:
+        shown = (f"{len(seats)} seats × {spp} stacks" if len(set(per_seat)) == 1
+                 else f"{' + '.join(map(str, per_seat))} stacks")
         raise fail.at(t["stacks_per_seat"], "table.stacks_per_seat",
-                      f"the wall is {len(seats)} seats × {spp} stacks × {height} tiles = {len(seats) * spp * height} "
-                      f"tiles, but the suits and honours make {total}",
-                      f"write `table stacks_per_seat = {fits}`" if fits else
-                      "make seats × stacks_per_seat × stack_height equal the number of tiles")
+                      f"the wall is {shown} × {height} tiles = {sum(per_seat) * height} "
+                      f"tiles, but the suits and honours make {total}", _stacks_hint(total, height, len(seats)))
     stacks = total // height
     dealt = len(seats) * hand + n["dealer_extra"]
     dead = n["dead_wall"] * height

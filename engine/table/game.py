@@ -29,6 +29,7 @@ from engine.core.hands import MeldTiles
 from engine.core.scoring import Ledger, Scorer, SeatHand, Snapshot, WinInfo
 from engine.errors import IllegalAction, MjError
 from engine.lang import flow as FLOW
+from engine.lang.playable import seat_stacks
 from engine.lang.ruleset import Ruleset
 from engine.table.actions import ACT, CLAIM, DRAW, KINDS, OVER, ROB, Action, HandResult, Lock
 from engine.table.wall import Wall, break_position, roll
@@ -172,8 +173,7 @@ class Game:
         method = str((self.policies["break_wall"] or {"method": ("two_rolls",)})["method"][0])
         throws = 2 if method == "two_rolls" else 1
         rolls = [self._roll() for _ in range(throws)]
-        start, _ = break_position(method, rolls, self.seats.index(self.dealer), len(self.seats),
-                                  self.scorer.table_int("stacks_per_seat"))
+        start, _ = break_position(method, rolls, self.seats.index(self.dealer), seat_stacks(self.rs))
         ordered = stacks[start:] + stacks[:start]
         self.wall = Wall([t for st in ordered for t in st], self.height)
         self._log("break", rolls=[list(r) for r in rolls], stack=start)

@@ -1,8 +1,8 @@
 """The wall: stacks (墩) of tiles, broken by the dice, drawn from the head, replaced from the tail.
 
 Geometry (RULES.md §1 Wall, 精): each seat builds ``stacks_per_seat`` stacks of ``stack_height``
-tiles in front of it; the seats' walls form a ring, seat k owning stacks
-``[k·spp, (k+1)·spp)``. The dice choose a stack where the wall is broken (``break_wall``); from
+tiles in front of it (the same number for every seat, or one number per seat); the seats'
+walls form a ring, one after another in seat order. The dice choose a stack where the wall is broken (``break_wall``); from
 there the ring is read in draw order, the *linear* wall: stack 0 is the head, the last stack is
 the tail. Position ``p = stack·height + level`` (level 0 is the top tile).
 
@@ -27,19 +27,22 @@ def roll(rng: random.Random, dice: int) -> tuple[int, ...]:
     return tuple(rng.randint(1, DIE_FACES) for _ in range(dice))
 
 
-def break_position(method: str, rolls: list[tuple[int, ...]], dealer_index: int, seats: int,
-                   stacks_per_seat: int) -> tuple[int, int]:
+def break_position(method: str, rolls: list[tuple[int, ...]], dealer_index: int,
+                   seat_stacks: list[int]) -> tuple[int, int]:
     """(ring stack where the head starts, how many throws were used) for a break method.
+    ``seat_stacks``: the stacks in front of each seat, in seat order (the ring is their walls
+    one after another).
 
     two_rolls (000, 002): the dealer's throw counts seats from the dealer to the roller; the
     roller's throw counts stacks along its wall. one_roll (001): one throw picks the wall by its
     sum and the stack by its smallest die.
     """
     first = rolls[0]
-    roller = (dealer_index + sum(first) - 1) % seats
+    roller = (dealer_index + sum(first) - 1) % len(seat_stacks)
+    start, own = sum(seat_stacks[:roller]), seat_stacks[roller]
     if method == "two_rolls":
-        return roller * stacks_per_seat + (sum(rolls[1]) - 1) % stacks_per_seat, 2
-    return roller * stacks_per_seat + min(first) % stacks_per_seat, 1
+        return start + (sum(rolls[1]) - 1) % own, 2
+    return start + min(first) % own, 1
 
 
 @dataclass
