@@ -128,6 +128,7 @@ DOCUMENTED: dict[str, list[str]] = {
     "pos_left": ["left of lower"],
     "pos_right": ["right of lower"],
     "pos_previous": ["previous upper"],
+    "pos_each_tile": ["each tile where n >= 5"],
     "wild": [", wild"],
     "hidden": [", hidden"],
     "settle": ["settle at end with kongs"],

@@ -140,11 +140,13 @@ def print_score(scorer: Scorer, snap: Snapshot, parts: dict[str, Ledger], nets: 
     (``parts``: part name → ledger; ``nets``: part name → seat → 子; ``winres`` None for 荒庄)."""
     from rich.table import Table
 
+    from engine.core.ledger import indicator_of
+
     rs = scorer.rs
     out.print(f"ruleset {rs.name}" + (f" — {rs.label}" if rs.label else ""), markup=False)
     for name, k in snap.indicators.items():
         main, nxt = scorer.jing_kinds(k)
-        label = rs.indicators[name].label or name
+        label = rs.indicators[indicator_of(name)].label or name
         out.print(f"{label} ({name}): 正精 {scorer.tiles.code(main)}, 副精 {scorer.tiles.code(nxt) if nxt is not None else '-'}",
                   markup=False)
     if winres:

@@ -49,6 +49,16 @@ class Snapshot:
     discards: dict[str, list[int]] = field(default_factory=dict)
 
 
+TILE_MARK = "@"  # an `each tile where …` indicator's settlements are named NAME@TILE (镜@3m)
+
+
+def indicator_of(part: str) -> str:
+    """The declared indicator a 精 settlement part is named after: ``镜@3m`` — the indicator an
+    ``each tile where …`` declaration ``镜`` made of the hands' tile 3m — is ``镜``; any other
+    part name is its own."""
+    return part.split(TILE_MARK, 1)[0]
+
+
 MAX_AMOUNT = 10**12  # 子 in one transfer: a bound on evaluation (no table's stakes come near it), not a rule
 
 

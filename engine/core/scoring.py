@@ -22,6 +22,7 @@ from engine.core.hands import MeldTiles, Reading
 from engine.core.ledger import (
     CLAIM_KINDS,
     MAX_AMOUNT,
+    TILE_MARK,
     WIN_BY,
     JingScore,
     Ledger,
@@ -31,6 +32,7 @@ from engine.core.ledger import (
     Transfer,
     WinInfo,
     WinScore,
+    indicator_of,
 )
 from engine.core.legality import Legality
 from engine.errors import MjError
@@ -41,7 +43,7 @@ from engine.lang.ruleset import Fan, Payer, Payment
 PAYER_ORDER: tuple[Payer, ...] = ("discarder", "dealer", "others", "each")  # the weight a payer takes: first match
 
 __all__ = ["CLAIM_KINDS", "MAX_AMOUNT", "WIN_BY", "JingScore", "Ledger", "Roles", "Scorer", "SeatHand", "Snapshot",
-           "Transfer", "WinInfo", "WinScore"]
+           "Transfer", "WinInfo", "WinScore", "indicator_of"]
 
 class Scorer(Legality):
     """Scores snapshots under one ruleset. Built once; stateless per call.
@@ -216,8 +218,36 @@ class Scorer(Legality):
         when = getattr(r, "when", None)  # a liability names a formula: a rule with a condition
         return n > 0 and when is not None and bool(self.eval(when, {"n": n, "sole_holder": False, "floor": floor}))
 
-    def settle_indicator(self, snap: Snapshot, name: str) -> Ledger:
-        """One 精 settlement with indicator ``name`` on the snapshot's hands (RULES.md §2).
+    def tile_indicators(self, snap: Snapshot, name: str) -> dict[str, int]:
+        """The indicators an ``each tile where COND`` declaration ``name`` makes of the snapshot's
+        hands (docs/language.md `indicator`): ``NAME@TILE`` → kind, in kind order, for each tile
+        kind where some seat's n — that kind counted as the 正精 and its successor as the 副精,
+        over the tiles a settlement counts (concealed, melds and kongs; with ``count discarded``
+        its unclaimed discards too) — meets COND (facts ``n``, ``sole_holder``, ``floor``). At the
+        deal the snapshot holds the dealt hands; at the end, every tile held (照镜子 / 晒月亮)."""
+        where = self.rs.indicators[name].position.where
+        assert where is not None, "an each_tile indicator has its condition"
+        held = {s: self.all_tiles(snap, s) for s in snap.seats}
+        outside = {s: self.all_tiles(snap, s, with_kongs=False) for s in snap.seats}
+        if self.rs.jing_rules("discarded"):
+            for s in snap.seats:
+                held[s] += self.discarded(snap, s)
+                outside[s] += self.discarded(snap, s)
+        out: dict[str, int] = {}
+        for kind in range(len(self.tiles.kinds)):
+            main, nxt = self.jing_kinds(kind)
+            holders = {s for s in snap.seats if any(t in (main, nxt) for t in outside[s])}
+            for s in snap.seats:
+                n = self.jing_count(held[s], main, nxt)
+                if n and self.eval(where, {"n": n, "sole_holder": holders == {s}, "floor": snap.floor}):
+                    out[f"{name}{TILE_MARK}{self.tiles.code(kind)}"] = kind
+                    break
+        return out
+
+    def settle_indicator(self, snap: Snapshot, name: str, tile: int | None = None) -> Ledger:
+        """One 精 settlement with indicator ``name`` on the snapshot's hands (RULES.md §2);
+        ``tile``: the indicator's tile, when the snapshot does not give it (an indicator
+        ``NAME@TILE`` of :meth:`tile_indicators`).
 
         Each seat collects its score from each other seat. Liability (RULES.md §2 Liability,
         applied to *each* such player): when a seat reaches the liability rule's formula only by
@@ -226,11 +256,11 @@ class Scorer(Legality):
         (000's example). Raises :class:`MjError` if the snapshot has no tile for the indicator,
         :class:`IllegalAction` if a meld is one the game could not make (:meth:`check_melds`).
         """
-        ind = self.rs.indicators[name]
-        if name not in snap.indicators:
+        ind = self.rs.indicators[indicator_of(name)]
+        if tile is None and name not in snap.indicators:
             raise MjError(f"no tile for indicator {name}")
         self.check_melds(snap)
-        main, nxt = self.jing_kinds(snap.indicators[name])
+        main, nxt = self.jing_kinds(snap.indicators[name] if tile is None else tile)
         jing = {k for k in (main, nxt) if k is not None}
         seats = snap.seats
         ledger = Ledger()
@@ -391,7 +421,10 @@ class Scorer(Legality):
         win = self.score_win(snap) if snap.win else None
         parts = [("hand", win.ledger if win else self.settle_exhaustive(snap))]
         for name, ind in self.rs.indicators.items():
-            if ind.settle == "at_end" and name in snap.indicators:
+            if ind.settle == "at_end" and ind.position.type == "each_tile":
+                parts += [(tile_name, self.settle_indicator(snap, tile_name, kind))
+                          for tile_name, kind in self.tile_indicators(snap, name).items()]
+            elif ind.settle == "at_end" and name in snap.indicators:
                 parts.append((name, self.settle_indicator(snap, name)))
         return parts, win
 

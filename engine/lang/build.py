@@ -294,6 +294,10 @@ class Build(Transformer[Token, Any]):
         attrs: dict[str, Any] = {}
         for a in rest:
             attrs.update(a)
+        if pos.type == "each_tile" and (attrs.get("wild") or not attrs.get("settle")):
+            raise RuleError(f"indicator {name}: `each tile where …` makes indicators of the hands' tiles; they are "
+                            "never wild, and must say when they are settled", self.loc(meta),
+                            hint="write `…, settle after deal` (the dealt hands) or `…, settle at end` (every tile held)")
         decl = Indicator(name=str(name), label=label, position=pos, origin=self.origin(meta), **attrs)
         return self._stmt(meta, "indicator", name, decl)
 
@@ -315,6 +319,10 @@ class Build(Transformer[Token, Any]):
 
     def pos_previous(self, meta: Meta, c: Children) -> Position:
         return self._pos("previous", c)
+
+    def pos_each_tile(self, meta: Meta, c: Children) -> Position:
+        self._check_expr(c[0], F.JING)
+        return Position(type="each_tile", where=c[0])
 
     def wild(self, meta: Meta, c: Children) -> dict[str, bool]:
         return {"wild": True}

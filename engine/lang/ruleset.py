@@ -208,9 +208,10 @@ class Pattern(Decl):
 class Position(Model):
     """Where an indicator tile sits: the top of the dice-chosen stack, or relative to another."""
 
-    type: Literal["stack_top", "under", "left", "right", "previous"]
+    type: Literal["stack_top", "under", "left", "right", "previous", "each_tile"]
     end: End | None = None
     ref: str | None = None
+    where: Expr | None = None  # each_tile: the 精-context condition a seat's n for the tile must meet
 
 
 class Indicator(Decl):

@@ -192,7 +192,16 @@ class Game:
         self._flip_indicators()
         self.wild = self.scorer.wild_kinds(self._snapshot())
         for name, ind in self.rs.indicators.items():
-            if ind.settle == "after_deal" and name in self.indicators:
+            if ind.settle != "after_deal":
+                continue
+            if ind.position.type == "each_tile":  # indicators made of the dealt hands (照镜子)
+                dealt = self._snapshot()
+                for tile_name, kind in self.scorer.tile_indicators(dealt, name).items():
+                    self._log("indicator", name=tile_name, tile=self.tiles.code(kind))
+                    lg = self.scorer.settle_indicator(dealt, tile_name, kind)
+                    self.parts.append(("after_deal", tile_name, lg))
+                    self._log("settle", part=tile_name, net=lg.net(self.seats))
+            elif name in self.indicators:
                 lg = self.scorer.settle_indicator(self._snapshot(), name)
                 self.parts.append(("after_deal", name, lg))
                 self._log("settle", part=name, net=lg.net(self.seats))

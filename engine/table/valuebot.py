@@ -119,7 +119,9 @@ class ValueModel:
         self.worth_memo: dict[int, float] = {}
         self.honours = frozenset(ev.honour_kinds)
         # 精: the indicators settled at the end (with kongs or not), liability
-        self.end_indicators = [n for n, ind in rs.indicators.items() if ind.settle == "at_end" and not ind.hidden]
+        # (an `each tile where …` indicator is made of the final hands: the model does not value it)
+        self.end_indicators = [n for n, ind in rs.indicators.items() if ind.settle == "at_end" and not ind.hidden
+                               and ind.position.type != "each_tile"]
         self.kong_indicators = [n for n, ind in rs.indicators.items() if ind.settle == "at_end" and ind.with_kongs]
         self.liability = 0.0
         for lia in rs.jing_rules("liability"):

@@ -35,7 +35,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from engine.core.scoring import Ledger, Scorer, SeatHand, Snapshot
+from engine.core.scoring import Ledger, Scorer, SeatHand, Snapshot, indicator_of
 from engine.errors import IllegalAction, ImpossibleState, MjError
 from engine.lang.ruleset import Ruleset
 from engine.table.bots import BOTS
@@ -223,8 +223,8 @@ def fired_paths(rs: Ruleset, parts: Sequence[Part], reading: str | None, fans: l
     out.update(f"fan.{f}" for f in fans)
     values = [r.name for r in rs.jing_rules("value")]
     for _, part, lg in parts:
-        if part in rs.indicators:
-            out.add(f"indicator.{part}")
+        if indicator_of(part) in rs.indicators:
+            out.add(f"indicator.{indicator_of(part)}")
             out.update(f"jing.{n}" for n in lg.fired if n in rs.jing)
         elif part == "hand":
             out.update(f"payment.{n}" for n in lg.fired if n in rs.payments)
@@ -236,7 +236,7 @@ def fired_paths(rs: Ruleset, parts: Sequence[Part], reading: str | None, fans: l
                 head = fac.split(" ", 1)[0]
                 if head.startswith(("factor.", "jing.")) or head == "payment.base":
                     out.add(head)
-                elif head.startswith("n=") and part in rs.indicators:
+                elif head.startswith("n=") and indicator_of(part) in rs.indicators:
                     out.update(f"jing.{v}" for v in values)
     return frozenset(out)
 
@@ -253,7 +253,7 @@ def _jing_moved(rs: Ruleset, seats: list[str], parts: Sequence[Part]) -> int:
     """子 moved by the hand's 精 settlements (every indicator part)."""
     out = dict.fromkeys(seats, 0)
     for _, part, lg in parts:
-        if part in rs.indicators:
+        if indicator_of(part) in rs.indicators:
             for s, v in lg.net(seats).items():
                 out[s] += v
     return sum(v for v in out.values() if v > 0)

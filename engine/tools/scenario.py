@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Protocol, Union
 
 from pydantic import AfterValidator, BaseModel, Field, StringConstraints
 
+from engine.core.ledger import TILE_MARK
 from engine.core.scoring import Ledger, Scorer, Snapshot
 from engine.core.snapshot import build_snapshot, lower_indicator, wild_indicator
 from engine.errors import IllegalAction, Location, MjError, OptionError, RuleError, ScenarioError, did_you_mean
@@ -319,12 +320,19 @@ def _run_case(scorer: Scorer, file: str, name: str, snap: Snapshot, expect: dict
         for ind in snap.indicators:  # indicators settled after the deal are settled here too
             if ind not in settled:
                 settled[ind] = scorer.settle_indicator(snap, ind)
+        made = [n for n, i in scorer.rs.indicators.items() if i.position.type == "each_tile" and i.settle == "after_deal"]
+        for decl in made:  # … and those made of the (dealt) hands
+            for tile_name, kind in scorer.tile_indicators(snap, decl).items():
+                settled[tile_name] = scorer.settle_indicator(snap, tile_name, kind)
         parts: dict[str, Ledger] = {"hand": settled["hand"]}
         for key, named in (("upper", wild_indicator(scorer)), ("lower", lower_indicator(scorer))):
             if named and named in snap.indicators:
                 parts[key] = settled[named]
         for ind in snap.indicators:
             parts[f"settlements.{ind}"] = settled[ind]
+        for part_name, lg in settled.items():  # NAME@TILE: an indicator made of the hands' tiles
+            if TILE_MARK in part_name:
+                parts[f"settlements.{part_name}"] = lg
         total = Ledger.joined(lg for _, lg in end_parts)
     except IllegalAction as exc:
         res.passed = False

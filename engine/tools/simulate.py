@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.core.scoring import Scorer
+from engine.core.scoring import Scorer, indicator_of
 from engine.errors import MjError
 from engine.lang.compiler import compile_ruleset
 from engine.lang.ruleset import Ruleset
@@ -86,7 +86,7 @@ class Summary:
             self.exhaustive += 1
         self.follow_first += r.follow_first
         jing_names = set(g.rs.jing)
-        fired = list(dict.fromkeys(n for _, part, lg in r.parts if part in g.rs.indicators
+        fired = list(dict.fromkeys(n for _, part, lg in r.parts if indicator_of(part) in g.rs.indicators
                                    for n in lg.fired if n in jing_names))
         self.jing_rules.update(fired)
         net = r.net(g.seats)

@@ -1,0 +1,104 @@
+"""Indicators made of the hands' tiles: `indicator NAME = each tile where COND, settle …`
+(docs/language.md `indicator`; the rooms' 照镜子 at the deal and 晒月亮 at the end). Worked
+numbers: nanchang's 精 values (正 2, 副 1), 冲关 n·(n−3) from n = 5, 霸王 ×2 for the sole holder."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from engine import compile_ruleset
+from engine.errors import RuleError
+from engine.tools.scenario import run_file
+
+from .conftest import assert_case_passed
+
+RULES = """extends nanchang
+indicator 镜 "照镜子" = each tile where n >= 5, settle after deal
+indicator 月 "晒月亮" = each tile where n >= 5, settle at end
+"""
+
+CASES = """ruleset: each-tile.rules
+cases:
+  - name: 晒月亮 — every tile some seat counts n >= 5 for is settled at the end
+    # E: 3p3p + the self-drawn 3p = three 3p: as 正精 n = 6 → 冲关 18; only E holds 3p/4p: 霸王 x2 = 36
+    # from each (+108). S: 5p5p5p + 6p: as 正精 5p n = 2·3 + 1 = 7 → 28, sole holder x2 = 56 from each.
+    # As 正精 4p, S counts only 副 5p: n = 3 < 5, no 月@4p; as 正精 2p, E counts 副 3p: 3 < 5.
+    jing: 9s
+    lower: 1s
+    hands: {E: 123m456m789s东东3p3p, S: 5p5p5p6p, W: 1s, N: 2s}
+    win: {seat: E, tile: 3p, by: self_draw}
+    expect:
+      settlements:
+        月@3p: {E: 108, S: -36, W: -36, N: -36}
+        月@5p: {E: -56, S: 168, W: -56, N: -56}
+
+  - name: 照镜子 on the same hands (read as dealt) — the same tiles, but the winning tile is not yet held
+    # E holds two 3p: n = 4 < 5, no 镜@3p; S's 5p n = 7 as above: 56 from each
+    jing: 9s
+    lower: 1s
+    hands: {E: 123m456m789s东东3p3p, S: 5p5p5p6p, W: 1s, N: 2s}
+    win: {seat: E, tile: 3p, by: self_draw}
+    expect:
+      settlements:
+        镜@5p: {E: -56, S: 168, W: -56, N: -56}
+
+  - name: 晒月亮 changes nothing when no seat reaches n = 5
+    # no seat holds 3 of a kind or 2 + its successor: the total is the hand and the 上精 only.
+    # hand: E (dealer) self-draws 东 for the pair, 789s natural: 德国 1 x2 (自摸) x2 (德国) x2 (庄家) + 5 = 13
+    # from each (+39). 上精 9s: E holds 9s (n = 2, +2 from each), W holds 1s (副, n = 1, +1 from each).
+    # E 39 + 6 - 1 = 44; S -13 - 2 - 1 = -16; W -13 - 2 + 3 = -12; N -16
+    jing: 9s
+    lower: 1s
+    hands: {E: 123m456m789s3p4p5p东, S: 5p6p, W: 1s, N: 2s}
+    win: {seat: E, tile: 东, by: self_draw}
+    expect:
+      total: {E: 44, S: -16, W: -12, N: -16}
+"""
+
+
+def test_each_tile_indicators_settle_the_tiles_that_reach_the_condition(tmp_path: Path):
+    (tmp_path / "each-tile.rules").write_text(RULES, encoding="utf-8")
+    f = tmp_path / "cases.yaml"
+    f.write_text(CASES, encoding="utf-8")
+    results = run_file(f)
+    assert len(results) == 3
+    for r in results:
+        assert_case_passed(r)
+
+
+@pytest.mark.parametrize("line, message", [
+    ('indicator 镜 = each tile where n >= 5, wild, settle at end', "never wild"),
+    ('indicator 镜 = each tile where n >= 5', "must say when they are settled"),
+    ('indicator 镜 = each tile where self_drawn, settle at end', "self_drawn"),
+    ('indicator 镜 = each tile where n >= 5, settle at end\nindicator 左 = left of 镜, settle at end',
+     "whose tiles come from the hands"),
+])
+def test_bad_each_tile_indicators_are_errors(tmp_path: Path, line: str, message: str):
+    f = tmp_path / "x.rules"
+    f.write_text("extends nanchang\n" + line + "\n", encoding="utf-8")
+    with pytest.raises(RuleError) as e:
+        compile_ruleset(str(f))
+    assert message in e.value.message + (e.value.hint or "")
+
+
+def test_played_hands_settle_them_at_the_deal_and_at_the_end(tmp_path: Path):
+    from engine.core.ledger import indicator_of
+    from engine.table.bots import BOTS
+    from engine.table.game import Game
+    from engine.table.match import play_hand
+
+    f = tmp_path / "each-tile.rules"
+    f.write_text(RULES, encoding="utf-8")
+    rs = compile_ruleset(str(f))
+    made: dict[str, set[str]] = {"after_deal": set(), "end": set()}
+    for seed in range(40):
+        g = Game(rs, seed)
+        bots = {s: BOTS["greedy"](seed) for s in g.seats}
+        r = play_hand(g, bots)
+        for when, part, lg in r.parts:
+            if "@" in part:
+                made["after_deal" if when == "after_deal" else "end"].add(indicator_of(part))
+                assert sum(lg.net(g.seats).values()) == 0
+                assert lg.transfers  # a tile that reached n >= 5 pays
+    assert made == {"after_deal": {"镜"}, "end": {"月"}}
