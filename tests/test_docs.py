@@ -129,6 +129,7 @@ DOCUMENTED: dict[str, list[str]] = {
     "pos_right": ["right of lower"],
     "pos_previous": ["previous upper"],
     "pos_each_tile": ["each tile where n >= 5"],
+    "family": ["left of upper, family"],
     "wild": [", wild"],
     "hidden": [", hidden"],
     "settle": ["settle at end with kongs"],

@@ -102,3 +102,71 @@ def test_played_hands_settle_them_at_the_deal_and_at_the_end(tmp_path: Path):
                 assert sum(lg.net(g.seats).values()) == 0
                 assert lg.transfers  # a tile that reached n >= 5 pays
     assert made == {"after_deal": {"镜"}, "end": {"月"}}
+
+
+SONG = """extends nanchang
+indicator 歌 "同一首歌" = left of upper, family, settle at end with kongs
+"""
+
+SONG_CASES = """ruleset: song.rules
+cases:
+  - name: a family indicator on 3m settles 3m, 3p and 3s, each with its own 副 (4m, 4p, 4s)
+    # 歌@3m: E holds 3m + 4m (副): n = 2 + 1 = 3, the only holder: 霸王 x2 = 6 from each (+18)
+    # 歌@3p: E holds three 3p (the self-drawn one too): n = 6 → 冲关 18, sole holder x2 = 36 from each (+108)
+    # 歌@3s: nobody holds 3s or 4s: nothing
+    jing: 9s
+    indicators: {歌: 3m}
+    hands: {E: 123m456m789s东东3p3p, S: 5p5p5p6p, W: 1s, N: 2s}
+    win: {seat: E, tile: 3p, by: self_draw}
+    expect:
+      settlements:
+        歌@3m: {E: 18, S: -6, W: -6, N: -6}
+        歌@3p: {E: 108, S: -36, W: -36, N: -36}
+        歌@3s: {E: 0, S: 0, W: 0, N: 0}
+
+  - name: on a wind it settles all four winds (东 held by E as 正 of 歌@东 and 副 of 歌@北)
+    # 歌@东: E's 东东 n = 4, sole holder x2 = 8 from each (+24); 歌@北: 副 东 twice = 2, x2 = 4 each (+12);
+    # 歌@南, 歌@西: E holds no 南/西/北 as 正; 西 is 南's 副, 北 西's: none held
+    jing: 9s
+    indicators: {歌: 南}
+    hands: {E: 123m456m789s东东3p3p, S: 5p5p5p6p, W: 1s, N: 2s}
+    win: {seat: E, tile: 3p, by: self_draw}
+    expect:
+      settlements:
+        歌@东: {E: 24, S: -8, W: -8, N: -8}
+        歌@北: {E: 12, S: -4, W: -4, N: -4}
+        歌@南: {E: 0}
+        歌@西: {E: 0}
+"""
+
+
+def test_a_family_indicator_settles_each_tile_of_its_family(tmp_path: Path):
+    (tmp_path / "song.rules").write_text(SONG, encoding="utf-8")
+    f = tmp_path / "cases.yaml"
+    f.write_text(SONG_CASES, encoding="utf-8")
+    results = run_file(f)
+    assert len(results) == 2
+    for r in results:
+        assert_case_passed(r)
+
+
+def test_a_family_is_a_rank_in_every_suit_or_a_whole_honours_group():
+    from engine.core.tiles import TileSet
+
+    ts = TileSet(compile_ruleset("nanchang"))
+    assert [ts.code(k) for k in ts.family(ts.parse_one("7p"))] == ["7m", "7p", "7s"]
+    assert [ts.code(k) for k in ts.family(ts.parse_one("西"))] == ["东", "南", "西", "北"]
+    assert [ts.code(k) for k in ts.family(ts.parse_one("发"))] == ["中", "发", "白"]
+
+
+@pytest.mark.parametrize("line", [
+    'indicator 歌 = left of upper, family, wild, settle at end',
+    'indicator 歌 = left of upper, family',
+    'indicator 歌 = each tile where n >= 5, family, settle at end',
+])
+def test_a_family_indicator_is_never_wild_and_says_when_it_settles(tmp_path: Path, line: str):
+    f = tmp_path / "x.rules"
+    f.write_text("extends nanchang\n" + line + "\n", encoding="utf-8")
+    with pytest.raises(RuleError) as e:
+        compile_ruleset(str(f))
+    assert "family" in e.value.message

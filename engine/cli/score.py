@@ -173,11 +173,7 @@ def score(
             err.print(f"note: {note}", markup=False)
         snap = build_snapshot(scorer, hands=hands, jing=jing, lower=lower, dealer=dealer, floor=floor, win=w,
                               indicators=others or None)
-        end_parts, winres = scorer.settle_end_parts(snap)
-        parts = dict(end_parts)  # the hand, and the indicators settled at the end …
-        for name in snap.indicators:  # … and those settled after the deal, for the table
-            if name not in parts:
-                parts[name] = scorer.settle_indicator(snap, name)
+        parts, end_parts, winres = scorer.settle_snapshot(snap)  # the end parts, and the after-deal ones
         total = Ledger.joined(lg for _, lg in end_parts)
     except ImpossibleState as exc:  # a table the game could not produce: bad input
         fail(exc, as_json)

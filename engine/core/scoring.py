@@ -218,6 +218,18 @@ class Scorer(Legality):
         when = getattr(r, "when", None)  # a liability names a formula: a rule with a condition
         return n > 0 and when is not None and bool(self.eval(when, {"n": n, "sole_holder": False, "floor": floor}))
 
+    def made_indicators(self, snap: Snapshot, name: str) -> dict[str, int]:
+        """The indicators declaration ``name`` makes, ``NAME@TILE`` → kind, when it makes several
+        (docs/language.md `indicator`): a ``family`` indicator one for each kind of its tile's
+        family (:meth:`TileSet.family`; none without a tile), an ``each tile where`` one
+        :meth:`tile_indicators`; any other none (it is settled under its own name)."""
+        ind = self.rs.indicators[name]
+        if ind.position.type == "each_tile":
+            return self.tile_indicators(snap, name)
+        if ind.family and name in snap.indicators:
+            return {f"{name}{TILE_MARK}{self.tiles.code(k)}": k for k in self.tiles.family(snap.indicators[name])}
+        return {}
+
     def tile_indicators(self, snap: Snapshot, name: str) -> dict[str, int]:
         """The indicators an ``each tile where COND`` declaration ``name`` makes of the snapshot's
         hands (docs/language.md `indicator`): ``NAME@TILE`` → kind, in kind order, for each tile
@@ -414,6 +426,27 @@ class Scorer(Legality):
         return lg
 
     # ---- whole hand -----------------------------------------------------------------------------------
+    def settle_snapshot(self, snap: Snapshot) -> tuple[dict[str, Ledger], list[tuple[str, Ledger]], WinScore | None]:
+        """A snapshot scored on its own (``mjrules score``, a scenario): every part by name —
+        :meth:`settle_end_parts`, and the indicators settled after the deal settled on these
+        same hands (those the snapshot gives a tile for, and those it makes:
+        :meth:`made_indicators`) — with the end parts apart (their sum is the hand's total) and
+        the win. Raises as :meth:`settle_end_parts` does."""
+        end_parts, win = self.settle_end_parts(snap)
+        parts = dict(end_parts)
+        for name, ind in self.rs.indicators.items():
+            if ind.settle != "after_deal":
+                continue
+            if ind.position.type == "each_tile" or ind.family:
+                for tile_name, kind in self.made_indicators(snap, name).items():
+                    parts[tile_name] = self.settle_indicator(snap, tile_name, kind)
+            elif name in snap.indicators:
+                parts[name] = self.settle_indicator(snap, name)
+        for name in snap.indicators:  # an indicator that settles neither way (given for the record)
+            if name not in parts and not self.rs.indicators[name].family and self.rs.indicators[name].settle is None:
+                parts[name] = self.settle_indicator(snap, name)
+        return parts, end_parts, win
+
     def settle_end_parts(self, snap: Snapshot) -> tuple[list[tuple[str, Ledger]], WinScore | None]:
         """Everything settled at the end of the hand, part by part: ``hand`` (the win, or the
         荒庄 payment), then every indicator declared ``settle at end`` that the snapshot gives a
@@ -421,9 +454,9 @@ class Scorer(Legality):
         win = self.score_win(snap) if snap.win else None
         parts = [("hand", win.ledger if win else self.settle_exhaustive(snap))]
         for name, ind in self.rs.indicators.items():
-            if ind.settle == "at_end" and ind.position.type == "each_tile":
+            if ind.settle == "at_end" and (ind.position.type == "each_tile" or ind.family):
                 parts += [(tile_name, self.settle_indicator(snap, tile_name, kind))
-                          for tile_name, kind in self.tile_indicators(snap, name).items()]
+                          for tile_name, kind in self.made_indicators(snap, name).items()]
             elif ind.settle == "at_end" and name in snap.indicators:
                 parts.append((name, self.settle_indicator(snap, name)))
         return parts, win

@@ -77,6 +77,14 @@ class TileSet:
     def __len__(self) -> int:
         return len(self.kinds)
 
+    def family(self, kind: int) -> tuple[int, ...]:
+        """The kinds a ``family`` indicator's tile stands for (同一首歌): a suited tile's rank in
+        every suit that has it, in declaration order; an honour, every tile of its group."""
+        k = self.kinds[kind]
+        if not k.is_suit:
+            return self.groups[k.group].kinds
+        return tuple(t.index for t in self.kinds if t.is_suit and t.rank == k.rank)
+
     @cached_property
     def total_tiles(self) -> int:
         """How many physical tiles the set has (136 for the family's set)."""

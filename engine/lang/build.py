@@ -298,6 +298,10 @@ class Build(Transformer[Token, Any]):
             raise RuleError(f"indicator {name}: `each tile where …` makes indicators of the hands' tiles; they are "
                             "never wild, and must say when they are settled", self.loc(meta),
                             hint="write `…, settle after deal` (the dealt hands) or `…, settle at end` (every tile held)")
+        if attrs.get("family") and (attrs.get("wild") or not attrs.get("settle") or pos.type == "each_tile"):
+            raise RuleError(f"indicator {name}: a `family` indicator settles one indicator for each tile of its "
+                            "family; it is never wild, is placed on the wall, and must say when it is settled",
+                            self.loc(meta), hint="e.g. `indicator 歌 = under upper, family, settle at end`")
         decl = Indicator(name=str(name), label=label, position=pos, origin=self.origin(meta), **attrs)
         return self._stmt(meta, "indicator", name, decl)
 
@@ -329,6 +333,9 @@ class Build(Transformer[Token, Any]):
 
     def hidden(self, meta: Meta, c: Children) -> dict[str, bool]:
         return {"hidden": True}
+
+    def family(self, meta: Meta, c: Children) -> dict[str, bool]:
+        return {"family": True}
 
     def settle(self, meta: Meta, c: Children) -> dict[str, str | bool]:
         return {"settle": c[0], "with_kongs": len(c) > 1}

@@ -225,6 +225,7 @@ class Indicator(Decl):
     position: Position
     wild: bool = False
     hidden: bool = False
+    family: bool = False  # the tile stands for its rank in every suit, or its whole honours group
     settle: Literal["after_deal", "at_end"] | None = None
     with_kongs: bool = False
 

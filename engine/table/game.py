@@ -194,9 +194,9 @@ class Game:
         for name, ind in self.rs.indicators.items():
             if ind.settle != "after_deal":
                 continue
-            if ind.position.type == "each_tile":  # indicators made of the dealt hands (照镜子)
+            if ind.position.type == "each_tile" or ind.family:  # several: of the dealt hands (照镜子), a family
                 dealt = self._snapshot()
-                for tile_name, kind in self.scorer.tile_indicators(dealt, name).items():
+                for tile_name, kind in self.scorer.made_indicators(dealt, name).items():
                     self._log("indicator", name=tile_name, tile=self.tiles.code(kind))
                     lg = self.scorer.settle_indicator(dealt, tile_name, kind)
                     self.parts.append(("after_deal", tile_name, lg))

@@ -312,24 +312,17 @@ def _run_case(scorer: Scorer, file: str, name: str, snap: Snapshot, expect: dict
         return res
     fired: list[str] = []
     try:
-        end_parts, win = scorer.settle_end_parts(snap)
+        settled, end_parts, win = scorer.settle_snapshot(snap)  # after-deal indicators settled here too
         if win:
             r = win.reading
             res.explanation.append(f"reading: {r.pattern}, wilds {r.wilds}" + (", 精钓" if r.jing_wait else ""))
-        settled = dict(end_parts)
-        for ind in snap.indicators:  # indicators settled after the deal are settled here too
-            if ind not in settled:
-                settled[ind] = scorer.settle_indicator(snap, ind)
-        made = [n for n, i in scorer.rs.indicators.items() if i.position.type == "each_tile" and i.settle == "after_deal"]
-        for decl in made:  # … and those made of the (dealt) hands
-            for tile_name, kind in scorer.tile_indicators(snap, decl).items():
-                settled[tile_name] = scorer.settle_indicator(snap, tile_name, kind)
         parts: dict[str, Ledger] = {"hand": settled["hand"]}
         for key, named in (("upper", wild_indicator(scorer)), ("lower", lower_indicator(scorer))):
             if named and named in snap.indicators:
                 parts[key] = settled[named]
         for ind in snap.indicators:
-            parts[f"settlements.{ind}"] = settled[ind]
+            if ind in settled:
+                parts[f"settlements.{ind}"] = settled[ind]
         for part_name, lg in settled.items():  # NAME@TILE: an indicator made of the hands' tiles
             if TILE_MARK in part_name:
                 parts[f"settlements.{part_name}"] = lg
