@@ -272,7 +272,7 @@ def check_playable(rs: Ruleset, texts: dict[str, str] | None = None) -> None:
     _check_payments(rs, fail)
     for ex in rs.exhaustive.values():
         if ex.payer in ("discarder", "robbed"):
-            raise fail.at(ex, f"exhaustive.{ex.name}", f"exhaustive {ex.name}: a drawn hand has no {ex.payer} seat to pay",
+            raise fail.at(ex, f"exhaustive.{ex.name}", f"exhaustive {ex.name}: a drawn hand has no {ex.payer} to pay",
                           "write `dealer pays N each`, `each pays N each` or `others pays N each`")
 
 
