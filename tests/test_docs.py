@@ -142,6 +142,7 @@ DOCUMENTED: dict[str, list[str]] = {
     "jing_formula": ["= score n * (n - 3) when n >= 5"],
     "jing_kong_bonus": ["14 each per jing kong instead of kong points", "10 each per jing kong\n"],
     "jing_liability": ["liability 冲关 on claimed discard"],
+    "jing_liability_over": ["liability over 5 on claimed discard"],
     "jing_add": ["jing 霸王 = +10 when sole_holder"],
     "jing_discarded": ["jing 打出 = count discarded"],
     "no_win": ["= no win when pattern 平胡"],

@@ -28,11 +28,11 @@ def bad(tmp_path: Path, text: str) -> RuleError:
     return e.value
 
 
-def test_paid_by_names_only_the_discarder(tmp_path):
+def test_paid_by_names_only_the_discarder_or_the_robbed_seat(tmp_path):
     err = bad(tmp_path, "override payment 点炮 = discarder x2, others x1 paid by dealer when discard\n")
-    assert "only `paid by discarder`" in err.message
+    assert "only `paid by discarder` and `paid by robbed`" in err.message
     assert (err.location.line, err.location.column) == (2, 55)  # at `dealer`
-    assert err.hint == "write `paid by discarder`"
+    assert err.hint == "write `paid by discarder` or `paid by robbed`"
 
 
 def test_no_win_stands_alone(tmp_path):

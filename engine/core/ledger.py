@@ -129,12 +129,14 @@ class WinScore:
 @dataclass(frozen=True)
 class Roles:
     """Who is who in one win: ``seats`` in play order, the ``dealer``, the ``winner`` and the
-    ``discarder`` (the seat whose discard is won; None for a self-draw, 杠开 or 抢杠)."""
+    ``discarder`` (the seat whose discard is won; None for a self-draw, 杠开 or 抢杠) and the
+    ``robbed`` seat (whose added kong a 抢杠 robs; None otherwise)."""
 
     seats: tuple[str, ...]
     dealer: str
     winner: str
     discarder: str | None = None
+    robbed: str | None = None
 
     @staticmethod
     def of(snap: Snapshot) -> Roles:
@@ -142,7 +144,19 @@ class Roles:
         w = snap.win
         if w is None:
             raise ValueError("a snapshot without a win has no winner")
-        return Roles(tuple(snap.seats), snap.dealer, w.seat, w.from_seat if w.by == "discard" else None)
+        return Roles(tuple(snap.seats), snap.dealer, w.seat, w.from_seat if w.by == "discard" else None,
+                     w.from_seat if w.by == "rob_kong" else None)
+
+
+@dataclass(frozen=True)
+class KongItem:
+    """One thing a kong earns in a settlement ``with kongs``: ``amount`` 子 from each other seat
+    by ``rule`` (kong points or a 杠精 bonus) — or, when ``from_discarder``, from the seat whose
+    discard made the kong, once for every other seat."""
+
+    amount: int
+    rule: str
+    from_discarder: bool = False
 
 
 @dataclass(frozen=True)

@@ -175,11 +175,16 @@ class RuleReader:
         return [f for f in fired if stays[f.name]]
 
     @staticmethod
-    def payer_matches(spec: str, payer: str, discarder: str | None, dealer: str) -> bool:
+    def payer_matches(spec: str, payer: str, discarder: str | None, dealer: str, robbed: str | None = None) -> bool:
+        """Whether ``payer`` is a seat the payer role ``spec`` names (RULES.md §2 Win score):
+        ``each`` every payer, ``discarder`` the seat whose discard is won, ``robbed`` the seat
+        whose kong is robbed (抢杠), ``others`` every payer but the discarder, ``dealer``."""
         if spec == "each":
             return True
         if spec == "discarder":
             return payer == discarder
+        if spec == "robbed":
+            return payer == robbed
         if spec == "others":
             return payer != discarder
         return payer == dealer  # "dealer"

@@ -25,6 +25,7 @@ from engine.core.ledger import (
     TILE_MARK,
     WIN_BY,
     JingScore,
+    KongItem,
     Ledger,
     Roles,
     SeatHand,
@@ -40,10 +41,10 @@ from engine.lang import flow as FLOW
 from engine.lang.expr import Env
 from engine.lang.ruleset import Fan, Payer, Payment
 
-PAYER_ORDER: tuple[Payer, ...] = ("discarder", "dealer", "others", "each")  # the weight a payer takes: first match
+PAYER_ORDER: tuple[Payer, ...] = ("discarder", "robbed", "dealer", "others", "each")  # the weight a payer takes: first match
 
-__all__ = ["CLAIM_KINDS", "MAX_AMOUNT", "WIN_BY", "JingScore", "Ledger", "Roles", "Scorer", "SeatHand", "Snapshot",
-           "Transfer", "WinInfo", "WinScore", "indicator_of"]
+__all__ = ["CLAIM_KINDS", "MAX_AMOUNT", "WIN_BY", "JingScore", "KongItem", "Ledger", "Roles", "Scorer", "SeatHand",
+           "Snapshot", "Transfer", "WinInfo", "WinScore", "indicator_of"]
 
 class Scorer(Legality):
     """Scores snapshots under one ruleset. Built once; stateless per call.
@@ -64,10 +65,9 @@ class Scorer(Legality):
                       f"(declared: {', '.join(self.rs.payments) or 'none'})",
                       hint="add a `payment NAME = … when …` whose condition covers it")
 
-    def _weight(self, weights: Mapping[Payer, int], payer: str, discarder: str | None,
-                dealer: str) -> tuple[str, int] | None:
+    def _weight(self, weights: Mapping[Payer, int], payer: str, roles: Roles) -> tuple[str, int] | None:
         for spec in PAYER_ORDER:
-            if spec in weights and self.payer_matches(spec, payer, discarder, dealer):
+            if spec in weights and self.payer_matches(spec, payer, roles.discarder, roles.dealer, roles.robbed):
                 return spec, weights[spec]
         return None
 
@@ -101,7 +101,7 @@ class Scorer(Legality):
                 keep = set(fx.with_factors)
                 factors = self.factors("win", tenv, after=False, only=keep, reading=reading)
             else:
-                wt = self._weight(payment.weights, payer, discarder, dealer)
+                wt = self._weight(payment.weights, payer, roles)
                 if wt is None:
                     continue
                 amount = base * wt[1]
@@ -118,8 +118,9 @@ class Scorer(Legality):
                     parts.append(f"factor.{name} x{v}")
             for f in fans:
                 for a in f.adders:
-                    spec = a.payer if (a.payer != "discarder" or discarder) else a.fallback
-                    if spec and self.payer_matches(spec, payer, discarder, dealer):
+                    absent = (a.payer == "discarder" and not discarder) or (a.payer == "robbed" and not roles.robbed)
+                    spec = a.fallback if absent else a.payer
+                    if spec and self.payer_matches(spec, payer, discarder, dealer, roles.robbed):
                         amount += a.amount
                         parts.append(f"fan.{f.name} +{a.amount}")
             for name, v in self.factors("win", tenv, after=True, reading=reading):
@@ -128,9 +129,10 @@ class Scorer(Legality):
                     parts.append(f"factor.{name} x{v}")
             amount = self.cap("win", tenv, amount, parts, reading)
             source = payer
-            if payment.paid_by == "discarder" and discarder is not None and payer != discarder:
-                source = discarder
-                parts.append(f"payment.{payment.name} paid by discarder {discarder} for {payer}")
+            liable = discarder if payment.paid_by == "discarder" else roles.robbed if payment.paid_by == "robbed" else None
+            if liable is not None and payer != liable:
+                source = liable
+                parts.append(f"payment.{payment.name} paid by {payment.paid_by} {liable} for {payer}")
             if amount:
                 out.append(Transfer(source, winner, amount, "hand", "win", tuple(parts)))
         return out, fans, payment.name
@@ -265,7 +267,9 @@ class Scorer(Legality):
         applied to *each* such player): when a seat reaches the liability rule's formula only by
         claiming a 精 someone discarded, that discarder pays the seat's real score once for
         every payer; every other transfer is made as if the liable claims had not happened
-        (000's example). Raises :class:`MjError` if the snapshot has no tile for the indicator,
+        (000's example). A ``liability over N`` rule: a seat whose score is over N and that
+        claimed a 精 of this indicator from a discard is paid by that discarder alone (its score
+        for every payer; the last such claim in meld order). Raises :class:`MjError` if the snapshot has no tile for the indicator,
         :class:`IllegalAction` if a meld is one the game could not make (:meth:`check_melds`).
         """
         ind = self.rs.indicators[indicator_of(name)]
@@ -319,6 +323,18 @@ class Scorer(Legality):
                         liable[s] = (m.from_seat, m)
                 if s in liable:
                     ledger.fired.append(lia.name)
+        over_liable: dict[str, str] = {}  # beneficiary → the discarder who pays its whole score
+        for over in self.rs.jing_rules("liability_over"):
+            if over.indicator not in (None, name):
+                continue
+            for s in seats:
+                if s in liable or s in over_liable or actual[s].score <= over.over:
+                    continue
+                fed = [m.from_seat for m in snap.hands.get(s, SeatHand()).melds
+                       if m.claimed in jing and m.from_seat in seats and m.from_seat != s]
+                if fed and fed[-1] is not None:
+                    over_liable[s] = fed[-1]
+                    ledger.fired.append(over.name)
         as_if = scores(*undo([(s, m) for s, (_, m) in liable.items()]))[0] if liable else actual
         for js in actual.values():
             ledger.fired += js.names
@@ -328,7 +344,13 @@ class Scorer(Legality):
                 if payer == payee:
                     continue
                 rule = name
-                if not liable:
+                if payee in over_liable:
+                    if over_liable[payee] != payer:
+                        continue
+                    amount = actual[payee].score * payers
+                    parts = [*actual[payee].parts, f"liable over the threshold for all {payers} payers x{payers}"]
+                    rule = f"{name}.liability"
+                elif not liable:
                     amount, parts = actual[payee].score, list(actual[payee].parts)
                 elif payee in liable and liable[payee][0] == payer:
                     amount = actual[payee].score * payers
@@ -375,35 +397,50 @@ class Scorer(Legality):
         amount, parts = self.settled("jing", amount, env, parts)
         ledger.transfers.append(Transfer(payer, payee, amount, part, rule, tuple(parts)))
 
-    def kong_items(self, meld: MeldTiles, jing: set[int]) -> list[tuple[int, str]]:
+    def kong_items(self, meld: MeldTiles, jing: set[int], any_jing: set[int] | None = None) -> list[KongItem]:
         """What one kong earns from each other seat in a settlement ``with kongs`` (RULES.md §2
-        Kongs, 杠精): (子 before the settlement factors, rule path) per item — the 精-kong bonus
-        when its four tiles are one of the ``jing`` kinds, and the kong points (concealed,
-        added or exposed) unless a bonus replaces them. Not a kong: no items."""
+        Kongs, 杠精): one :class:`KongItem` per item — the 精-kong bonus when its four tiles are
+        one of the ``jing`` kinds (for a bonus ``of any indicator``, one of ``any_jing``: the
+        kinds of every indicator of the hand; default ``jing``), and the kong points (concealed,
+        added or exposed) unless a bonus replaces them. A bonus ``exposed from discarder`` on a
+        kong made on a discard is marked ``from_discarder``: that seat pays it for every payer.
+        Not a kong: no items."""
         if meld.meld_kind != "kong":
             return []
         bonus_rules = self.rs.jing_rules("kong_bonus")
-        is_jing_kong = len(set(meld.tiles)) == 1 and meld.tiles[0] in jing
-        items: list[tuple[int, str]] = []
-        if is_jing_kong:
-            items += [(b.amount, f"jing.{b.name}") for b in bonus_rules]
-        if not (is_jing_kong and any(b.replaces_kong_points for b in bonus_rules)):
+        four_of = meld.tiles[0] if len(set(meld.tiles)) == 1 else None
+        exposed = not meld.concealed and not meld.added and meld.from_seat is not None
+        items: list[KongItem] = []
+        replaced = False
+        for b in bonus_rules:
+            kinds = (any_jing if any_jing is not None else jing) if b.any_indicator else jing
+            if four_of is not None and four_of in kinds:
+                items.append(KongItem(b.amount, f"jing.{b.name}", b.exposed_from_discarder and exposed))
+                replaced = replaced or b.replaces_kong_points
+        if not replaced:
             for k in self.rs.jing_rules("kong"):
                 pts = k.concealed if meld.concealed else k.added if meld.added else k.exposed
-                items.append((pts, f"jing.{k.name}"))
+                items.append(KongItem(pts, f"jing.{k.name}"))
         return items
 
     def _kong_points(self, snap: Snapshot, ledger: Ledger, jing: set[int], part: str) -> None:
         bonus = {f"jing.{b.name}": b.name for b in self.rs.jing_rules("kong_bonus")}
+        any_jing = {k for t in snap.indicators.values() for k in self.jing_kinds(t) if k is not None}
+        payers = len(snap.seats) - 1
         for s in snap.seats:
             for m in snap.hands.get(s, SeatHand()).melds:
-                for amount, rule in self.kong_items(m, jing):
-                    if rule in bonus:
-                        ledger.fired.append(bonus[rule])
+                for item in self.kong_items(m, jing, any_jing):
+                    if item.rule in bonus:
+                        ledger.fired.append(bonus[item.rule])
+                    trail = f"{item.rule} {self.tiles.format(list(m.tiles))} {item.amount}"
+                    if item.from_discarder and m.from_seat in snap.seats and m.from_seat != s:
+                        self._jing_transfer(ledger, snap, m.from_seat, s, item.amount * payers,
+                                            [trail, f"exposed from discarder for all {payers} payers x{payers}"],
+                                            part, item.rule)
+                        continue
                     for payer in snap.seats:
                         if payer != s:
-                            self._jing_transfer(ledger, snap, payer, s, amount,
-                                                [f"{rule} {self.tiles.format(list(m.tiles))} {amount}"], part, rule)
+                            self._jing_transfer(ledger, snap, payer, s, item.amount, [trail], part, item.rule)
 
     # ---- 抄庄 -------------------------------------------------------------------------------------------
     def follow_first(self, first_discards: list[tuple[str, int]], seats: list[str], dealer: str) -> Ledger | None:
@@ -424,6 +461,12 @@ class Scorer(Legality):
                 lg.transfers.append(Transfer(dealer, other, pays, "follow_first", "flow.follow_first_discard",
                                              (f"pays {pays}",)))
         return lg
+
+    def follow_first_stands(self, won: bool) -> bool:
+        """Whether a 抄庄 made during the hand is paid at its end: always, or with
+        ``follow_first_discard(needs_win: yes)`` only when the hand is won (``won``)."""
+        p = FLOW.policy(self.rs, "follow_first_discard")
+        return p is None or p["needs_win"][0] != "yes" or won
 
     # ---- whole hand -----------------------------------------------------------------------------------
     def settle_snapshot(self, snap: Snapshot) -> tuple[dict[str, Ledger], list[tuple[str, Ledger]], WinScore | None]:

@@ -42,6 +42,7 @@ from engine.lang.ruleset import (
     JingKong,
     JingKongBonus,
     JingLiability,
+    JingLiabilityOver,
     JingMultiplier,
     JingValue,
     Meld,
@@ -371,11 +372,21 @@ class Build(Transformer[Token, Any]):
         return JingFormula, {"score": c[0], "when": c[1]}
 
     def jing_kong_bonus(self, meta: Meta, c: Children) -> JingBody:
-        return JingKongBonus, {"amount": self._int("amount", c[0], 0, L.MAX_AMOUNT), "replaces_kong_points": len(c) > 1}
+        kinds = {t.type for t in c[1:] if isinstance(t, Token)}
+        return JingKongBonus, {"amount": self._int("amount", c[0], 0, L.MAX_AMOUNT),
+                               "replaces_kong_points": "INSTEAD_KONG" in kinds,
+                               "any_indicator": "ANY_INDICATOR" in kinds,
+                               "exposed_from_discarder": "EXPOSED_FROM_DISCARDER" in kinds}
 
     def jing_liability(self, meta: Meta, c: Children) -> JingBody:
         self._ref(REF_JING_FORMULA, c[0])
         return JingLiability, {"rule": str(c[0])}
+
+    def jing_liability_over(self, meta: Meta, c: Children) -> JingBody:
+        if len(c) > 1:
+            self._ref(REF_INDICATOR, c[1])
+        return JingLiabilityOver, {"over": self._int("liability threshold", c[0], 0, L.MAX_AMOUNT),
+                                   "indicator": str(c[1]) if len(c) > 1 else None}
 
     def jing_add(self, meta: Meta, c: Children) -> JingBody:
         self._check_expr(c[1], F.JING)
@@ -440,14 +451,14 @@ class Build(Transformer[Token, Any]):
     def payment(self, meta: Meta, c: Children) -> Stmt:
         name = c[0]
         weights: dict[Payer, int] = {}
-        paid_by: Literal["discarder"] | None = None
+        paid_by: Literal["discarder", "robbed"] | None = None
         for w in c[1:-1]:
             if w[0] == "paid_by":
-                if w[1] != "discarder":
-                    raise RuleError(f"payment {name} is paid by {w[1]}: only `paid by discarder` is a payment "
-                                    "scheme (the discarder pays every payer's amount)", w[2],
-                                    hint="write `paid by discarder`")
-                paid_by = w[1]
+                if w[1] not in ("discarder", "robbed"):
+                    raise RuleError(f"payment {name} is paid by {w[1]}: only `paid by discarder` and `paid by robbed` "
+                                    "are payment schemes (that seat pays every payer's amount)", w[2],
+                                    hint="write `paid by discarder` or `paid by robbed`")
+                paid_by = cast(Literal["discarder", "robbed"], w[1])
                 continue
             if w[0] in weights:
                 raise RuleError(f"payment {name} names {w[0]} twice", w[2])

@@ -85,7 +85,14 @@ POLICIES: dict[str, Policy] = {
         {
             "pays": Param("子 the dealer pays each other seat", is_int=True, default=(0,)),
             "passes_deal": Param("the deal passes to the next seat after the hand", ("yes", "no"), default=("yes",)),
+            "needs_win": Param("yes: paid only when the hand is won (void on a drawn hand); no: always",
+                               ("yes", "no"), default=("no",)),
         },
+    ),
+    "last_discard": Policy(
+        "what may be claimed on a discard made when no live tile is left to draw (the last tile)",
+        {"claims": Param("win: only a win (no chow, pung or kong); any: every claim", ("win", "any"),
+                         default=("any",))},
     ),
     "dealer": Policy(
         "when the dealer keeps the deal (连庄); otherwise the next seat deals",

@@ -303,8 +303,8 @@ def check_playable(rs: Ruleset, texts: dict[str, str] | None = None) -> None:
     # ---- payments
     _check_payments(rs, fail)
     for ex in rs.exhaustive.values():
-        if ex.payer == "discarder":
-            raise fail.at(ex, f"exhaustive.{ex.name}", f"exhaustive {ex.name}: a drawn hand has no discarder to pay",
+        if ex.payer in ("discarder", "robbed"):
+            raise fail.at(ex, f"exhaustive.{ex.name}", f"exhaustive {ex.name}: a drawn hand has no {ex.payer} to pay",
                           "write `dealer pays N each`, `each pays N each` or `others pays N each`")
 
 

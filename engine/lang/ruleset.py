@@ -36,7 +36,7 @@ CmpOp: TypeAlias = Literal[">=", "<=", "==", "!=", ">", "<"]
 ArithOp: TypeAlias = Literal["+", "-", "*", "/"]
 MeldKind: TypeAlias = Literal["chow", "pung", "kong", "pair"]
 End: TypeAlias = Literal["head", "tail"]
-Payer: TypeAlias = Literal["discarder", "others", "each", "dealer"]
+Payer: TypeAlias = Literal["discarder", "robbed", "others", "each", "dealer"]
 Scope: TypeAlias = Literal["win", "jing", "exhaustive"]
 
 
@@ -273,11 +273,16 @@ class JingFormula(JingDecl):
 
 
 class JingKongBonus(JingDecl):
-    """``jing 杠精 = 10 each per jing kong [instead of kong points]``: a kong of four 精."""
+    """``jing 杠精 = 10 each per jing kong [of any indicator] [exposed from discarder] [instead of
+    kong points]``: a kong of four 精 (of this indicator, or with ``any_indicator`` of any indicator
+    of the hand); with ``exposed_from_discarder`` a kong made on a discard is paid by that
+    discarder alone, ``amount`` for each other seat."""
 
     type: Literal["kong_bonus"] = "kong_bonus"
     amount: int
     replaces_kong_points: bool = False
+    any_indicator: bool = False
+    exposed_from_discarder: bool = False
 
 
 class JingLiability(JingDecl):
@@ -285,6 +290,17 @@ class JingLiability(JingDecl):
 
     type: Literal["liability"] = "liability"
     rule: str
+
+
+class JingLiabilityOver(JingDecl):
+    """``jing NAME = liability over N on claimed discard [of IND]``: a seat whose 精 score (after
+    formula, multipliers and bonuses) is over ``over`` and that claimed a 精 from another seat's
+    discard is paid by that discarder alone, its score for every payer (the others pay it
+    nothing); only in the settlement of ``indicator`` when one is named."""
+
+    type: Literal["liability_over"] = "liability_over"
+    over: int
+    indicator: str | None = None
 
 
 class JingAdder(JingDecl):
@@ -304,7 +320,8 @@ class JingDiscarded(JingDecl):
 
 
 JingRule = Annotated[
-    JingValue | JingKong | JingMultiplier | JingFormula | JingKongBonus | JingLiability | JingAdder | JingDiscarded,
+    JingValue | JingKong | JingMultiplier | JingFormula | JingKongBonus | JingLiability | JingLiabilityOver | JingAdder
+    | JingDiscarded,
     Field(discriminator="type"),
 ]
 
@@ -352,7 +369,7 @@ class Payment(Decl):
     kind: Literal["payment"] = "payment"
     weights: dict[Payer, int]
     when: Expr
-    paid_by: Literal["discarder"] | None = None  # ``paid by discarder``: the discarder pays every payer's amount
+    paid_by: Literal["discarder", "robbed"] | None = None  # ``paid by discarder``/``robbed``: that seat pays every payer's amount
 
 
 class Base(Decl):
@@ -448,6 +465,8 @@ class Ruleset(Model):
     def jing_rules(self, type_: Literal["kong_bonus"]) -> list[JingKongBonus]: ...
     @overload
     def jing_rules(self, type_: Literal["liability"]) -> list[JingLiability]: ...
+    @overload
+    def jing_rules(self, type_: Literal["liability_over"]) -> list[JingLiabilityOver]: ...
     @overload
     def jing_rules(self, type_: Literal["adder"]) -> list[JingAdder]: ...
     @overload

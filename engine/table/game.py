@@ -435,6 +435,9 @@ class Game:
         out: list[Action] = []
         if self._discard_win(seat, tile, "discard", discarder):
             out.append(Action(seat, "win"))
+        last = self.policies["last_discard"]
+        if last is not None and last["claims"][0] == "win" and self.live_remaining == 0:
+            return out  # the last tile: it may be won, not claimed
         have = self._counts[seat]
         n = have[tile]
         kong, pung = self.meld_size["kong"], self.meld_size["pung"]
@@ -732,6 +735,9 @@ class Game:
         if win is not None and win.by in ("self_draw", "kong_draw"):
             self._take(win.seat, win.tile)
         parts, ws = self.scorer.settle_end_parts(snap)
+        if self.follow_first and not self.scorer.follow_first_stands(win is not None):
+            self.follow_first = False  # a 抄庄 that only a won hand pays: void on a drawn hand
+            self.parts = [p for p in self.parts if p[1] != "follow_first"]
         self.parts += [("end", name, lg) for name, lg in parts]
         self.result = HandResult(win.seat if win else None, win, ws.reading.pattern if ws else None,
                                  ws.fans if ws else [], self.parts, self.follow_first)

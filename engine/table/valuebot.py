@@ -520,7 +520,7 @@ class ValueBot:
                 jing |= {t for t in sc.jing_kinds(game.indicators[name]) if t is not None}
         meld = MeldTiles("kong", (tile,) * _size(game, "kong"), concealed=how == "concealed", added=how == "added")
         env = sc.transfer_env(1, False, False)
-        pts = sum(sc.settled("jing", amount, env, [])[0] for amount, _ in sc.kong_items(meld, jing))
+        pts = sum(sc.settled("jing", item.amount, env, [])[0] for item in sc.kong_items(meld, jing))
         return pts * (len(game.seats) - 1)
 
     def _kong_worth(self, ctx: dict[Any, Any], game: Game, seat: str, a: Action) -> float:

@@ -31,6 +31,7 @@ from engine.lang.ruleset import (
     JingKong,
     JingKongBonus,
     JingLiability,
+    JingLiabilityOver,
     JingMultiplier,
     JingValue,
     Meld,
@@ -127,9 +128,13 @@ def decl_text(d: Decl) -> str:
     if isinstance(d, JingFormula):
         return f"score {expr_text(d.score)} when {expr_text(d.when)}"
     if isinstance(d, JingKongBonus):
-        return f"{d.amount} each per jing kong" + (" instead of kong points" if d.replaces_kong_points else "")
+        return (f"{d.amount} each per jing kong" + (" of any indicator" if d.any_indicator else "")
+                + (" exposed from discarder" if d.exposed_from_discarder else "")
+                + (" instead of kong points" if d.replaces_kong_points else ""))
     if isinstance(d, JingLiability):
         return f"liability {d.rule} on claimed discard"
+    if isinstance(d, JingLiabilityOver):
+        return f"liability over {d.over} on claimed discard" + (f" of {d.indicator}" if d.indicator else "")
     if isinstance(d, JingAdder):
         return f"+{d.amount} when {expr_text(d.when)}"
     if isinstance(d, JingDiscarded):

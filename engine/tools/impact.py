@@ -302,6 +302,8 @@ def rescore(g: Game, rs: Ruleset, scorer: Scorer, previous: dict[str, int]) -> R
             hands[win.seat].concealed.remove(win.tile)
         snap = Snapshot(list(g.seats), g.dealer, g.floor, indicators, hands, win)
         end, ws = scorer.settle_end_parts(snap)
+        if not scorer.follow_first_stands(win is not None):
+            follow = None
     except ImpossibleState as exc:
         return Rescored(None, "impossible", exc.message, indicators)
     except IllegalAction as exc:
