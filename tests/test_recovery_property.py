@@ -17,6 +17,8 @@ GOOD = [
     "override exhaustive 荒庄 = dealer pays 10 each",
     "source \"a table's own rules\"",
     'option 底 "base" = a {\n    a: { }\n    b: { override fan 大七对 = x4 when pattern 大七对 }\n}',
+    "set 四归 = no",
+    "indicator 镜 = each tile where n >= 5, settle after deal",
 ]
 BAD = [
     "fan 坏 = x2 when ]",
@@ -25,6 +27,7 @@ BAD = [
     "factor 坏 x2 on win",
     "pattern 坏 = sets",
     "fan 坏 = x2 when not",
+    "set 四归 =",
 ]
 COMMENTS = ["", "# my house rules\n", "# 我家的规矩\n\n", "\n# two\n# comments\n"]
 
