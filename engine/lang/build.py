@@ -38,6 +38,7 @@ from engine.lang.ruleset import (
     JingAdder,
     JingDecl,
     JingDiscarded,
+    JingKongsHold,
     JingFormula,
     JingKong,
     JingKongBonus,
@@ -356,7 +357,9 @@ class Build(Transformer[Token, Any]):
         return JingFormula, {"score": c[0], "when": c[1]}
 
     def jing_kong_bonus(self, meta: Meta, c: Children) -> JingBody:
-        return JingKongBonus, {"amount": self._int("amount", c[0], 0, L.MAX_AMOUNT), "replaces_kong_points": len(c) > 1}
+        words = {t.type for t in c[1:] if isinstance(t, Token)}
+        return JingKongBonus, {"amount": self._int("amount", c[0], 0, L.MAX_AMOUNT),
+                               "replaces_kong_points": "INSTEAD_KONG" in words, "any_indicator": "ANY_INDICATOR" in words}
 
     def jing_liability(self, meta: Meta, c: Children) -> JingBody:
         self._ref(REF_JING_FORMULA, c[0])
@@ -368,6 +371,9 @@ class Build(Transformer[Token, Any]):
 
     def jing_discarded(self, meta: Meta, c: Children) -> JingBody:
         return JingDiscarded, {}
+
+    def jing_kongs_hold(self, meta: Meta, c: Children) -> JingBody:
+        return JingKongsHold, {}
 
     # -- win score
     def fan(self, meta: Meta, c: Children) -> Stmt:
@@ -410,9 +416,12 @@ class Build(Transformer[Token, Any]):
                      fallback=cast(Payer, str(c[2])) if len(c) > 2 else None)
 
     def fixed(self, meta: Meta, c: Children) -> Fixed:
-        for tok in c[1:]:
+        by_payment = any(isinstance(t, Token) and t.type == "BY_PAYMENT" for t in c[1:])
+        names = [t for t in c[1:] if not (isinstance(t, Token) and t.type == "BY_PAYMENT")]
+        for tok in names:
             self._ref(REF_FACTOR, tok)
-        return Fixed(amount=self._int("amount", c[0], 0, L.MAX_AMOUNT), with_factors=[str(t) for t in c[1:]])
+        return Fixed(amount=self._int("amount", c[0], 0, L.MAX_AMOUNT), with_factors=[str(t) for t in names],
+                     by_payment=by_payment)
 
     def instead(self, meta: Meta, c: Children) -> tuple[str, str | list[str], list[str]]:
         names = [t for t in c if t.type != "ALL"]
@@ -462,12 +471,14 @@ class Build(Transformer[Token, Any]):
             cap, value = value[1], Num(value=1)
         scopes = [cast(Scope, str(t)) for t in c[2:] if isinstance(t, Token) and t.type == "SCOPE"]
         after = any(isinstance(t, Token) and t.type == "AFTER_ADDERS" for t in c[2:])
+        after_caps = any(isinstance(t, Token) and t.type == "AFTER_CAPS" for t in c[2:])
         when = c[-1] if len(c) > 2 and not isinstance(c[-1], Token) else None
         context = F.TRANSFER if set(scopes) == {"win"} else F.SETTLE
         self._check_expr(value, context)
         if when is not None:
             self._check_expr(when, context)
-        decl = Factor(name=str(name), value=value, scopes=scopes, after_adders=after, when=when, cap=cap,
+        decl = Factor(name=str(name), value=value, scopes=scopes, after_adders=after or after_caps,
+                      after_caps=after_caps, when=when, cap=cap,
                       origin=self.origin(meta))
         return self._stmt(meta, "factor", name, decl)
 

@@ -37,7 +37,7 @@ ArithOp: TypeAlias = Literal["+", "-", "*", "/"]
 MeldKind: TypeAlias = Literal["chow", "pung", "kong", "pair"]
 End: TypeAlias = Literal["head", "tail"]
 Payer: TypeAlias = Literal["discarder", "others", "each", "dealer"]
-Scope: TypeAlias = Literal["win", "jing", "exhaustive"]
+Scope: TypeAlias = Literal["win", "jing", "kongs", "exhaustive", "follow"]
 
 
 # ---- expressions ------------------------------------------------------------------------
@@ -276,6 +276,7 @@ class JingKongBonus(JingDecl):
     type: Literal["kong_bonus"] = "kong_bonus"
     amount: int
     replaces_kong_points: bool = False
+    any_indicator: bool = False  # ``of any indicator``: a kong of any indicator's 精 of the hand, not only this one's
 
 
 class JingLiability(JingDecl):
@@ -301,8 +302,16 @@ class JingDiscarded(JingDecl):
     type: Literal["discarded"] = "discarded"
 
 
+class JingKongsHold(JingDecl):
+    """``jing NAME = count kongs``: a kong of 精 makes its owner a holder for ``sole_holder`` (霸王),
+    as the 精 it holds in hand or in other melds do (its tiles count in n either way)."""
+
+    type: Literal["kongs_hold"] = "kongs_hold"
+
+
 JingRule = Annotated[
-    JingValue | JingKong | JingMultiplier | JingFormula | JingKongBonus | JingLiability | JingAdder | JingDiscarded,
+    JingValue | JingKong | JingMultiplier | JingFormula | JingKongBonus | JingLiability | JingAdder | JingDiscarded
+    | JingKongsHold,
     Field(discriminator="type"),
 ]
 
@@ -325,6 +334,7 @@ class Fixed(Model):
 
     amount: int
     with_factors: list[str] = []
+    by_payment: bool = False  # ``fixed N by payment``: only the seats the win's payment weights cover pay N
 
 
 class Fan(Decl):
@@ -370,6 +380,7 @@ class Factor(Decl):
     value: Expr
     scopes: list[Scope]
     after_adders: bool = False
+    after_caps: bool = False  # ``after caps``: applied after the adders and after the caps (at most N)
     when: Expr | None = None
     cap: int | None = None  # ``at most N``: each transfer of the scopes is at most N 子 (value unused)
 
@@ -450,6 +461,8 @@ class Ruleset(Model):
     def jing_rules(self, type_: Literal["adder"]) -> list[JingAdder]: ...
     @overload
     def jing_rules(self, type_: Literal["discarded"]) -> list[JingDiscarded]: ...
+    @overload
+    def jing_rules(self, type_: Literal["kongs_hold"]) -> list[JingKongsHold]: ...
     @overload
     def jing_rules(self, type_: str) -> list[JingRule]: ...
 

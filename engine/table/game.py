@@ -711,7 +711,7 @@ class Game:
             return
         self.first_discards.append((seat, tile))
         if len(self.first_discards) == len(self.seats):
-            lg = self.scorer.follow_first(self.first_discards, self.seats, self.dealer)
+            lg = self.scorer.follow_first(self.first_discards, self.seats, self.dealer, self.floor)
             if lg is not None:
                 self.follow_first = True
                 self.parts.append(("during", "follow_first", lg))

@@ -157,7 +157,7 @@ def decl_text(d: Decl) -> str:
         return str(d.amount)
     if isinstance(d, Factor):
         value = f"at most {d.cap}" if d.cap is not None else expr_text(d.value)
-        text = f"{value} on {', '.join(d.scopes)}" + (" after adders" if d.after_adders else "")
+        text = f"{value} on {', '.join(d.scopes)}" + (" after caps" if d.after_caps else " after adders" if d.after_adders else "")
         return text + (f" when {expr_text(d.when)}" if d.when is not None else "")
     if isinstance(d, Exhaustive):
         return f"{d.payer} pays {d.amount} each"
