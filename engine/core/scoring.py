@@ -309,7 +309,6 @@ class Scorer(Legality):
                 self._jing_transfer(ledger, snap, payer, payee, amount, parts, name, rule)
         if ind.with_kongs:
             self._kong_points(snap, ledger, jing, name)
-
         ledger.fired = list(dict.fromkeys(ledger.fired))
         return ledger
 
