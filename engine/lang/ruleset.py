@@ -271,7 +271,7 @@ class JingFormula(JingDecl):
 
 
 class JingKongBonus(JingDecl):
-    """``jing 杠精 = 10 each per jing kong [instead of kong points]``: a kong of four 精."""
+    """``jing 杠精 = 10 each per jing kong [of any indicator] [instead of kong points]``: a kong of four 精."""
 
     type: Literal["kong_bonus"] = "kong_bonus"
     amount: int
@@ -373,7 +373,8 @@ class Base(Decl):
 class Factor(Decl):
     """``factor 庄家 = 2 on win when …``: multiplies each transfer of the named scopes.
 
-    Factors apply in declaration order, before the fans' adders unless ``after adders``.
+    Factors apply in declaration order, before the fans' adders unless ``after adders`` (or
+    ``after caps``: after the adders and the caps).
     """
 
     kind: Literal["factor"] = "factor"

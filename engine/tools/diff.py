@@ -27,6 +27,7 @@ from engine.lang.ruleset import (
     Indicator,
     JingAdder,
     JingDiscarded,
+    JingKongsHold,
     JingFormula,
     JingKong,
     JingKongBonus,
@@ -127,18 +128,22 @@ def decl_text(d: Decl) -> str:
     if isinstance(d, JingFormula):
         return f"score {expr_text(d.score)} when {expr_text(d.when)}"
     if isinstance(d, JingKongBonus):
-        return f"{d.amount} each per jing kong" + (" instead of kong points" if d.replaces_kong_points else "")
+        return (f"{d.amount} each per jing kong" + (" of any indicator" if d.any_indicator else "")
+                + (" instead of kong points" if d.replaces_kong_points else ""))
     if isinstance(d, JingLiability):
         return f"liability {d.rule} on claimed discard"
     if isinstance(d, JingAdder):
         return f"+{d.amount} when {expr_text(d.when)}"
     if isinstance(d, JingDiscarded):
         return "count discarded"
+    if isinstance(d, JingKongsHold):
+        return "count kongs"
     if isinstance(d, Fan):
         effects = []
         if d.fixed:
-            effects.append(f"fixed {d.fixed.amount} each" + (f" with {'/'.join(d.fixed.with_factors)}"
-                                                              if d.fixed.with_factors else ""))
+            payers = "by payment" if d.fixed.by_payment else "each"
+            effects.append(f"fixed {d.fixed.amount} {payers}"
+                           + (f" with {'/'.join(d.fixed.with_factors)}" if d.fixed.with_factors else ""))
         if d.multiplier != 1:
             effects.append(f"x{d.multiplier}")
         effects += [f"+{a.amount} from {a.payer}" + (f" else {a.fallback}" if a.fallback else "") for a in d.adders]
@@ -157,7 +162,8 @@ def decl_text(d: Decl) -> str:
         return str(d.amount)
     if isinstance(d, Factor):
         value = f"at most {d.cap}" if d.cap is not None else expr_text(d.value)
-        text = f"{value} on {', '.join(d.scopes)}" + (" after caps" if d.after_caps else " after adders" if d.after_adders else "")
+        text = f"{value} on {', '.join(d.scopes)}" + (" after caps" if d.after_caps
+                                                        else " after adders" if d.after_adders else "")
         return text + (f" when {expr_text(d.when)}" if d.when is not None else "")
     if isinstance(d, Exhaustive):
         return f"{d.payer} pays {d.amount} each"
