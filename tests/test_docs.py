@@ -128,6 +128,7 @@ DOCUMENTED: dict[str, list[str]] = {
     "pos_left": ["left of lower"],
     "pos_right": ["right of lower"],
     "pos_previous": ["previous upper"],
+    "pos_next_draw": ["= next draw 1, settle at end"],
     "wild": [", wild"],
     "hidden": [", hidden"],
     "settle": ["settle at end with kongs"],

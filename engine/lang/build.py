@@ -296,6 +296,10 @@ class Build(Transformer[Token, Any]):
         for a in rest:
             attrs.update(a)
         decl = Indicator(name=str(name), label=label, position=pos, origin=self.origin(meta), **attrs)
+        if pos.type == "next_draw" and (decl.wild or decl.settle != "at_end"):
+            raise RuleError(f"indicator {name} = next draw {pos.count} is turned only when the hand ends: it is "
+                            "not wild and it settles at the end", self.loc(meta),
+                            hint=f"write `indicator {name} = next draw {pos.count}, settle at end`")
         return self._stmt(meta, "indicator", name, decl)
 
     def pos_stack_top(self, meta: Meta, c: Children) -> Position:
@@ -316,6 +320,9 @@ class Build(Transformer[Token, Any]):
 
     def pos_previous(self, meta: Meta, c: Children) -> Position:
         return self._pos("previous", c)
+
+    def pos_next_draw(self, meta: Meta, c: Children) -> Position:
+        return Position(type="next_draw", count=self._int("next draw", c[0], 1, L.MAX_TABLE_NUMBER))
 
     def wild(self, meta: Meta, c: Children) -> dict[str, bool]:
         return {"wild": True}

@@ -186,6 +186,9 @@ def check_playable(rs: Ruleset, texts: dict[str, str] | None = None) -> None:
                               f"only {undealt} stacks are left after the deal",
                               "throw fewer dice, or deal fewer tiles from a bigger wall")
             continue
+        if pos.type == "next_draw":  # turned at the end, from the head of the live wall
+            placed[name] = None
+            continue
         if pos.type == "previous":
             if pos.ref not in rs.indicators:
                 raise fail.at(ind, path, f"indicator {name} follows {pos.ref!r}, which is not an indicator")
@@ -195,6 +198,9 @@ def check_playable(rs: Ruleset, texts: dict[str, str] | None = None) -> None:
             raise fail.at(ind, path, f"indicator {name} is placed {pos.type} {pos.ref}, which is not placed before it",
                           f"declare indicator {pos.ref} on the wall before {name}")
         ref = placed[pos.ref]
+        if rs.indicators[pos.ref].position.type == "next_draw":
+            raise fail.at(ind, path, f"indicator {name} is placed {pos.type} {pos.ref}, which is turned only when "
+                          "the hand ends", "place it relative to an indicator placed at the deal")
         if ref is None and rs.indicators[pos.ref].position.type == "previous":
             raise fail.at(ind, path, f"indicator {name} is placed {pos.type} {pos.ref}, which is not on this hand's "
                           "wall (it is the previous hand's)", "place it relative to an indicator on the wall")

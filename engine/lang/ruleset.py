@@ -208,9 +208,10 @@ class Pattern(Decl):
 class Position(Model):
     """Where an indicator tile sits: the top of the dice-chosen stack, or relative to another."""
 
-    type: Literal["stack_top", "under", "left", "right", "previous"]
+    type: Literal["stack_top", "under", "left", "right", "previous", "next_draw"]
     end: End | None = None
     ref: str | None = None
+    count: int | None = None  # ``next draw N``: the N-th tile still to be drawn when the hand ends
 
 
 class Indicator(Decl):

@@ -114,7 +114,8 @@ def decl_text(d: Decl) -> str:
     if isinstance(d, Indicator):
         p = d.position
         pos = {"stack_top": f"top of dice stack from {p.end}", "under": f"under {p.ref}", "left": f"left of {p.ref}",
-               "right": f"right of {p.ref}", "previous": f"previous {p.ref}"}[p.type]
+               "right": f"right of {p.ref}", "previous": f"previous {p.ref}",
+               "next_draw": f"next draw {p.count}"}[p.type]
         attrs = (["wild"] if d.wild else []) + (["hidden"] if d.hidden else []) + (
             [("settle after deal" if d.settle == "after_deal" else "settle at end") + (" with kongs" if d.with_kongs else "")]
             if d.settle else [])
