@@ -135,3 +135,34 @@ def test_jing_wait_discard_may_let_a_first_turn_discard_through(tmp_path):
         later = build_snapshot(s, **args, win={"seat": "S", "tile": "5p", "by": "discard", "from": "W"})
         with pytest.raises(IllegalAction):  # any other discard is still refused
             s.score_win(later)
+
+
+def test_next_draw_is_turned_when_the_hand_ends(tmp_path):
+    from engine.table.game import Game
+    rs = compile_text(tmp_path, "override table dead_wall = 17\n"
+                                'indicator 下 "下" = next draw 1, settle at end\n'
+                                'indicator 左 "左" = next draw 2, settle at end\n')
+    g = Game(rs, 5)
+    assert "下" not in g.indicators  # not turned at the deal
+    while not g.over:
+        seat = g.current
+        if g.phase == "draw":
+            g.apply(f"{seat} draw")
+        g.apply(f"{seat} discard {g.tiles.code(g.hands[seat].concealed[-1])}")
+        while g.phase == "claim":
+            for x in g.to_act():
+                g.apply(f"{x} pass")
+    assert g.result is not None and g.result.winner is None  # a 荒庄 at 34 left
+    first, second = g.indicator_positions["下"], g.indicator_positions["左"]
+    others = {p for n, p in g.indicator_positions.items() if n not in ("下", "左")}
+    untaken = [p for p in range(len(g.wall.tiles)) if p not in g.wall.taken and p not in others]
+    assert [first, second] == untaken[:2]  # the next two head draws, the 上精 passed over
+    assert g.indicators["下"] == g.wall.tiles[first]
+    assert any(name == "下" for _, name, _ in g.parts)
+
+
+def test_next_draw_is_never_wild_nor_after_the_deal(tmp_path):
+    for attrs in ("wild, settle at end", "settle after deal"):
+        with pytest.raises(RuleError) as e:
+            compile_text(tmp_path, f'indicator 下 "下" = next draw 1, {attrs}\n')
+        assert "turned only when the hand ends" in e.value.message and e.value.location.line == 2
