@@ -142,7 +142,7 @@ class Legality(RuleReader):
         stay in the game.
 
         - ``jing_wait_discard(win: forbid)``: a seat whose hand reads as 精钓 may not win on a
-          discard (RULES.md §1 精钓; 004);
+          discard (RULES.md §1 精钓; 004) — a first-turn discard (地胡) too, unless ``first_turn: allow``;
         - ``rob_kong``: without it no kong can be robbed.
 
         ``readings``: the hand's readings when known (computed here only if a policy needs
@@ -153,7 +153,7 @@ class Legality(RuleReader):
             return
         if w.by == "discard":
             jw = FLOW.policy(self.rs, "jing_wait_discard")
-            if jw is not None and jw["win"][0] == "forbid":
+            if jw is not None and jw["win"][0] == "forbid" and not (w.first_turn and jw["first_turn"][0] == "allow"):
                 if readings is None:
                     h = snap.hands.get(w.seat, SeatHand())
                     readings = self.hands.readings(h.concealed + [w.tile], h.melds, self.wild_kinds(snap), w.tile,

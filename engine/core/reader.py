@@ -72,12 +72,17 @@ class RuleReader:
         per node."""
         return self._compiled(expr)(env, reading.pattern if reading is not None else None)
 
-    def factors(self, scope: str, env: Env, after: bool, only: set[str] | None = None,
-                 reading: Reading | None = None) -> list[tuple[str, int]]:
-        """(name, value) of the factors of ``scope`` whose condition holds, in declaration order."""
+    def factors(self, scope: str | tuple[str, ...], env: Env, after: bool, only: set[str] | None = None,
+                 reading: Reading | None = None, after_caps: bool = False) -> list[tuple[str, int]]:
+        """(name, value) of the factors on ``scope`` (a scope, or several: a factor on any of them
+        counts once) whose condition holds, in declaration order: those before the adders
+        (``after`` false), those ``after adders``, or — with ``after_caps`` — those ``after caps``."""
+        scopes = {scope} if isinstance(scope, str) else set(scope)
         out = []
         for f in self.rs.factors.values():
-            if scope not in f.scopes or f.after_adders != after or f.cap is not None:
+            if not scopes & set(f.scopes) or f.cap is not None or f.after_caps != after_caps:
+                continue
+            if not after_caps and f.after_adders != after:
                 continue
             if only is not None and f.name not in only:
                 continue
@@ -86,11 +91,13 @@ class RuleReader:
             out.append((f.name, int(self.eval(f.value, env, reading))))
         return out
 
-    def cap(self, scope: str, env: Env, amount: int, parts: list[str], reading: Reading | None = None) -> int:
-        """``amount`` lowered to the least ``at most N`` factor of ``scope`` whose condition holds
-        (each transfer of the scope is at most N 子); the trail notes a cap that bites."""
+    def cap(self, scope: str | tuple[str, ...], env: Env, amount: int, parts: list[str],
+            reading: Reading | None = None) -> int:
+        """``amount`` lowered to the least ``at most N`` factor on ``scope`` (one or several) whose
+        condition holds (each transfer of the scope is at most N 子); the trail notes a cap that bites."""
+        scopes = {scope} if isinstance(scope, str) else set(scope)
         for f in self.rs.factors.values():
-            if f.cap is None or scope not in f.scopes:
+            if f.cap is None or not scopes & set(f.scopes):
                 continue
             if f.when is not None and not self.eval(f.when, env, reading):
                 continue
@@ -128,6 +135,7 @@ class RuleReader:
             "jing_wait": reading.jing_wait,
             "concealed_hand": all(m.meld_kind == "kong" and m.concealed for m in hand.melds),
             "floor": snap.floor,
+            "keeps": snap.floor - 1,
             "wilds_held": sum(1 for t in held if t in wild),
             "discarded_main": sum(1 for t in thrown if t in mains),
             "discarded_next": sum(1 for t in thrown if t in nexts),

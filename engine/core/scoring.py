@@ -78,7 +78,7 @@ class Scorer(Legality):
         who won, who dealt, who discarded. Per payer: ``payment base`` × the payment weight of
         its role (or a ``fixed`` fan's amount and the factors it keeps) × the fans' multipliers ×
         the win-score factors, then the fans' adders, then the factors declared ``after
-        adders``, then the caps (``at most``); a ``paid by discarder`` payment moves the others'
+        adders``, then the caps (``at most``), then the factors ``after caps``; a ``paid by discarder`` payment moves the others'
         shares onto the discarder. Returns (the transfers, in play order of the payers; the
         fans that fired, after ``instead of``; the payment's name). Raises :class:`MjError`
         when no payment applies, :class:`RuleError` for an amount past :data:`MAX_AMOUNT`."""
@@ -96,6 +96,8 @@ class Scorer(Legality):
             parts: list[str] = []
             if fixed:
                 ff, fx = max(fixed, key=lambda pair: pair[1].amount)
+                if fx.by_payment and self._weight(payment.weights, payer, roles) is None:
+                    continue  # `fixed N by payment`: a seat the payment's weights do not cover pays nothing
                 amount = fx.amount
                 parts.append(f"fan.{ff.name} fixed {amount}")
                 keep = set(fx.with_factors)
@@ -128,6 +130,10 @@ class Scorer(Legality):
                     amount *= v
                     parts.append(f"factor.{name} x{v}")
             amount = self.cap("win", tenv, amount, parts, reading)
+            for name, v in self.factors("win", tenv, after=True, reading=reading, after_caps=True):
+                if v != 1:
+                    amount *= v
+                    parts.append(f"factor.{name} x{v}")
             source = payer
             liable = discarder if payment.paid_by == "discarder" else roles.robbed if payment.paid_by == "robbed" else None
             if liable is not None and payer != liable:
@@ -174,7 +180,7 @@ class Scorer(Legality):
                 for payer in snap.seats:
                     if payer == payee or not self.payer_matches(ex.payer, payer, None, snap.dealer):
                         continue
-                    env = self.transfer_env(snap.floor, payer == snap.dealer, payee == snap.dealer)
+                    env = self.transfer_env(snap.floor, payer == snap.dealer, payee == snap.dealer, drawn=True)
                     amount, parts = self.settled("exhaustive", ex.amount, env, [f"exhaustive.{ex.name} {ex.amount}"])
                     ledger.transfers.append(Transfer(payer, payee, amount, "hand", f"exhaustive.{ex.name}",
                                                      tuple(parts)))
@@ -195,7 +201,7 @@ class Scorer(Legality):
         floor, a fact the conditions may test; the settlement factors are :meth:`settled`'s."""
         if n <= 0:
             return JingScore(0)
-        env = {"n": n, "sole_holder": sole, "floor": floor}
+        env = {"n": n, "sole_holder": sole, "floor": floor, "keeps": floor - 1}
         score, parts, names = n, [f"n={n}"], []
         for formula in self.rs.jing_rules("formula"):
             if self.eval(formula.when, env):
@@ -218,7 +224,8 @@ class Scorer(Legality):
     def _formula_fires(self, rule_name: str, n: int, floor: int) -> bool:
         r = self.rs.jing[rule_name]
         when = getattr(r, "when", None)  # a liability names a formula: a rule with a condition
-        return n > 0 and when is not None and bool(self.eval(when, {"n": n, "sole_holder": False, "floor": floor}))
+        return n > 0 and when is not None and bool(self.eval(when, {"n": n, "sole_holder": False, "floor": floor,
+                                                                    "keeps": floor - 1}))
 
     def made_indicators(self, snap: Snapshot, name: str) -> dict[str, int]:
         """The indicators declaration ``name`` makes, ``NAME@TILE`` → kind, when it makes several
@@ -280,11 +287,13 @@ class Scorer(Legality):
         jing = {k for k in (main, nxt) if k is not None}
         seats = snap.seats
         ledger = Ledger()
+        kongs_hold = bool(self.rs.jing_rules("kongs_hold"))
 
         def scores(all_tiles: dict[str, list[int]],
                    outside_kongs: dict[str, list[int]]) -> tuple[dict[str, JingScore], dict[str, int]]:
             counts = {s: self.jing_count(all_tiles[s], main, nxt) for s in seats}
-            holders = {s for s in seats if any(t in jing for t in outside_kongs[s])}  # kongs never make 霸王
+            held = all_tiles if kongs_hold else outside_kongs  # kongs make 霸王 only with `count kongs`
+            holders = {s for s in seats if any(t in jing for t in held[s])}
             return {s: self.jing_score(counts[s], holders == {s}, snap.floor) for s in seats}, counts
 
         def undo(claims: list[tuple[str, MeldTiles]]) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
@@ -310,6 +319,9 @@ class Scorer(Legality):
                 if thrown:
                     ledger.fired += [r.name for r in self.rs.jing_rules("discarded")]
         actual, counts = scores(tiles, outside)
+        if kongs_hold and any(m.meld_kind == "kong" and m.tiles[0] in jing
+                              for s in seats for m in snap.hands.get(s, SeatHand()).melds):
+            ledger.fired += [r.name for r in self.rs.jing_rules("kongs_hold")]  # a 精 kong made a holder
         liable: dict[str, tuple[str, MeldTiles]] = {}  # beneficiary → (discarder, the claim)
         for lia in self.rs.jing_rules("liability"):
             for s in seats:
@@ -365,21 +377,30 @@ class Scorer(Legality):
         return ledger
 
     @staticmethod
-    def transfer_env(floor: int, payer_is_dealer: bool, collector_is_dealer: bool) -> dict[str, int]:
-        """The facts of one settlement transfer (the ``settle`` context of engine/lang/facts.py)."""
-        return {"floor": floor, "payer_is_dealer": payer_is_dealer, "collector_is_dealer": collector_is_dealer}
+    def transfer_env(floor: int, payer_is_dealer: bool, collector_is_dealer: bool,
+                     drawn: bool = False) -> dict[str, int]:
+        """The facts of one settlement transfer (the ``settle`` context of engine/lang/facts.py);
+        ``drawn``: the hand is a 荒庄."""
+        return {"floor": floor, "keeps": floor - 1, "payer_is_dealer": payer_is_dealer,
+                "collector_is_dealer": collector_is_dealer, "drawn": drawn}
 
-    def settled(self, scope: str, amount: int, env: Env, parts: list[str]) -> tuple[int, list[str]]:
-        """``amount`` 子 of one 精 or 荒庄 transfer (``scope`` ``jing`` or ``exhaustive``) after the
-        factors declared ``on`` that scope (those before adders, then those after: 爬楼, a dealer
-        factor) and its caps (``at most``), with the trail ``parts`` extended."""
+    def settled(self, scope: str | tuple[str, ...], amount: int, env: Env, parts: list[str]) -> tuple[int, list[str]]:
+        """``amount`` 子 of one 精, kong, 荒庄 or 抄庄 transfer (``scope`` ``jing``, ``exhaustive``,
+        ``follow``, or several: a kong's is ``("jing", "kongs")``) after the factors declared ``on``
+        that scope (those before adders, then those after: 爬楼, a dealer factor), its caps (``at
+        most``), then the factors ``after caps``, with the trail ``parts`` extended."""
         parts = list(parts)
         for after in (False, True):
             for fname, v in self.factors(scope, env, after):
                 if v != 1:
                     amount *= v
                     parts.append(f"factor.{fname} x{v}")
-        return self.cap(scope, env, amount, parts), parts
+        amount = self.cap(scope, env, amount, parts)
+        for fname, v in self.factors(scope, env, True, after_caps=True):
+            if v != 1:
+                amount *= v
+                parts.append(f"factor.{fname} x{v}")
+        return amount, parts
 
     def jing_paid(self, n: int, sole: bool, floor: int, payer_is_dealer: bool, collector_is_dealer: bool) -> int:
         """子 one payer pays a seat whose count for an indicator is ``n`` (no liability in play):
@@ -390,12 +411,13 @@ class Scorer(Legality):
         return self.settled("jing", score, self.transfer_env(floor, payer_is_dealer, collector_is_dealer), [])[0]
 
     def _jing_transfer(self, ledger: Ledger, snap: Snapshot, payer: str, payee: str, amount: int,
-                       parts: list[str], part: str, rule: str) -> None:
+                       parts: list[str], part: str, rule: str, scope: tuple[str, ...] = ("jing",)) -> None:
         if not amount:
             return
-        env = self.transfer_env(snap.floor, payer == snap.dealer, payee == snap.dealer)
-        amount, parts = self.settled("jing", amount, env, parts)
-        ledger.transfers.append(Transfer(payer, payee, amount, part, rule, tuple(parts)))
+        env = self.transfer_env(snap.floor, payer == snap.dealer, payee == snap.dealer, drawn=snap.win is None)
+        amount, parts = self.settled(scope, amount, env, parts)
+        if amount:
+            ledger.transfers.append(Transfer(payer, payee, amount, part, rule, tuple(parts)))
 
     def kong_items(self, meld: MeldTiles, jing: set[int], any_jing: set[int] | None = None) -> list[KongItem]:
         """What one kong earns from each other seat in a settlement ``with kongs`` (RULES.md §2
@@ -423,9 +445,19 @@ class Scorer(Legality):
                 items.append(KongItem(pts, f"jing.{k.name}"))
         return items
 
+    def hand_jing_kinds(self, indicators: Mapping[str, int]) -> set[int]:
+        """The 正/副精 kinds of every indicator of this hand that ``indicators`` (name → tile)
+        gives a tile for (not a ``previous`` one, which is the hand before's): what a kong bonus
+        ``of any indicator`` tests."""
+        out: set[int] = set()
+        for name, ind in self.rs.indicators.items():
+            if name in indicators and ind.position.type != "previous":
+                out |= {k for k in self.jing_kinds(indicators[name]) if k is not None}
+        return out
+
     def _kong_points(self, snap: Snapshot, ledger: Ledger, jing: set[int], part: str) -> None:
         bonus = {f"jing.{b.name}": b.name for b in self.rs.jing_rules("kong_bonus")}
-        any_jing = {k for t in snap.indicators.values() for k in self.jing_kinds(t) if k is not None}
+        any_jing = self.hand_jing_kinds(snap.indicators)
         payers = len(snap.seats) - 1
         for s in snap.seats:
             for m in snap.hands.get(s, SeatHand()).melds:
@@ -436,21 +468,24 @@ class Scorer(Legality):
                     if item.from_discarder and m.from_seat in snap.seats and m.from_seat != s:
                         self._jing_transfer(ledger, snap, m.from_seat, s, item.amount * payers,
                                             [trail, f"exposed from discarder for all {payers} payers x{payers}"],
-                                            part, item.rule)
+                                            part, item.rule, scope=("jing", "kongs"))
                         continue
                     for payer in snap.seats:
                         if payer != s:
-                            self._jing_transfer(ledger, snap, payer, s, item.amount, [trail], part, item.rule)
+                            self._jing_transfer(ledger, snap, payer, s, item.amount, [trail], part, item.rule,
+                                                scope=("jing", "kongs"))
 
     # ---- 抄庄 -------------------------------------------------------------------------------------------
-    def follow_first(self, first_discards: list[tuple[str, int]], seats: list[str], dealer: str) -> Ledger | None:
+    def follow_first(self, first_discards: list[tuple[str, int]], seats: list[str], dealer: str,
+                     floor: int = 1) -> Ledger | None:
         """The 抄庄 payment (RULES.md §1 Dealer, §2; the ``follow_first_discard`` flow policy).
 
         ``first_discards``: the hand's first discards (seat, tile kind) in order, up to a claim or
         kong (which ends the first go-around). When there are as many as seats and all are one
         tile, the dealer pays the policy's ``pays`` 子 to each other seat: a ledger of part
         ``follow_first``. None when the ruleset has no such policy or the discards do not make
-        one (fewer than the seats, or not all the same)."""
+        one (fewer than the seats, or not all the same). Each transfer is × the factors ``on
+        follow`` (``floor``: the dealer's 爬楼 floor, for their conditions)."""
         p = FLOW.policy(self.rs, "follow_first_discard")
         if p is None or len(first_discards) < len(seats) or len({t for _, t in first_discards[:len(seats)]}) != 1:
             return None
@@ -458,8 +493,11 @@ class Scorer(Legality):
         lg = Ledger(fired=["follow_first_discard"])
         for other in seats:
             if other != dealer and pays:
-                lg.transfers.append(Transfer(dealer, other, pays, "follow_first", "flow.follow_first_discard",
-                                             (f"pays {pays}",)))
+                env = self.transfer_env(floor, True, False)
+                amount, parts = self.settled("follow", pays, env, [f"pays {pays}"])
+                if amount:
+                    lg.transfers.append(Transfer(dealer, other, amount, "follow_first", "flow.follow_first_discard",
+                                                 tuple(parts)))
         return lg
 
     def follow_first_stands(self, won: bool) -> bool:

@@ -41,6 +41,7 @@ from engine.lang.ruleset import (
     JingFormula,
     JingKong,
     JingKongBonus,
+    JingKongsHold,
     JingLiability,
     JingLiabilityOver,
     JingMultiplier,
@@ -304,6 +305,10 @@ class Build(Transformer[Token, Any]):
                             "family; it is never wild, is placed on the wall, and must say when it is settled",
                             self.loc(meta), hint="e.g. `indicator 歌 = under upper, family, settle at end`")
         decl = Indicator(name=str(name), label=label, position=pos, origin=self.origin(meta), **attrs)
+        if pos.type == "next_draw" and (decl.wild or decl.settle != "at_end"):
+            raise RuleError(f"indicator {name} = next draw {pos.count} is turned only when the hand ends: it is "
+                            "not wild and it settles at the end", self.loc(meta),
+                            hint=f"write `indicator {name} = next draw {pos.count}, settle at end`")
         return self._stmt(meta, "indicator", name, decl)
 
     def pos_stack_top(self, meta: Meta, c: Children) -> Position:
@@ -328,6 +333,8 @@ class Build(Transformer[Token, Any]):
     def pos_each_tile(self, meta: Meta, c: Children) -> Position:
         self._check_expr(c[0], F.JING)
         return Position(type="each_tile", where=c[0])
+    def pos_next_draw(self, meta: Meta, c: Children) -> Position:
+        return Position(type="next_draw", count=self._int("next draw", c[0], 1, L.MAX_TABLE_NUMBER))
 
     def wild(self, meta: Meta, c: Children) -> dict[str, bool]:
         return {"wild": True}
@@ -395,6 +402,9 @@ class Build(Transformer[Token, Any]):
     def jing_discarded(self, meta: Meta, c: Children) -> JingBody:
         return JingDiscarded, {}
 
+    def jing_kongs_hold(self, meta: Meta, c: Children) -> JingBody:
+        return JingKongsHold, {}
+
     # -- win score
     def fan(self, meta: Meta, c: Children) -> Stmt:
         name = c[0]
@@ -436,9 +446,12 @@ class Build(Transformer[Token, Any]):
                      fallback=cast(Payer, str(c[2])) if len(c) > 2 else None)
 
     def fixed(self, meta: Meta, c: Children) -> Fixed:
-        for tok in c[1:]:
+        by_payment = any(isinstance(t, Token) and t.type == "BY_PAYMENT" for t in c[1:])
+        names = [t for t in c[1:] if not (isinstance(t, Token) and t.type == "BY_PAYMENT")]
+        for tok in names:
             self._ref(REF_FACTOR, tok)
-        return Fixed(amount=self._int("amount", c[0], 0, L.MAX_AMOUNT), with_factors=[str(t) for t in c[1:]])
+        return Fixed(amount=self._int("amount", c[0], 0, L.MAX_AMOUNT), with_factors=[str(t) for t in names],
+                     by_payment=by_payment)
 
     def instead(self, meta: Meta, c: Children) -> tuple[str, str | list[str], list[str]]:
         names = [t for t in c if t.type != "ALL"]
@@ -488,12 +501,14 @@ class Build(Transformer[Token, Any]):
             cap, value = value[1], Num(value=1)
         scopes = [cast(Scope, str(t)) for t in c[2:] if isinstance(t, Token) and t.type == "SCOPE"]
         after = any(isinstance(t, Token) and t.type == "AFTER_ADDERS" for t in c[2:])
+        after_caps = any(isinstance(t, Token) and t.type == "AFTER_CAPS" for t in c[2:])
         when = c[-1] if len(c) > 2 and not isinstance(c[-1], Token) else None
         context = F.TRANSFER if set(scopes) == {"win"} else F.SETTLE
         self._check_expr(value, context)
         if when is not None:
             self._check_expr(when, context)
-        decl = Factor(name=str(name), value=value, scopes=scopes, after_adders=after, when=when, cap=cap,
+        decl = Factor(name=str(name), value=value, scopes=scopes, after_adders=after or after_caps,
+                      after_caps=after_caps, when=when, cap=cap,
                       origin=self.origin(meta))
         return self._stmt(meta, "factor", name, decl)
 

@@ -43,6 +43,9 @@ FACTS: dict[str, tuple[frozenset[str], str]] = {
     ),
     "concealed_hand": (frozenset({WIN, TRANSFER}), "the winner has no claimed melds"),
     "floor": (frozenset({WIN, TRANSFER, JING, SETTLE}), "the dealer's 爬楼 floor (1, 2, 3 …)"),
+    "keeps": (frozenset({WIN, TRANSFER, JING, SETTLE}),
+              "how many hands in a row the dealer has kept the deal by winning: floor − 1 (0, 1, 2 …; "
+              "with `falls: step` one less for each pass, at least 0)"),
     "wilds_held": (frozenset({WIN, TRANSFER}),
                    "how many wild 精 the winner holds concealed (a self-drawn winning tile too; not a discard won on)"),
     "discarded_main": (frozenset({WIN, TRANSFER}),
@@ -52,6 +55,7 @@ FACTS: dict[str, tuple[frozenset[str], str]] = {
     # per transfer
     "payer_is_dealer": (frozenset({TRANSFER, SETTLE}), "the paying seat is the dealer"),
     "collector_is_dealer": (frozenset({TRANSFER, SETTLE}), "the collecting seat is the dealer"),
+    "drawn": (frozenset({SETTLE}), "the hand is a drawn hand (荒庄): nobody won"),
     # 精 settlement (RULES.md §2 精 settlement)
     "n": (frozenset({JING}), "the player's 精 count: 正 and 副 tiles by their values"),
     "sole_holder": (
@@ -88,4 +92,4 @@ KINDS: dict[str, dict[str, frozenset[str]]] = {
 REQUIRES: dict[str, str] = {"discarder_is_dealer": "discard"}
 
 # Facts that are counts rather than yes/no, with their least value (the others are 0 or 1).
-COUNTS: dict[str, int] = {"others_wilds_concealed": 0, "others_wilds": 0, "wilds": 0, "floor": 1, "n": 0, "wilds_held": 0, "discarded_main": 0, "discarded_next": 0}
+COUNTS: dict[str, int] = {"others_wilds_concealed": 0, "others_wilds": 0, "wilds": 0, "floor": 1, "keeps": 0, "n": 0, "wilds_held": 0, "discarded_main": 0, "discarded_next": 0}

@@ -78,7 +78,9 @@ POLICIES: dict[str, Policy] = {
     ),
     "jing_wait_discard": Policy(
         "may a seat whose hand is in 精钓 win on a discard (RULES.md §1 精钓)",
-        {"win": Param("allow (scored as a plain discard win) or forbid", ("allow", "forbid"), default=("allow",))},
+        {"win": Param("allow (scored as a plain discard win) or forbid", ("allow", "forbid"), default=("allow",)),
+         "first_turn": Param("with win: forbid, whether a first-turn discard win (地胡) is forbidden too (forbid) "
+                             "or still allowed (allow)", ("forbid", "allow"), default=("forbid",))},
     ),
     "follow_first_discard": Policy(
         "抄庄: in the first go-around all three others discard the dealer's first tile",

@@ -212,7 +212,7 @@ def check_playable(rs: Ruleset, texts: dict[str, str] | None = None) -> None:
                               f"only {undealt} stacks are left after the deal",
                               "throw fewer dice, or deal fewer tiles from a bigger wall")
             continue
-        if pos.type == "each_tile":  # of the hands, not on the wall
+        if pos.type in ("each_tile", "next_draw"):  # of the hands, or turned at the end: not on the wall at the deal
             placed[name] = None
             continue
         if pos.type == "previous":
@@ -227,6 +227,9 @@ def check_playable(rs: Ruleset, texts: dict[str, str] | None = None) -> None:
         if ref is None and rs.indicators[pos.ref].position.type == "each_tile":
             raise fail.at(ind, path, f"indicator {name} is placed {pos.type} {pos.ref}, whose tiles come from the "
                           "hands, not the wall", "place it relative to an indicator on the wall")
+        if rs.indicators[pos.ref].position.type == "next_draw":
+            raise fail.at(ind, path, f"indicator {name} is placed {pos.type} {pos.ref}, which is turned only when "
+                          "the hand ends", "place it relative to an indicator placed at the deal")
         if ref is None and rs.indicators[pos.ref].position.type == "previous":
             raise fail.at(ind, path, f"indicator {name} is placed {pos.type} {pos.ref}, which is not on this hand's "
                           "wall (it is the previous hand's)", "place it relative to an indicator on the wall")

@@ -37,7 +37,7 @@ ArithOp: TypeAlias = Literal["+", "-", "*", "/"]
 MeldKind: TypeAlias = Literal["chow", "pung", "kong", "pair"]
 End: TypeAlias = Literal["head", "tail"]
 Payer: TypeAlias = Literal["discarder", "robbed", "others", "each", "dealer"]
-Scope: TypeAlias = Literal["win", "jing", "exhaustive"]
+Scope: TypeAlias = Literal["win", "jing", "kongs", "exhaustive", "follow"]
 
 
 # ---- expressions ------------------------------------------------------------------------
@@ -208,10 +208,11 @@ class Pattern(Decl):
 class Position(Model):
     """Where an indicator tile sits: the top of the dice-chosen stack, or relative to another."""
 
-    type: Literal["stack_top", "under", "left", "right", "previous", "each_tile"]
+    type: Literal["stack_top", "under", "left", "right", "previous", "each_tile", "next_draw"]
     end: End | None = None
     ref: str | None = None
     where: Expr | None = None  # each_tile: the 精-context condition a seat's n for the tile must meet
+    count: int | None = None  # ``next draw N``: the N-th tile still to be drawn when the hand ends
 
 
 class Indicator(Decl):
@@ -319,9 +320,16 @@ class JingDiscarded(JingDecl):
     type: Literal["discarded"] = "discarded"
 
 
+class JingKongsHold(JingDecl):
+    """``jing NAME = count kongs``: a kong of 精 makes its owner a holder for ``sole_holder`` (霸王),
+    as the 精 it holds in hand or in other melds do (its tiles count in n either way)."""
+
+    type: Literal["kongs_hold"] = "kongs_hold"
+
+
 JingRule = Annotated[
     JingValue | JingKong | JingMultiplier | JingFormula | JingKongBonus | JingLiability | JingLiabilityOver | JingAdder
-    | JingDiscarded,
+    | JingDiscarded | JingKongsHold,
     Field(discriminator="type"),
 ]
 
@@ -344,6 +352,7 @@ class Fixed(Model):
 
     amount: int
     with_factors: list[str] = []
+    by_payment: bool = False  # ``fixed N by payment``: only the seats the win's payment weights cover pay N
 
 
 class Fan(Decl):
@@ -382,13 +391,15 @@ class Base(Decl):
 class Factor(Decl):
     """``factor 庄家 = 2 on win when …``: multiplies each transfer of the named scopes.
 
-    Factors apply in declaration order, before the fans' adders unless ``after adders``.
+    Factors apply in declaration order, before the fans' adders unless ``after adders`` (or
+    ``after caps``: after the adders and the caps).
     """
 
     kind: Literal["factor"] = "factor"
     value: Expr
     scopes: list[Scope]
     after_adders: bool = False
+    after_caps: bool = False  # ``after caps``: applied after the adders and after the caps (at most N)
     when: Expr | None = None
     cap: int | None = None  # ``at most N``: each transfer of the scopes is at most N 子 (value unused)
 
@@ -471,6 +482,8 @@ class Ruleset(Model):
     def jing_rules(self, type_: Literal["adder"]) -> list[JingAdder]: ...
     @overload
     def jing_rules(self, type_: Literal["discarded"]) -> list[JingDiscarded]: ...
+    @overload
+    def jing_rules(self, type_: Literal["kongs_hold"]) -> list[JingKongsHold]: ...
     @overload
     def jing_rules(self, type_: str) -> list[JingRule]: ...
 

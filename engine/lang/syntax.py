@@ -113,10 +113,11 @@ def _clip(text: str, keep: int = 12) -> str:
 _TERMINAL_WORDS = {
     "NAME": "a name", "RULESET_NAME": "a ruleset name", "INT": "a number", "STRING": 'a "string"',
     "MULT": "a multiplier like x2", "KIND": "a declaration kind (fan, meld, …)", "CMP": "a comparison",
-    "PAYER": "a payer (discarder, others, each, dealer)", "SCOPE": "win, jing or exhaustive",
+    "PAYER": "a payer (discarder, others, each, dealer)", "SCOPE": "win, jing, kongs, exhaustive or follow",
     "MELD_KIND": "chow, pung, kong or pair", "END": "head or tail", "$END": "the end of the file",
     "ADDOP": "`+` or `-`", "MULOP": "`*` or `/`", "ALL": "`all`", "DECLARED": "`declared`",
     "AFTER_ADDERS": "`after adders`", "WITH_KONGS": "`with kongs`", "INSTEAD_KONG": "`instead of kong points`",
+    "AFTER_CAPS": "`after caps`", "ANY_INDICATOR": "`of any indicator`", "BY_PAYMENT": "`by payment`",
     "LBRACE": "`{`", "RBRACE": "`}`", "LPAR": "`(`", "RPAR": "`)`", "EQUAL": "`=`", "COMMA": "`,`",
     "PLUS": "`+`", "MINUS": "`-`", "COLON": "`:`", "VBAR": "`|`", "SLASH": "`/`",
 }

@@ -215,6 +215,8 @@ class Game:
                     self.indicators[name] = self.previous_indicators[pos.ref]
                     self._log("indicator", name=name, tile=self.tiles.code(self.indicators[name]), previous=True)
                 continue
+            if pos.type == "next_draw":  # turned when the hand ends (_turn_next_draws)
+                continue
             ref = self.indicator_positions.get(pos.ref) if pos.ref is not None else None
             p = self.wall.locate(pos.type, pos.end, ref, self._roll)
             if p is None:
@@ -723,14 +725,26 @@ class Game:
             return
         self.first_discards.append((seat, tile))
         if len(self.first_discards) == len(self.seats):
-            lg = self.scorer.follow_first(self.first_discards, self.seats, self.dealer)
+            lg = self.scorer.follow_first(self.first_discards, self.seats, self.dealer, self.floor)
             if lg is not None:
                 self.follow_first = True
                 self.parts.append(("during", "follow_first", lg))
                 self._log("follow_first", tile=self.tiles.code(tile), net=lg.net(self.seats))
 
     # ---- the end ---------------------------------------------------------------------------------------
+    def _turn_next_draws(self) -> None:
+        """Indicators ``next draw N``: the N-th tile the head would give next, turned now."""
+        skip = set(self.indicator_positions.values())
+        for name, ind in self.rs.indicators.items():
+            if ind.position.type == "next_draw" and ind.position.count is not None:
+                p = self.wall.next_draw(ind.position.count, skip)
+                if p is not None:
+                    self.indicator_positions[name] = p
+                    self.indicators[name] = self.wall.tiles[p]
+                    self._log("indicator", name=name, tile=self.tiles.code(self.wall.tiles[p]), position=p)
+
     def _end(self, win: WinInfo | None) -> None:
+        self._turn_next_draws()
         snap = self._snapshot(win)
         if win is not None and win.by in ("self_draw", "kong_draw"):
             self._take(win.seat, win.tile)

@@ -149,6 +149,7 @@ class ValueModel:
                 "wilds_used": reading.wilds > 0, "wilds": reading.wilds, "anyone_holds_wild": True,
                 "others_wilds_concealed": 1, "others_wilds": 1,
                 "jing_wait": reading.jing_wait, "concealed_hand": False, "floor": floor,
+                "keeps": floor - 1,
                 "wilds_held": reading.wilds, "discarded_main": 0, "discarded_next": 0}
 
     def pays(self, env: dict[str, Any], reading: Reading, roles: Roles) -> int:
@@ -520,7 +521,9 @@ class ValueBot:
                 jing |= {t for t in sc.jing_kinds(game.indicators[name]) if t is not None}
         meld = MeldTiles("kong", (tile,) * _size(game, "kong"), concealed=how == "concealed", added=how == "added")
         env = sc.transfer_env(1, False, False)
-        pts = sum(sc.settled("jing", item.amount, env, [])[0] for item in sc.kong_items(meld, jing))
+        any_jing = sc.hand_jing_kinds(game.indicators)
+        pts = sum(sc.settled(("jing", "kongs"), item.amount, env, [])[0]
+                  for item in sc.kong_items(meld, jing, any_jing))
         return pts * (len(game.seats) - 1)
 
     def _kong_worth(self, ctx: dict[Any, Any], game: Game, seat: str, a: Action) -> float:

@@ -102,6 +102,18 @@ class Wall:
         """The position of a stack's tile at ``level`` (0 is the top); stacks wrap around."""
         return (stack % self.stacks) * self.height + level
 
+    def next_draw(self, count: int, skip: set[int]) -> int | None:
+        """The position of the ``count``-th tile (1 is the next) that a head draw would take now,
+        passing over the positions ``skip`` (the indicators on the wall); None past the wall's end."""
+        seen = 0
+        for p in range(self._head, len(self.tiles)):
+            if p in self.taken or p in skip:
+                continue
+            seen += 1
+            if seen == count:
+                return p
+        return None
+
     def copy(self) -> Wall:
         """An independent copy (for looking ahead without drawing)."""
         return Wall(list(self.tiles), self.height, set(self.taken), self._head, self._tail)
@@ -114,6 +126,8 @@ class Wall:
         ``under`` (the tile below ``ref_position``), ``left`` / ``right`` (the tile at the same
         level in the stack before / after it). None when a relative one has no reference.
         """
+        if kind == "next_draw":  # placed when the hand ends: :meth:`next_draw`
+            return None
         if kind == "stack_top":
             d = sum(throw())
             stack = self.stack_from_tail(d) if end == "tail" else self.stack_from_head(d)

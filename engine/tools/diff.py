@@ -30,6 +30,7 @@ from engine.lang.ruleset import (
     JingFormula,
     JingKong,
     JingKongBonus,
+    JingKongsHold,
     JingLiability,
     JingLiabilityOver,
     JingMultiplier,
@@ -114,7 +115,8 @@ def decl_text(d: Decl) -> str:
     if isinstance(d, Indicator):
         p = d.position
         pos = {"stack_top": f"top of dice stack from {p.end}", "under": f"under {p.ref}", "left": f"left of {p.ref}",
-               "right": f"right of {p.ref}", "previous": f"previous {p.ref}"}[p.type]
+               "right": f"right of {p.ref}", "previous": f"previous {p.ref}",
+               "next_draw": f"next draw {p.count}"}[p.type]
         attrs = (["wild"] if d.wild else []) + (["hidden"] if d.hidden else []) + (
             [("settle after deal" if d.settle == "after_deal" else "settle at end") + (" with kongs" if d.with_kongs else "")]
             if d.settle else [])
@@ -139,11 +141,14 @@ def decl_text(d: Decl) -> str:
         return f"+{d.amount} when {expr_text(d.when)}"
     if isinstance(d, JingDiscarded):
         return "count discarded"
+    if isinstance(d, JingKongsHold):
+        return "count kongs"
     if isinstance(d, Fan):
         effects = []
         if d.fixed:
-            effects.append(f"fixed {d.fixed.amount} each" + (f" with {'/'.join(d.fixed.with_factors)}"
-                                                              if d.fixed.with_factors else ""))
+            payers = "by payment" if d.fixed.by_payment else "each"
+            effects.append(f"fixed {d.fixed.amount} {payers}"
+                           + (f" with {'/'.join(d.fixed.with_factors)}" if d.fixed.with_factors else ""))
         if d.multiplier != 1:
             effects.append(f"x{d.multiplier}")
         effects += [f"+{a.amount} from {a.payer}" + (f" else {a.fallback}" if a.fallback else "") for a in d.adders]
@@ -162,7 +167,8 @@ def decl_text(d: Decl) -> str:
         return str(d.amount)
     if isinstance(d, Factor):
         value = f"at most {d.cap}" if d.cap is not None else expr_text(d.value)
-        text = f"{value} on {', '.join(d.scopes)}" + (" after adders" if d.after_adders else "")
+        text = f"{value} on {', '.join(d.scopes)}" + (" after caps" if d.after_caps
+                                                        else " after adders" if d.after_adders else "")
         return text + (f" when {expr_text(d.when)}" if d.when is not None else "")
     if isinstance(d, Exhaustive):
         return f"{d.payer} pays {d.amount} each"

@@ -294,7 +294,7 @@ def rescore(g: Game, rs: Ruleset, scorer: Scorer, previous: dict[str, int]) -> R
     if _deal(y) != _deal(g):
         return Rescored(None, "deal differs", "this side deals other hands from the same wall", indicators)
     try:
-        follow = scorer.follow_first(g.first_discards, list(y.seats), y.dealer)
+        follow = scorer.follow_first(g.first_discards, list(y.seats), y.dealer, y.floor)
         hands = {s: SeatHand(list(h.concealed), list(h.melds)) for s, h in g.hands.items()}
         assert g.result is not None, "the hand is finished"
         win = g.result.win
