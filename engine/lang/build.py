@@ -295,6 +295,8 @@ class Build(Transformer[Token, Any]):
         attrs: dict[str, Any] = {}
         for a in rest:
             attrs.update(a)
+        if pos.type == "flips" and attrs.get("family"):
+            raise RuleError(f"indicator {name}: the flips choose one tile; it cannot be a `family`", self.loc(meta))
         if pos.type == "each_tile" and (attrs.get("wild") or not attrs.get("settle")):
             raise RuleError(f"indicator {name}: `each tile where …` makes indicators of the hands' tiles; they are "
                             "never wild, and must say when they are settled", self.loc(meta),
@@ -324,6 +326,11 @@ class Build(Transformer[Token, Any]):
 
     def pos_previous(self, meta: Meta, c: Children) -> Position:
         return self._pos("previous", c)
+
+    def pos_flips(self, meta: Meta, c: Children) -> Position:
+        self._check_expr(c[2], F.JING)
+        return Position(type="flips", end=cast(End, str(c[0])), count=self._int("flips: up to", c[1], 1, L.MAX_TABLE_NUMBER),
+                        where=c[2])
 
     def pos_each_tile(self, meta: Meta, c: Children) -> Position:
         self._check_expr(c[0], F.JING)

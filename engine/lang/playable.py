@@ -215,6 +215,17 @@ def check_playable(rs: Ruleset, texts: dict[str, str] | None = None) -> None:
         if pos.type == "each_tile":  # of the hands, not on the wall
             placed[name] = None
             continue
+        if pos.type == "flips":
+            sums = dice * (DIE_FACES - 1) + 1  # the sums a throw can make, each used at most twice
+            if (pos.count or 0) > 2 * sums:
+                raise fail.at(ind, path, f"indicator {name}: {pos.count} flips, but {dice} dice make {sums} sums and "
+                              f"each turns at most two tiles", f"flip at most {2 * sums} tiles")
+            if 2 * top * height > total - dealt:
+                raise fail.at(ind, path, f"indicator {name}: the second flip of a throw of {top} counts {2 * top} "
+                              f"tiles from the {pos.end}, past the {total - dealt} left after the deal",
+                              "throw fewer dice, or deal fewer tiles from a bigger wall")
+            placed[name] = None
+            continue
         if pos.type == "previous":
             if pos.ref not in rs.indicators:
                 raise fail.at(ind, path, f"indicator {name} follows {pos.ref!r}, which is not an indicator")
@@ -224,9 +235,10 @@ def check_playable(rs: Ruleset, texts: dict[str, str] | None = None) -> None:
             raise fail.at(ind, path, f"indicator {name} is placed {pos.type} {pos.ref}, which is not placed before it",
                           f"declare indicator {pos.ref} on the wall before {name}")
         ref = placed[pos.ref]
-        if ref is None and rs.indicators[pos.ref].position.type == "each_tile":
-            raise fail.at(ind, path, f"indicator {name} is placed {pos.type} {pos.ref}, whose tiles come from the "
-                          "hands, not the wall", "place it relative to an indicator on the wall")
+        if ref is None and rs.indicators[pos.ref].position.type in ("each_tile", "flips"):
+            raise fail.at(ind, path, f"indicator {name} is placed {pos.type} {pos.ref}, whose tile is not on the "
+                          "wall at the deal (made of the hands, or chosen by flips)",
+                          "place it relative to an indicator on the wall")
         if ref is None and rs.indicators[pos.ref].position.type == "previous":
             raise fail.at(ind, path, f"indicator {name} is placed {pos.type} {pos.ref}, which is not on this hand's "
                           "wall (it is the previous hand's)", "place it relative to an indicator on the wall")

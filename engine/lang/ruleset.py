@@ -208,10 +208,11 @@ class Pattern(Decl):
 class Position(Model):
     """Where an indicator tile sits: the top of the dice-chosen stack, or relative to another."""
 
-    type: Literal["stack_top", "under", "left", "right", "previous", "each_tile"]
+    type: Literal["stack_top", "under", "left", "right", "previous", "each_tile", "flips"]
     end: End | None = None
     ref: str | None = None
-    where: Expr | None = None  # each_tile: the 精-context condition a seat's n for the tile must meet
+    where: Expr | None = None  # each_tile, flips: the 精-context condition a seat's n for the tile must meet
+    count: int | None = None  # flips: the most tiles turned
 
 
 class Indicator(Decl):
