@@ -129,6 +129,7 @@ DOCUMENTED: dict[str, list[str]] = {
     "pos_right": ["right of lower"],
     "pos_previous": ["previous upper"],
     "pos_each_tile": ["each tile where n >= 5"],
+    "pos_flips": ["flips from tail up to 22 at most 2 per sum stop when n >= 3"],
     "family": ["left of upper, family"],
     "pos_next_draw": ["= next draw 1, settle at end"],
     "wild": [", wild"],

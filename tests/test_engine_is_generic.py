@@ -109,6 +109,7 @@ NOT_RULES = {
     "lang/lint.py": {10: "_MAX_ATOMS: the yes/no atoms of a condition searched (2**10 cases), a work bound",
                      1000: "_MAX_COUNT_TRIED: 精 counts a formula is tried at (W204), a work bound"},
     "core/gaps.py": {4096: "lru_cache size"},
+    "table/flips.py": {1000: "MAX_RETHROWS: throws of a used-up sum thrown again, a bound on the work"},
     "core/patterns.py": {10: "INF = 10**6", 6: "INF = 10**6"},
     "core/recursive.py": {50_000: "GROUP_MEMO_LIMIT, a bound on a memo"},
     "core/wintables/packing.py": {5: "FIELD_BITS / VALUE_BITS: bits per count in a packed key and per value",

@@ -72,7 +72,7 @@ def test_each_tile_indicators_settle_the_tiles_that_reach_the_condition(tmp_path
     ('indicator 镜 = each tile where n >= 5', "must say when they are settled"),
     ('indicator 镜 = each tile where self_drawn, settle at end', "self_drawn"),
     ('indicator 镜 = each tile where n >= 5, settle at end\nindicator 左 = left of 镜, settle at end',
-     "whose tiles come from the hands"),
+     "whose tile is not on the wall at the deal"),
 ])
 def test_bad_each_tile_indicators_are_errors(tmp_path: Path, line: str, message: str):
     f = tmp_path / "x.rules"

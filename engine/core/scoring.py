@@ -500,6 +500,40 @@ class Scorer(Legality):
                                                  tuple(parts)))
         return lg
 
+    def stop_penalty(self, stopper: str | None, winner: str | None, seats: list[str]) -> Ledger | None:
+        """发电's penalty (the ``stop_penalty`` flow policy): the seat that stopped an indicator's
+        flips pays the policy's ``pays`` 子 to each other seat when it does not win the hand (a
+        drawn hand included) — a ledger of part ``stop_penalty``; None when the ruleset has no
+        such policy, nobody stopped, or the stopper won."""
+        p = FLOW.policy(self.rs, "stop_penalty")
+        if p is None or stopper is None or stopper == winner:
+            return None
+        pays = int(p["pays"][0])
+        lg = Ledger(fired=["stop_penalty"])
+        for other in seats:
+            if other != stopper and pays:
+                lg.transfers.append(Transfer(stopper, other, pays, "stop_penalty", "flow.stop_penalty",
+                                             (f"pays {pays}",)))
+        return lg
+
+    def flip_stoppers(self, snap: Snapshot, name: str, tile: int) -> list[str]:
+        """The seats that may stop indicator ``name``'s flips at ``tile`` (docs/language.md
+        `indicator … = flips from …`), in play order from the dealer: those whose n for ``tile``
+        as the 正精 (its successor the 副精) on the snapshot's hands meets the stop condition
+        (facts ``n``, ``sole_holder``, ``floor``)."""
+        where = self.rs.indicators[name].position.where
+        assert where is not None, "a flips indicator has its stop condition"
+        main, nxt = self.jing_kinds(tile)
+        seats = snap.seats[snap.seats.index(snap.dealer):] + snap.seats[:snap.seats.index(snap.dealer)]
+        held = {s: self.all_tiles(snap, s) for s in seats}
+        holders = {s for s in seats if any(t in (main, nxt) for t in self.all_tiles(snap, s, with_kongs=False))}
+        out = []
+        for s in seats:
+            n = self.jing_count(held[s], main, nxt)
+            if n and self.eval(where, {"n": n, "sole_holder": holders == {s}, "floor": snap.floor}):
+                out.append(s)
+        return out
+
     def follow_first_stands(self, won: bool) -> bool:
         """Whether a 抄庄 made during the hand is paid at its end: always, or with
         ``follow_first_discard(needs_win: yes)`` only when the hand is won (``won``)."""

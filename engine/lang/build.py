@@ -296,6 +296,8 @@ class Build(Transformer[Token, Any]):
         attrs: dict[str, Any] = {}
         for a in rest:
             attrs.update(a)
+        if pos.type == "flips" and attrs.get("family"):
+            raise RuleError(f"indicator {name}: the flips choose one tile; it cannot be a `family`", self.loc(meta))
         if pos.type == "each_tile" and (attrs.get("wild") or not attrs.get("settle")):
             raise RuleError(f"indicator {name}: `each tile where …` makes indicators of the hands' tiles; they are "
                             "never wild, and must say when they are settled", self.loc(meta),
@@ -329,6 +331,15 @@ class Build(Transformer[Token, Any]):
 
     def pos_previous(self, meta: Meta, c: Children) -> Position:
         return self._pos("previous", c)
+
+    def pos_flips(self, meta: Meta, c: Children) -> Position:
+        where = c[-1]
+        self._check_expr(where, F.JING)
+        ints = [t for t in c if isinstance(t, Token) and t.type == "INT"]  # up to N [at most M per sum]
+        per_sum = self._int("flips: at most … per sum", ints[1], 1, L.MAX_TABLE_NUMBER) if len(ints) > 1 else None
+        return Position(type="flips", end=cast(End, str(c[0])), count=self._int("flips: up to", ints[0], 1,
+                                                                                L.MAX_TABLE_NUMBER),
+                        per_sum=per_sum, where=where)
 
     def pos_each_tile(self, meta: Meta, c: Children) -> Position:
         self._check_expr(c[0], F.JING)

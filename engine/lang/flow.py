@@ -91,6 +91,10 @@ POLICIES: dict[str, Policy] = {
                                ("yes", "no"), default=("no",)),
         },
     ),
+    "stop_penalty": Policy(
+        "a seat that stopped an indicator's flips (发电) and does not win pays each other seat",
+        {"pays": Param("子 the stopper pays each other seat when it does not win", is_int=True, default=(0,))},
+    ),
     "last_discard": Policy(
         "what may be claimed on a discard made when no live tile is left to draw (the last tile)",
         {"claims": Param("win: only a win (no chow, pung or kong); any: every claim", ("win", "any"),

@@ -96,6 +96,17 @@ def seat_stacks(rs: Ruleset) -> list[int]:
     return values * seats if len(values) == 1 else values
 
 
+def same_size(rs: Ruleset, kind: str) -> int | None:
+    """Tiles in a pung / kong: the ``same N`` shape of the ruleset's meld of that kind (None
+    when it declares none)."""
+    for m in rs.melds.values():
+        if m.meld_kind == kind:
+            for sh in m.shapes:
+                if sh.type == "same":
+                    return sh.size
+    return None
+
+
 def _loc(decl: Decl) -> Location:
     return Location(decl.origin.file, decl.origin.line, decl.origin.column)
 
@@ -215,6 +226,18 @@ def check_playable(rs: Ruleset, texts: dict[str, str] | None = None) -> None:
         if pos.type in ("each_tile", "next_draw"):  # of the hands, or turned at the end: not on the wall at the deal
             placed[name] = None
             continue
+        if pos.type == "flips":
+            sums = dice * (DIE_FACES - 1) + 1  # the sums a throw can make
+            if pos.per_sum is not None and (pos.count or 0) > pos.per_sum * sums:
+                raise fail.at(ind, path, f"indicator {name}: {pos.count} flips, but {dice} dice make {sums} sums and "
+                              f"each turns at most {pos.per_sum}", f"flip at most {pos.per_sum * sums} tiles")
+            uses = pos.per_sum if pos.per_sum is not None else pos.count or 0
+            if uses * top > total - dealt:
+                raise fail.at(ind, path, f"indicator {name}: throw {uses} of a sum of {top} counts {uses * top} "
+                              f"tiles from the {pos.end}, past the {total - dealt} left after the deal",
+                              "throw fewer dice, allow fewer uses of a sum, or deal fewer tiles from a bigger wall")
+            placed[name] = None
+            continue
         if pos.type == "previous":
             if pos.ref not in rs.indicators:
                 raise fail.at(ind, path, f"indicator {name} follows {pos.ref!r}, which is not an indicator")
@@ -224,9 +247,10 @@ def check_playable(rs: Ruleset, texts: dict[str, str] | None = None) -> None:
             raise fail.at(ind, path, f"indicator {name} is placed {pos.type} {pos.ref}, which is not placed before it",
                           f"declare indicator {pos.ref} on the wall before {name}")
         ref = placed[pos.ref]
-        if ref is None and rs.indicators[pos.ref].position.type == "each_tile":
-            raise fail.at(ind, path, f"indicator {name} is placed {pos.type} {pos.ref}, whose tiles come from the "
-                          "hands, not the wall", "place it relative to an indicator on the wall")
+        if ref is None and rs.indicators[pos.ref].position.type in ("each_tile", "flips"):
+            raise fail.at(ind, path, f"indicator {name} is placed {pos.type} {pos.ref}, whose tile is not on the "
+                          "wall at the deal (made of the hands, or chosen by flips)",
+                          "place it relative to an indicator on the wall")
         if rs.indicators[pos.ref].position.type == "next_draw":
             raise fail.at(ind, path, f"indicator {name} is placed {pos.type} {pos.ref}, which is turned only when "
                           "the hand ends", "place it relative to an indicator placed at the deal")

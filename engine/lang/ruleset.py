@@ -208,11 +208,12 @@ class Pattern(Decl):
 class Position(Model):
     """Where an indicator tile sits: the top of the dice-chosen stack, or relative to another."""
 
-    type: Literal["stack_top", "under", "left", "right", "previous", "each_tile", "next_draw"]
+    type: Literal["stack_top", "under", "left", "right", "previous", "each_tile", "next_draw", "flips"]
     end: End | None = None
     ref: str | None = None
-    where: Expr | None = None  # each_tile: the 精-context condition a seat's n for the tile must meet
-    count: int | None = None  # ``next draw N``: the N-th tile still to be drawn when the hand ends
+    where: Expr | None = None  # each_tile, flips: the 精-context condition a seat's n for the tile must meet
+    count: int | None = None  # ``next draw N``: the N-th tile still to be drawn at the end; flips: the most turned
+    per_sum: int | None = None  # flips: how many times one sum of the dice may be used (None: any)
 
 
 class Indicator(Decl):

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from engine.core.scoring import Ledger, Scorer, WinInfo
 from engine.errors import IllegalAction
 
-DRAW, ACT, CLAIM, ROB, OVER = "draw", "act", "claim", "rob", "over"
-KINDS = ("draw", "discard", "win", "pung", "kong", "chow", "concealed_kong", "added_kong", "pass")
+DRAW, ACT, CLAIM, ROB, OVER, FLIP = "draw", "act", "claim", "rob", "over", "flip"
+KINDS = ("draw", "discard", "win", "pung", "kong", "chow", "concealed_kong", "added_kong", "pass", "stop")
 
 
 @dataclass(frozen=True)
@@ -51,6 +51,31 @@ class Action:
         if len(words) != 2:
             raise IllegalAction(f"{text!r}: `{kind}` takes no tile")
         return Action(seat, kind)
+
+
+def check_shape(action: object, seats: list[str], n_tiles: int) -> None:
+    """Refuse, with :class:`IllegalAction` and before anything changes, an action that is not
+    an :class:`Action` of a game with ``seats`` and ``n_tiles`` tile kinds: a seat that does not
+    sit there, an unknown kind, or a tile that is not a tile index (an ``int`` in
+    ``0 … n_tiles-1``: not ``3.0``, ``True``, ``-1`` or a string), or ``tiles`` that is not a
+    tuple of such indexes."""
+    if not isinstance(action, Action):
+        raise IllegalAction(f"not an action: {type(action).__name__} {action!r:.80}",
+                            hint="an Action(seat, kind, tile, tiles) or its text, e.g. `S discard 5p`")
+    if not isinstance(action.seat, str) or action.seat not in seats:
+        raise IllegalAction(f"action names no seat of this table: {action.seat!r:.80}",
+                            hint=f"seats: {' '.join(seats)}")
+    if not isinstance(action.kind, str) or action.kind not in KINDS:
+        raise IllegalAction(f"unknown action kind {action.kind!r:.80}", hint=f"kinds: {', '.join(KINDS)}")
+
+    def is_tile(t: object) -> bool:
+        return type(t) is int and 0 <= t < n_tiles
+
+    if not (action.tile is None or is_tile(action.tile)) or not (
+            isinstance(action.tiles, tuple) and all(is_tile(t) for t in action.tiles)):
+        raise IllegalAction(f"action {action.kind} names a tile this ruleset does not have: "
+                            f"{action.tile if action.tile is not None else action.tiles!r:.80}",
+                            hint=f"a tile is a whole number, a tile kind 0 … {n_tiles - 1}")
 
 
 @dataclass

@@ -29,12 +29,13 @@ from engine.core.hands import MeldTiles
 from engine.core.scoring import Ledger, Scorer, SeatHand, Snapshot, WinInfo
 from engine.errors import IllegalAction, MjError
 from engine.lang import flow as FLOW
-from engine.lang.playable import seat_stacks
+from engine.lang.playable import DIE_FACES, same_size, seat_stacks
 from engine.lang.ruleset import Ruleset
-from engine.table.actions import ACT, CLAIM, DRAW, KINDS, OVER, ROB, Action, HandResult, Lock
+from engine.table.actions import ACT, CLAIM, DRAW, FLIP, KINDS, OVER, ROB, Action, HandResult, Lock, check_shape
+from engine.table.flips import Flips
 from engine.table.wall import Wall, break_position, roll
 
-__all__ = ["ACT", "CLAIM", "DRAW", "KINDS", "OVER", "ROB", "Action", "Game", "HandResult", "Lock"]
+__all__ = ["ACT", "CLAIM", "DRAW", "FLIP", "KINDS", "OVER", "ROB", "Action", "Game", "HandResult", "Lock"]
 
 class _Offer(NamedTuple):
     """The actions :meth:`Game.legal_actions` offered ``seat`` at state ``version``, and the
@@ -94,7 +95,7 @@ class Game:
         deal = self.rs.table.get("deal")
         self.deal_chunks = [int(v) for v in deal.values] if deal else [self.hand_size]
         self.policies = {name: FLOW.policy(self.rs, name) for name in FLOW.POLICIES}
-        self.meld_size = {kind: self._same_size(kind) for kind in ("pung", "kong")}
+        self.meld_size = {kind: same_size(self.rs, kind) for kind in ("pung", "kong")}
         self.previous_indicators = dict(previous_indicators or {})
         self.dice_rolls: list[tuple[int, ...]] = list(dice or [])
         self._dice_next = 0
@@ -121,6 +122,10 @@ class Game:
         self.parts: list[tuple[str, str, Ledger]] = []
         self.indicators: dict[str, int] = {}
         self.indicator_positions: dict[str, int] = {}
+        flipped = next(((n, i.position) for n, i in self.rs.indicators.items() if i.position.type == "flips"), None)
+        self.flips = None if flipped is None else Flips(flipped[0], int(flipped[1].count or 0), str(flipped[1].end),
+                                                        tuple(range(self.n_dice, self.n_dice * DIE_FACES + 1)),
+                                                        flipped[1].per_sum)
         # the loop's caches: count vectors kept with the hands, the actions last offered (trusted
         # by apply until the state changes) and each tile's chow partners
         self._counts: dict[str, list[int]] = {x: [0] * len(self.tiles) for x in self.seats}
@@ -138,15 +143,6 @@ class Game:
         self._deal()
 
     # ---- setup ---------------------------------------------------------------------------------
-    def _same_size(self, kind: str) -> int | None:
-        """Tiles in a pung / kong, from the ruleset's ``same N`` meld of that kind."""
-        for m in self.rs.melds.values():
-            if m.meld_kind == kind:
-                for sh in m.shapes:
-                    if sh.type == "same":
-                        return sh.size
-        return None
-
     def _roll(self) -> tuple[int, ...]:
         if self._dice_next < len(self.dice_rolls):
             r = self.dice_rolls[self._dice_next]
@@ -206,10 +202,39 @@ class Game:
                 self.parts.append(("after_deal", name, lg))
                 self._log("settle", part=name, net=lg.net(self.seats))
         self.phase, self.current = ACT, self.dealer
+        if self.flips is not None:
+            self._flip()
+
+    def _flip(self) -> None:
+        """Turn and settle flips until a seat may stop one (phase ``flip``), else draw the hand (flips.py)."""
+        fl = self.flips
+        assert fl is not None, "only a ruleset with flips flips"
+        while not fl.done:
+            tile, position, dice = fl.turn(self.wall, self._roll)
+            part, dealt = f"{fl.name}@{fl.made}", self._snapshot()
+            self._log("flip", name=part, tile=self.tiles.code(tile), position=position, dice=list(dice))
+            lg = self.scorer.settle_indicator(dealt, part, tile)
+            self.parts.append(("after_deal", part, lg))
+            self._log("settle", part=part, net=lg.net(self.seats))
+            fl.asking = self.scorer.flip_stoppers(dealt, fl.name, tile)
+            if fl.asking:
+                self.phase, self.current = FLIP, fl.asking[0]
+                return
+        self._end(None)
+
+    def _do_stop(self, a: Action) -> None:
+        assert self.flips is not None, "a stop answers a flip"
+        tile, position = self.flips.stop(a.seat)
+        self.indicators[self.flips.name], self.indicator_positions[self.flips.name] = tile, position
+        self._log("indicator", name=self.flips.name, tile=self.tiles.code(tile), position=position, stopped_by=a.seat)
+        self.wild = self.scorer.wild_kinds(self._snapshot())
+        self.phase, self.current = ACT, self.dealer
 
     def _flip_indicators(self) -> None:
         for name, ind in self.rs.indicators.items():
             pos = ind.position
+            if pos.type in ("each_tile", "flips"):  # not on the wall at the deal: made of the hands, or flipped
+                continue
             if pos.type == "previous":
                 if pos.ref in self.previous_indicators:
                     self.indicators[name] = self.previous_indicators[pos.ref]
@@ -294,6 +319,8 @@ class Game:
             return []
         if self.phase == DRAW:
             return [self._draws[seat]]
+        if self.phase == FLIP:
+            return [Action(seat, "stop"), Action(seat, "pass")]
         offered = self._offered
         if offered is not None and offered.version == self._version and offered.seat == seat:
             return list(offered.actions)
@@ -328,8 +355,9 @@ class Game:
     @staticmethod
     def taken_at_once(by_kind: dict[str, list[Action]]) -> Action | None:
         """What every bot takes without weighing anything: a win when one is offered, else the
-        draw when it is the seat's turn to draw; None when there is a choice to make."""
-        for kind in ("win", "draw"):
+        draw when it is the seat's turn to draw, else a stop of the flips (发电); None when there is
+        a choice to make."""
+        for kind in ("win", "draw", "stop"):
             if kind in by_kind:
                 return by_kind[kind][0]
         return None
@@ -469,7 +497,7 @@ class Game:
             finally:
                 self._version += 1
             return
-        self._check_shape(action)
+        check_shape(action, self.seats, len(self.tiles))
         legal = self.legal_actions(action.seat)
         if action not in legal:
             text = action.text(self.scorer)
@@ -513,30 +541,6 @@ class Game:
             if a is action:
                 return True
         return False
-
-    def _check_shape(self, action: object) -> None:
-        """Refuse, with :class:`IllegalAction` and before anything changes, an action that is not
-        an :class:`Action` of this game: a seat that does not sit here, an unknown kind, or a tile
-        that is not a tile index of the ruleset (an ``int`` in ``0 … kinds-1``: not ``3.0``,
-        ``True``, ``-1`` or a string), or ``tiles`` that is not a tuple of such indexes."""
-        if not isinstance(action, Action):
-            raise IllegalAction(f"not an action: {type(action).__name__} {action!r:.80}",
-                                hint="an Action(seat, kind, tile, tiles) or its text, e.g. `S discard 5p`")
-        if not isinstance(action.seat, str) or action.seat not in self.seats:
-            raise IllegalAction(f"action names no seat of this table: {action.seat!r:.80}",
-                                hint=f"seats: {' '.join(self.seats)}")
-        if not isinstance(action.kind, str) or action.kind not in KINDS:
-            raise IllegalAction(f"unknown action kind {action.kind!r:.80}", hint=f"kinds: {', '.join(KINDS)}")
-        n = len(self.tiles)
-
-        def is_tile(t: object) -> bool:
-            return type(t) is int and 0 <= t < n
-
-        if not (action.tile is None or is_tile(action.tile)) or not (
-                isinstance(action.tiles, tuple) and all(is_tile(t) for t in action.tiles)):
-            raise IllegalAction(f"action {action.kind} names a tile this ruleset does not have: "
-                                f"{action.tile if action.tile is not None else action.tiles!r:.80}",
-                                hint=f"a tile is a whole number, a tile kind 0 … {n - 1}")
 
     def _do_draw(self, a: Action) -> None:
         if self.from_tail:
@@ -584,6 +588,12 @@ class Game:
         self.phase = DRAW
 
     def _answer(self, a: Action) -> None:
+        if self.phase == FLIP:  # a seat that could stop the flips passes: the next one asked, or the next flip
+            assert self.flips is not None, "a flip phase has its flips"
+            self.current = self.flips.passed() or self.current
+            if not self.flips.asking:
+                self._flip()
+            return
         self.pending[a.seat].answer = a
         if all(c.answer is not None for c in self.pending.values()):
             if self.phase == CLAIM:
@@ -749,6 +759,9 @@ class Game:
         if win is not None and win.by in ("self_draw", "kong_draw"):
             self._take(win.seat, win.tile)
         parts, ws = self.scorer.settle_end_parts(snap)
+        penalty = self.flips and self.scorer.stop_penalty(self.flips.stopper, win.seat if win else None, self.seats)
+        if penalty:
+            parts.append(("stop_penalty", penalty))
         if self.follow_first and not self.scorer.follow_first_stands(win is not None):
             self.follow_first = False  # a 抄庄 that only a won hand pays: void on a drawn hand
             self.parts = [p for p in self.parts if p[1] != "follow_first"]
@@ -783,4 +796,5 @@ class Game:
             "indicators": shown, "wall": self.wall.remaining, "live_wall": self.live_remaining,
             "last_discard": (self.last_discard[0], self.tiles.code(self.last_discard[1])) if self.last_discard else None,
             "legal": [a.text(self.scorer) for a in self.legal_actions(seat)],
+            "flip": self.flips.shown(self.tiles.code) if self.flips is not None and self.phase == FLIP else None,
         }
