@@ -103,3 +103,46 @@ def test_bad_flips_are_errors(tmp_path: Path, line: str, message: str):
     with pytest.raises(RuleError) as e:
         compile_ruleset(str(f))
     assert message in e.value.message + (e.value.hint or "")
+
+
+def test_indicators_beside_the_flips_are_placed_when_a_seat_stops(tmp_path: Path):
+    """ganzhou's 下精 is under the 上精 and its 左/右精 beside the 下精: with a flipped 上精 they
+    are placed beside the stopped tile (none under a stack's bottom tile)."""
+    f = tmp_path / "gz.rules"
+    f.write_text("extends ganzhou\noverride indicator upper \"上精\" = flips from tail up to 22 at most 2 per sum "
+                 "stop when n >= 3, wild, settle at end with kongs\n", encoding="utf-8")
+    rs = compile_ruleset(str(f))
+    placed = 0
+    for seed in range(80):
+        g = first_flip_game(rs, range(seed * 7, seed * 7 + 7)) if seed < 10 else None
+        if g is None:
+            break
+        position = g.flips.position
+        g.apply(f"{g.current} stop")
+        if position % 2 == 0:  # the top tile of its stack: a 下精 under it, 左/右 beside that
+            assert g.indicator_positions["lower"] == position + 1
+            assert {"left", "right"} <= set(g.indicator_positions)
+            placed += 1
+        else:
+            assert "lower" not in g.indicators
+    assert placed
+
+
+def test_nanchang_app_fa_dian_flips_before_play_and_the_stopper_pays_when_it_does_not_win():
+    """nanchang-app 发电=是 (MJTable_NanChang sendFaDian / calFaDian, FAFENG): hands begin with
+    flips; a greedy stopper that does not win pays 5 to each (−15 with four seats); 发电=否 has
+    no flip and no penalty."""
+    on = compile_ruleset("nanchang-app", {"发电": "是"})
+    flipped = paid = 0
+    for seed in range(30):
+        g = Game(on, seed)
+        flipped += any(e["event"] == "flip" for e in g.events)
+        r = play_hand(g, {s: BOTS["greedy"](seed) for s in g.seats})
+        for _, part, lg in r.parts:
+            if part == "stop_penalty":
+                paid += 1
+                assert lg.net(g.seats)[g.flips.stopper] == -15 and r.winner != g.flips.stopper
+    assert flipped == 30 and paid
+    off = compile_ruleset("nanchang-app")
+    g = Game(off, 1)
+    assert g.flips is None and not any(e["event"] == "flip" for e in g.events)

@@ -447,12 +447,13 @@ class Scorer(Legality):
 
     def hand_jing_kinds(self, indicators: Mapping[str, int]) -> set[int]:
         """The 正/副精 kinds of every indicator of this hand that ``indicators`` (name → tile)
-        gives a tile for (not a ``previous`` one, which is the hand before's): what a kong bonus
-        ``of any indicator`` tests."""
+        gives a tile for (not a ``previous`` one, which is the hand before's; for a ``family``
+        one, every member's): what a kong bonus ``of any indicator`` tests."""
         out: set[int] = set()
         for name, ind in self.rs.indicators.items():
             if name in indicators and ind.position.type != "previous":
-                out |= {k for k in self.jing_kinds(indicators[name]) if k is not None}
+                tiles = self.tiles.family(indicators[name]) if ind.family else (indicators[name],)
+                out |= {k for t in tiles for k in self.jing_kinds(t) if k is not None}
         return out
 
     def _kong_points(self, snap: Snapshot, ledger: Ledger, jing: set[int], part: str) -> None:

@@ -214,6 +214,7 @@ def check_playable(rs: Ruleset, texts: dict[str, str] | None = None) -> None:
                       related=[("table stacks_per_seat is declared here", _loc(t["stacks_per_seat"]))])
     # ---- indicators: (fewest, most) stacks from the tail, level in the stack
     placed: dict[str, tuple[int, int, int] | None] = {}
+    after_flips: set[str] = set()
     for name, ind in rs.indicators.items():
         pos, path = ind.position, f"indicator.{name}"
         if pos.type == "stack_top":
@@ -247,7 +248,11 @@ def check_playable(rs: Ruleset, texts: dict[str, str] | None = None) -> None:
             raise fail.at(ind, path, f"indicator {name} is placed {pos.type} {pos.ref}, which is not placed before it",
                           f"declare indicator {pos.ref} on the wall before {name}")
         ref = placed[pos.ref]
-        if ref is None and rs.indicators[pos.ref].position.type in ("each_tile", "flips"):
+        if ref is None and (rs.indicators[pos.ref].position.type == "flips" or pos.ref in after_flips):
+            placed[name] = None  # placed beside the flipped tile once a seat stops the flips
+            after_flips.add(name)
+            continue
+        if ref is None and rs.indicators[pos.ref].position.type == "each_tile":
             raise fail.at(ind, path, f"indicator {name} is placed {pos.type} {pos.ref}, whose tile is not on the "
                           "wall at the deal (made of the hands, or chosen by flips)",
                           "place it relative to an indicator on the wall")

@@ -33,6 +33,7 @@ from engine.lang.playable import DIE_FACES, same_size, seat_stacks
 from engine.lang.ruleset import Ruleset
 from engine.table.actions import ACT, CLAIM, DRAW, FLIP, KINDS, OVER, ROB, Action, HandResult, Lock, check_shape
 from engine.table.flips import Flips
+from engine.table.placing import next_draw_positions, relative_positions
 from engine.table.wall import Wall, break_position, roll
 
 __all__ = ["ACT", "CLAIM", "DRAW", "FLIP", "KINDS", "OVER", "ROB", "Action", "Game", "HandResult", "Lock"]
@@ -227,6 +228,10 @@ class Game:
         tile, position = self.flips.stop(a.seat)
         self.indicators[self.flips.name], self.indicator_positions[self.flips.name] = tile, position
         self._log("indicator", name=self.flips.name, tile=self.tiles.code(tile), position=position, stopped_by=a.seat)
+        placed = relative_positions(self.rs, self.wall, self.indicator_positions)  # beside the stopped tile
+        self._place(placed)
+        for name in (n for n in placed if self.rs.indicators[n].settle == "after_deal"):
+            self.parts.append(("after_deal", name, self.scorer.settle_indicator(self._snapshot(), name)))
         self.wild = self.scorer.wild_kinds(self._snapshot())
         self.phase, self.current = ACT, self.dealer
 
@@ -240,16 +245,12 @@ class Game:
                     self.indicators[name] = self.previous_indicators[pos.ref]
                     self._log("indicator", name=name, tile=self.tiles.code(self.indicators[name]), previous=True)
                 continue
-            if pos.type == "next_draw":  # turned when the hand ends (_turn_next_draws)
+            if pos.type == "next_draw":  # turned when the hand ends (placing.next_draw_positions)
                 continue
             ref = self.indicator_positions.get(pos.ref) if pos.ref is not None else None
             p = self.wall.locate(pos.type, pos.end, ref, self._roll)
-            if p is None:
-                continue
-            self.indicator_positions[name] = p
-            self.indicators[name] = self.wall.tiles[p]
-            if not ind.hidden:
-                self._log("indicator", name=name, tile=self.tiles.code(self.wall.tiles[p]), position=p)
+            if p is not None:
+                self._place({name: p})
 
     # ---- views ------------------------------------------------------------------------------------
     @property
@@ -742,19 +743,15 @@ class Game:
                 self._log("follow_first", tile=self.tiles.code(tile), net=lg.net(self.seats))
 
     # ---- the end ---------------------------------------------------------------------------------------
-    def _turn_next_draws(self) -> None:
-        """Indicators ``next draw N``: the N-th tile the head would give next, turned now."""
-        skip = set(self.indicator_positions.values())
-        for name, ind in self.rs.indicators.items():
-            if ind.position.type == "next_draw" and ind.position.count is not None:
-                p = self.wall.next_draw(ind.position.count, skip)
-                if p is not None:
-                    self.indicator_positions[name] = p
-                    self.indicators[name] = self.wall.tiles[p]
-                    self._log("indicator", name=name, tile=self.tiles.code(self.wall.tiles[p]), position=p)
+    def _place(self, positions: dict[str, int]) -> None:
+        """Put indicators at these wall positions (engine/table/placing.py), shown unless hidden."""
+        for name, p in positions.items():
+            self.indicator_positions[name], self.indicators[name] = p, self.wall.tiles[p]
+            if not self.rs.indicators[name].hidden:
+                self._log("indicator", name=name, tile=self.tiles.code(self.wall.tiles[p]), position=p)
 
     def _end(self, win: WinInfo | None) -> None:
-        self._turn_next_draws()
+        self._place(next_draw_positions(self.rs, self.wall, set(self.indicator_positions.values())))
         snap = self._snapshot(win)
         if win is not None and win.by in ("self_draw", "kong_draw"):
             self._take(win.seat, win.tile)
