@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from engine import Scorer, compile_ruleset
+from engine.errors import RuleError
 from engine.tools.scripted import build_game
 
 RULES = Path(__file__).resolve().parent.parent / "rulesets"
@@ -70,3 +71,66 @@ def test_without_the_policy_the_last_discard_can_be_punged(tmp_path):
 def test_jian_chongguan_stays_at_x7_past_10(n, score):
     scorer = Scorer(compile_ruleset(str(RULES / "jian.rules")))
     assert scorer.jing_score(n, False, 1).score == score  # 计分公式 2: 12X7
+
+
+def _ledger(nets: dict[str, int]):
+    """One ledger with these nets: every loser pays the first winner, who pays the others."""
+    from engine.core.ledger import Ledger, Transfer
+    hub = next(s for s, v in nets.items() if v > 0)
+    lg = Ledger()
+    for s, v in nets.items():
+        if s != hub and v:
+            lg.transfers.append(Transfer(s, hub, -v, "hand", "x") if v < 0 else Transfer(hub, s, v, "hand", "x"))
+    return lg
+
+
+def _capped(tmp_path, nets: dict[str, int], text: str = "factor 封顶 = at most 300 on net\n") -> dict[str, int]:
+    f = tmp_path / "c.rules"
+    f.write_text("extends nanchang\n" + text, encoding="utf-8")
+    scorer = Scorer(compile_ruleset(str(f)))
+    seats = list(nets)
+    lg = _ledger(nets)
+    cap = scorer.net_cap(seats, [lg])
+    out = lg.net(seats)
+    if cap is not None:
+        assert {t.part for t in cap.transfers} == {scorer.NET_CAP_PART}
+        for s, v in cap.net(seats).items():
+            out[s] += v
+    return out
+
+
+def test_a_net_cap_shares_the_excess_by_the_losses_largest_remainder_first(tmp_path):
+    # 25 over, shared 165 : 80 : 80 → 12.69, 6.15, 6.15: E takes the 子 left (docs/language.md)
+    assert _capped(tmp_path, {"E": -165, "S": 325, "W": -80, "N": -80}) == {"E": -152, "S": 300, "W": -74, "N": -74}
+
+
+def test_a_net_cap_on_the_losing_side_takes_back_from_the_gainers(tmp_path):
+    # N loses 420 to three winners of 140: 120 over, given back 40 by each
+    assert _capped(tmp_path, {"E": 140, "S": 140, "W": 140, "N": -420}) == {"E": 100, "S": 100, "W": 100, "N": -300}
+
+
+def test_a_net_cap_on_both_sides_gains_first_then_losses(tmp_path):
+    # 400 − 300 twice: 200 back to W and N by 700 : 100 → 175, 25 (W −525, N −75); then W's 225
+    # past −300 back from E and S by 300 : 300 → 112.5 each: 112, 112 and the 子 left to E
+    assert _capped(tmp_path, {"E": 400, "S": 400, "W": -700, "N": -100}) == {"E": 187, "S": 188, "W": -300, "N": -75}
+    # 400 over, 500 : 150 : 50 of 700 → 285.71, 85.71, 28.57: the 2 子 left to S and W (the tie: S first)
+    assert _capped(tmp_path, {"E": 700, "S": -500, "W": -150, "N": -50}) == {"E": 300, "S": -214, "W": -64, "N": -22}
+    assert _capped(tmp_path, {"E": 200, "S": -200, "W": 0, "N": 0}) == {"E": 200, "S": -200, "W": 0, "N": 0}
+
+
+def test_net_stands_alone(tmp_path):
+    f = tmp_path / "c.rules"
+    for text in ("factor 封顶 = at most 300 on win, net\n", "factor 封顶 = 2 on net\n",
+                 "factor 封顶 = at most 300 on net when floor > 1\n"):
+        f.write_text("extends nanchang\n" + text, encoding="utf-8")
+        with pytest.raises(RuleError) as e:
+            compile_ruleset(str(f))
+        assert "`on net` is a cap alone" in e.value.message and e.value.location.line == 2
+
+
+def test_a_factor_on_follow_multiplies_the_follow_payment(tmp_path):
+    f = tmp_path / "c.rules"
+    f.write_text("extends nanchang\nfactor 基本分 = 3 on follow\n", encoding="utf-8")
+    scorer = Scorer(compile_ruleset(str(f)))
+    lg = scorer.follow_first([("E", 30), ("S", 30), ("W", 30), ("N", 30)], ["E", "S", "W", "N"], "E")
+    assert lg is not None and lg.net(["E", "S", "W", "N"]) == {"E": -45, "S": 15, "W": 15, "N": 15}

@@ -489,6 +489,10 @@ class Build(Transformer[Token, Any]):
         scopes = [cast(Scope, str(t)) for t in c[2:] if isinstance(t, Token) and t.type == "SCOPE"]
         after = any(isinstance(t, Token) and t.type == "AFTER_ADDERS" for t in c[2:])
         when = c[-1] if len(c) > 2 and not isinstance(c[-1], Token) else None
+        if "net" in scopes and (cap is None or scopes != ["net"] or after or len(c) > 2 and not isinstance(c[-1], Token)):
+            at = next(t for t in c[2:] if isinstance(t, Token) and t.type == "SCOPE" and str(t) == "net")
+            raise RuleError(f"factor {name}: `on net` is a cap alone: each seat's net over the hand", self.loc(at),
+                            hint="write `factor NAME = at most N on net` (no other scope, no `after adders`, no `when`)")
         context = F.TRANSFER if set(scopes) == {"win"} else F.SETTLE
         self._check_expr(value, context)
         if when is not None:

@@ -37,7 +37,7 @@ ArithOp: TypeAlias = Literal["+", "-", "*", "/"]
 MeldKind: TypeAlias = Literal["chow", "pung", "kong", "pair"]
 End: TypeAlias = Literal["head", "tail"]
 Payer: TypeAlias = Literal["discarder", "robbed", "others", "each", "dealer"]
-Scope: TypeAlias = Literal["win", "jing", "exhaustive"]
+Scope: TypeAlias = Literal["win", "jing", "exhaustive", "follow", "net"]
 
 
 # ---- expressions ------------------------------------------------------------------------
@@ -390,7 +390,8 @@ class Factor(Decl):
     scopes: list[Scope]
     after_adders: bool = False
     when: Expr | None = None
-    cap: int | None = None  # ``at most N``: each transfer of the scopes is at most N 子 (value unused)
+    cap: int | None = None  # ``at most N``: each transfer of the scopes is at most N 子 (value unused);
+    # on ``net``: each seat's net over the hand is at most N either way
 
 
 class Exhaustive(Decl):

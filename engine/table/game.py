@@ -723,7 +723,7 @@ class Game:
             return
         self.first_discards.append((seat, tile))
         if len(self.first_discards) == len(self.seats):
-            lg = self.scorer.follow_first(self.first_discards, self.seats, self.dealer)
+            lg = self.scorer.follow_first(self.first_discards, self.seats, self.dealer, self.floor)
             if lg is not None:
                 self.follow_first = True
                 self.parts.append(("during", "follow_first", lg))
@@ -739,6 +739,9 @@ class Game:
             self.follow_first = False  # a 抄庄 that only a won hand pays: void on a drawn hand
             self.parts = [p for p in self.parts if p[1] != "follow_first"]
         self.parts += [("end", name, lg) for name, lg in parts]
+        capped = self.scorer.net_cap(self.seats, [lg for _, _, lg in self.parts])
+        if capped is not None:
+            self.parts.append(("end", self.scorer.NET_CAP_PART, capped))
         self.result = HandResult(win.seat if win else None, win, ws.reading.pattern if ws else None,
                                  ws.fans if ws else [], self.parts, self.follow_first)
         if win is not None:  # the winning tile ends in the winner's hand
