@@ -134,3 +134,20 @@ def test_a_factor_on_follow_multiplies_the_follow_payment(tmp_path):
     scorer = Scorer(compile_ruleset(str(f)))
     lg = scorer.follow_first([("E", 30), ("S", 30), ("W", 30), ("N", 30)], ["E", "S", "W", "N"], "E")
     assert lg is not None and lg.net(["E", "S", "W", "N"]) == {"E": -45, "S": 15, "W": 15, "N": 15}
+
+
+def test_a_played_hand_keeps_every_net_within_the_cap(tmp_path):
+    from engine.table.bots import BOTS
+    from engine.table.game import Game
+    from engine.table.match import play_hand
+    f = tmp_path / "c.rules"
+    f.write_text("extends nanchang\nfactor 封顶 = at most 5 on net\n", encoding="utf-8")
+    rs = compile_ruleset(str(f))
+    capped = 0
+    for seed in range(20):
+        g = Game(rs, seed)
+        r = play_hand(g, {s: BOTS["random"](seed) for s in g.seats})
+        net = r.net(g.seats)
+        assert sum(net.values()) == 0 and all(abs(v) <= 5 for v in net.values()), net
+        capped += any(part == "net_cap" for _, part, _ in r.parts)
+    assert capped  # the cap bit in some hand (the 下精 after the deal included)

@@ -471,6 +471,31 @@ class Scorer(Legality):
                         if payer != s:
                             self._jing_transfer(ledger, snap, payer, s, item.amount, [trail], part, item.rule)
 
+    def discard_bonus(self, snap: Snapshot, name: str) -> Ledger:
+        """The winner's discarded 精 (rule ``jing NAME = 正 N, 副 M each per discarded``,
+        docs/language.md): every 正精 and 副精 of the wild indicators the winner discarded —
+        nobody claimed it (the snapshot's ``discards``) or another seat's meld took it ``from``
+        the winner — earns N or M 子 from each other seat, × the ``jing`` factors; a ledger of
+        part ``name``. Raises :class:`ValueError` on a snapshot without a win."""
+        rule = next(r for r in self.rs.jing_rules("discard_bonus") if r.name == name)
+        w = snap.win
+        if w is None:
+            raise ValueError("a discard bonus is settled on a won hand")
+        mains = {snap.indicators[n] for n, i in self.rs.indicators.items() if i.wild and n in snap.indicators}
+        nexts = self.wild_kinds(snap) - mains
+        thrown = self.discarded(snap, w.seat) + [
+            m.claimed for s in snap.seats if s != w.seat for m in snap.hands.get(s, SeatHand()).melds
+            if m.from_seat == w.seat and m.claimed is not None]
+        main_n, next_n = sum(t in mains for t in thrown), sum(t in nexts for t in thrown)
+        amount = rule.main * main_n + rule.next * next_n
+        ledger = Ledger(fired=[name] if amount else [])
+        for payer in snap.seats:
+            if payer != w.seat:
+                self._jing_transfer(ledger, snap, payer, w.seat, amount,
+                                    [f"jing.{name} 正 {main_n} x {rule.main} + 副 {next_n} x {rule.next}"], name,
+                                    f"jing.{name}")
+        return ledger
+
     # ---- 抄庄 -------------------------------------------------------------------------------------------
     def follow_first(self, first_discards: list[tuple[str, int]], seats: list[str], dealer: str,
                      floor: int = 1) -> Ledger | None:
@@ -564,10 +589,12 @@ class Scorer(Legality):
 
     def settle_end_parts(self, snap: Snapshot) -> tuple[list[tuple[str, Ledger]], WinScore | None]:
         """Everything settled at the end of the hand, part by part: ``hand`` (the win, or the
-        荒庄 payment), then every indicator declared ``settle at end`` that the snapshot gives a
+        荒庄 payment), on a win each ``… each per discarded`` rule (:meth:`discard_bonus`), then every indicator declared ``settle at end`` that the snapshot gives a
         tile for — each its own ledger, even when nobody pays."""
         win = self.score_win(snap) if snap.win else None
         parts = [("hand", win.ledger if win else self.settle_exhaustive(snap))]
+        if win:
+            parts += [(r.name, self.discard_bonus(snap, r.name)) for r in self.rs.jing_rules("discard_bonus")]
         for name, ind in self.rs.indicators.items():
             if ind.settle == "at_end" and (ind.position.type == "each_tile" or ind.family):
                 parts += [(tile_name, self.settle_indicator(snap, tile_name, kind))

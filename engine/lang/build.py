@@ -37,6 +37,7 @@ from engine.lang.ruleset import (
     Indicator,
     JingAdder,
     JingDecl,
+    JingDiscardBonus,
     JingDiscarded,
     JingFormula,
     JingKong,
@@ -394,6 +395,10 @@ class Build(Transformer[Token, Any]):
 
     def jing_discarded(self, meta: Meta, c: Children) -> JingBody:
         return JingDiscarded, {}
+
+    def jing_discard_bonus(self, meta: Meta, c: Children) -> JingBody:
+        ints = [self._int("amount", t, 0, L.MAX_AMOUNT) for t in c if isinstance(t, Token) and t.type == "INT"]
+        return JingDiscardBonus, {"main": ints[0], "next": ints[1]}
 
     # -- win score
     def fan(self, meta: Meta, c: Children) -> Stmt:

@@ -319,9 +319,19 @@ class JingDiscarded(JingDecl):
     type: Literal["discarded"] = "discarded"
 
 
+class JingDiscardBonus(JingDecl):
+    """``jing 出精 = 正 10, 副 5 each per discarded``: on a won hand, each other seat pays the
+    winner ``main`` 子 for every 正精 and ``next`` for every 副精 of the wild indicators that the
+    winner discarded in the hand, claimed or not — its own settlement part, named after the rule."""
+
+    type: Literal["discard_bonus"] = "discard_bonus"
+    main: int
+    next: int
+
+
 JingRule = Annotated[
     JingValue | JingKong | JingMultiplier | JingFormula | JingKongBonus | JingLiability | JingLiabilityOver | JingAdder
-    | JingDiscarded,
+    | JingDiscarded | JingDiscardBonus,
     Field(discriminator="type"),
 ]
 
@@ -472,6 +482,8 @@ class Ruleset(Model):
     def jing_rules(self, type_: Literal["adder"]) -> list[JingAdder]: ...
     @overload
     def jing_rules(self, type_: Literal["discarded"]) -> list[JingDiscarded]: ...
+    @overload
+    def jing_rules(self, type_: Literal["discard_bonus"]) -> list[JingDiscardBonus]: ...
     @overload
     def jing_rules(self, type_: str) -> list[JingRule]: ...
 
