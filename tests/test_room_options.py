@@ -1,5 +1,5 @@
 """The room rulesets' primitives where a scenario cannot show them (docs/language.md): the last
-discard of jian (``last_discard(claims: win)``) played to the wall's end, the 冲关 formula past
+discard of jian and ganzhou-app (``last_discard(claims: win)``) played to the wall's end, the 冲关 formula past
 the text's table, and the per-hand net cap (``at most N on net``)."""
 from __future__ import annotations
 
@@ -10,35 +10,45 @@ import pytest
 
 from engine import Scorer, compile_ruleset
 from engine.errors import RuleError
+from engine.table.game import Action
 from engine.tools.scripted import build_game
 
 RULES = Path(__file__).resolve().parent.parent / "rulesets"
 
 
-def _jian_variant(tmp_path: Path, text: str):
+def _variant(tmp_path: Path, name: str, text: str, options: dict[str, str]):
     f = tmp_path / "v.rules"
-    f.write_text(f'extends "{RULES / "jian.rules"}"\n{text}', encoding="utf-8")
-    return compile_ruleset(str(f))
+    f.write_text(f'extends "{RULES / (name + ".rules")}"\n{text}', encoding="utf-8")
+    return compile_ruleset(str(f), options)
 
 
-# S waits on 5p alone (a 德国 平胡, no 精); W holds 5p5p (a pung of 5p) and E, N's 下家, 6p7p (a
-# chow). Every seat discards what it draws; the 71st and last live draw is 5p, drawn by N.
-HANDS = {"E": "1m1m1m2m2m2m3m3m3m东南6p7p西", "S": "234s456s789m234p5p",
-         "W": "5p5p2p8p西西西北北北白白白", "N": "4m4m4m5m5m5m6m6m6m中中中发"}
+# Every seat discards what it draws; the last live draw is 5p. jian (71 live draws): N draws it;
+# S waits on 5p alone (a 德国 平胡, no 精), W holds 5p5p (a pung) and E, N's 下家, 6p7p (a chow).
+# ganzhou-app (49 live draws, 34 tiles stay): S draws it; N waits on it, W (S's 下家) holds
+# 5p5p and 6p7p (a pung and a chow; with 吃 可吃).
+LAST_DISCARD = {
+    "jian": ({"E": "1m1m1m2m2m2m3m3m3m东南6p7p西", "S": "234s456s789m234p5p",
+              "W": "5p5p2p8p西西西北北北白白白", "N": "4m4m4m5m5m5m6m6m6m中中中发"},
+             {"last": "N", "win": "S", "pung": "W", "chow": "E"}, {}),
+    "ganzhou-app": ({"E": "1m1m1m2m2m2m3m3m3m东南6p7p西", "S": "4m4m4m5m5m5m6m6m6m中中发发",
+                     "W": "5p5p6p7p西西西北北白白东中", "N": "234s456s789m234p5p"},
+                    {"last": "S", "win": "N", "pung": "W", "chow": "W"}, {"吃": "可吃"}),
+}
 
 
-def _last_discard_game(rs):
+def _last_discard_game(rs, hands: dict[str, str], last: str):
     scorer = Scorer(rs)
-    used = Counter()
-    for h in HANDS.values():
+    used: Counter[int] = Counter()
+    for h in hands.values():
         used.update(scorer.tiles.parse(h))
     used.update(scorer.tiles.parse("9s1p5p"))  # the 上精, the 下精 and the last draw
     left = [k for k in range(len(scorer.tiles.kinds)) for _ in range(4 - used[k])]
-    useless = [k for k in left if scorer.tiles.code(k) != "5p"]
-    assert len(useless) >= 70
-    g = build_game(scorer, {"jing": "9s", "lower": "1p", "hands": dict(HANDS), "draws": [
-        *(scorer.tiles.code(k) for k in useless[:70]), "5p"]})
-    g.apply(g.legal_actions("E")[0].__class__.parse("E discard 西", scorer))
+    useless = [scorer.tiles.code(k) for k in left if scorer.tiles.code(k) != "5p"]
+    g = build_game(scorer, {"jing": "9s", "lower": "1p", "hands": dict(hands), "draws": ["5p"]})
+    live = g.live_remaining
+    assert len(useless) >= live - 1
+    g = build_game(scorer, {"jing": "9s", "lower": "1p", "hands": dict(hands), "draws": [*useless[:live - 1], "5p"]})
+    g.apply(Action.parse("E discard 西", scorer))
     while g.live_remaining > 0:  # draw and discard the drawn tile, passing every claim
         seat = g.to_act()[0]
         kinds = {a.kind: a for a in g.legal_actions(seat)}
@@ -49,22 +59,30 @@ def _last_discard_game(rs):
             g.apply(next(a for a in g.legal_actions(seat) if a.kind == "discard" and a.tile == g.last_drawn))
         else:
             g.apply(kinds["pass"])
-    assert g.current == "N" and g.last_drawn == scorer.tiles.parse("5p")[0]
-    g.apply(next(a for a in g.legal_actions("N") if a.kind == "discard" and a.tile == g.last_drawn))
-    return g, scorer
+    assert g.current == last and g.last_drawn == scorer.tiles.parse("5p")[0]
+    g.apply(next(a for a in g.legal_actions(last) if a.kind == "discard" and a.tile == g.last_drawn))
+    return g
 
 
-def test_the_last_discard_can_be_won_but_not_punged(tmp_path):
-    g, scorer = _last_discard_game(compile_ruleset(str(RULES / "jian.rules")))
-    assert not {"pung", "kong"} & {a.kind for a in g.legal_actions("W")}  # no pung of the last tile …
-    assert "chow" not in {a.kind for a in g.legal_actions("E")}           # … nor a chow
-    assert "win" in {a.kind for a in g.legal_actions("S")}     # but it can be won
+def _kinds(g, seat: str) -> set[str]:
+    return {a.kind for a in g.legal_actions(seat)}
 
 
-def test_without_the_policy_the_last_discard_can_be_punged(tmp_path):
-    g, _ = _last_discard_game(_jian_variant(tmp_path, "remove flow 最后一张\n"))
-    assert "pung" in {a.kind for a in g.legal_actions("W")}
-    assert "chow" in {a.kind for a in g.legal_actions("E")}
+@pytest.mark.parametrize("name", sorted(LAST_DISCARD))
+def test_the_last_discard_can_be_won_but_not_claimed(name):
+    hands, who, options = LAST_DISCARD[name]
+    g = _last_discard_game(compile_ruleset(str(RULES / f"{name}.rules"), options), hands, who["last"])
+    assert not {"pung", "kong"} & _kinds(g, who["pung"])  # no pung of the last tile …
+    assert "chow" not in _kinds(g, who["chow"])           # … nor a chow
+    assert "win" in _kinds(g, who["win"])                 # but it can be won
+
+
+@pytest.mark.parametrize("name", sorted(LAST_DISCARD))
+def test_without_the_policy_the_last_discard_can_be_claimed(tmp_path, name):
+    hands, who, options = LAST_DISCARD[name]
+    g = _last_discard_game(_variant(tmp_path, name, "remove flow 最后一张\n", options), hands, who["last"])
+    assert "pung" in _kinds(g, who["pung"])
+    assert "chow" in _kinds(g, who["chow"])
 
 
 @pytest.mark.parametrize("n, score", [(5, 10), (10, 70), (11, 77), (12, 84), (4, 4)])
