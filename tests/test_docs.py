@@ -149,6 +149,7 @@ DOCUMENTED: dict[str, list[str]] = {
     "jing_add": ["jing 霸王 = +10 when sole_holder"],
     "jing_discarded": ["jing 打出 = count discarded"],
     "jing_kongs_hold": ["jing 霸王计杠 = count kongs"],
+    "jing_discard_bonus": ["each per discarded"],
     "no_win": ["= no win when pattern 平胡"],
     "paid_by": ["paid by discarder when discard"],
     "cap": ["at most 300 on win, jing, exhaustive"],

@@ -18,7 +18,7 @@ from engine.table.valuebot import ValueModel
 
 from .conftest import ROOT
 
-BUNDLED = ["nanchang", "nanchang-table", "chongguan", "ganzhou"]
+BUNDLED = ["nanchang", "nanchang-table", "chongguan", "ganzhou", "ganzhou-app", "jian"]
 HOUSE = sorted(str(p) for p in (ROOT / "docs" / "house-rules").glob("*.rules"))
 HANDS = 24  # played hands per ruleset and option value
 

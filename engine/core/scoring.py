@@ -16,7 +16,7 @@ Rules applied (all values from the ruleset; sections of RULES.md §2):
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from engine.core.hands import MeldTiles, Reading
 from engine.core.ledger import (
@@ -45,6 +45,35 @@ PAYER_ORDER: tuple[Payer, ...] = ("discarder", "robbed", "dealer", "others", "ea
 
 __all__ = ["CLAIM_KINDS", "MAX_AMOUNT", "WIN_BY", "JingScore", "KongItem", "Ledger", "Roles", "Scorer", "SeatHand",
            "Snapshot", "Transfer", "WinInfo", "WinScore", "indicator_of"]
+
+def proportional(total: int, weights: Mapping[str, int]) -> dict[str, int]:
+    """``total`` 子 shared in proportion to ``weights`` (each > 0, their sum at least ``total``),
+    in whole 子: the floor of each exact share, then the 子 left one each to the largest
+    remainders, the earlier key on a tie. No share is over its weight."""
+    whole = sum(weights.values())
+    shares = {k: total * w // whole for k, w in weights.items()}
+    left = total - sum(shares.values())
+    by_remainder = sorted(weights, key=lambda k: -(total * weights[k] % whole))  # stable: earlier key first
+    for k in by_remainder[:left]:
+        shares[k] += 1
+    return {k: v for k, v in shares.items() if v}
+
+
+def _matched(givers: list[tuple[str, int]], takers: list[tuple[str, int]]) -> list[tuple[str, str, int]]:
+    """Pair two lists of (seat, 子) of one sum into (giver, taker, 子) transfers, in order."""
+    out: list[tuple[str, str, int]] = []
+    rest = [amount for _, amount in takers]
+    j = 0
+    for giver, amount in givers:
+        while amount:
+            take = min(amount, rest[j])
+            out.append((giver, takers[j][0], take))
+            amount -= take
+            rest[j] -= take
+            if not rest[j]:
+                j += 1
+    return out
+
 
 class Scorer(Legality):
     """Scores snapshots under one ruleset. Built once; stateless per call.
@@ -476,6 +505,31 @@ class Scorer(Legality):
                             self._jing_transfer(ledger, snap, payer, s, item.amount, [trail], part, item.rule,
                                                 scope=("jing", "kongs"))
 
+    def discard_bonus(self, snap: Snapshot, name: str) -> Ledger:
+        """The winner's discarded 精 (rule ``jing NAME = 正 N, 副 M each per discarded``,
+        docs/language.md): every 正精 and 副精 of the wild indicators the winner discarded —
+        nobody claimed it (the snapshot's ``discards``) or another seat's meld took it ``from``
+        the winner — earns N or M 子 from each other seat, × the ``jing`` factors; a ledger of
+        part ``name``. Raises :class:`ValueError` on a snapshot without a win."""
+        rule = next(r for r in self.rs.jing_rules("discard_bonus") if r.name == name)
+        w = snap.win
+        if w is None:
+            raise ValueError("a discard bonus is settled on a won hand")
+        mains = {snap.indicators[n] for n, i in self.rs.indicators.items() if i.wild and n in snap.indicators}
+        nexts = self.wild_kinds(snap) - mains
+        thrown = self.discarded(snap, w.seat) + [
+            m.claimed for s in snap.seats if s != w.seat for m in snap.hands.get(s, SeatHand()).melds
+            if m.from_seat == w.seat and m.claimed is not None]
+        main_n, next_n = sum(t in mains for t in thrown), sum(t in nexts for t in thrown)
+        amount = rule.main * main_n + rule.next * next_n
+        ledger = Ledger(fired=[name] if amount else [])
+        for payer in snap.seats:
+            if payer != w.seat:
+                self._jing_transfer(ledger, snap, payer, w.seat, amount,
+                                    [f"jing.{name} 正 {main_n} x {rule.main} + 副 {next_n} x {rule.next}"], name,
+                                    f"jing.{name}")
+        return ledger
+
     # ---- 抄庄 -------------------------------------------------------------------------------------------
     def follow_first(self, first_discards: list[tuple[str, int]], seats: list[str], dealer: str,
                      floor: int = 1) -> Ledger | None:
@@ -541,13 +595,48 @@ class Scorer(Legality):
         p = FLOW.policy(self.rs, "follow_first_discard")
         return p is None or p["needs_win"][0] != "yes" or won
 
+    # ---- the net cap -----------------------------------------------------------------------------------
+    NET_CAP_PART = "net_cap"  # the part of the transfers that bring each seat's net within ``at most N on net``
+
+    def net_cap(self, seats: list[str], ledgers: Iterable[Ledger]) -> Ledger | None:
+        """The transfers that bring every seat's net over a hand (the sum of ``ledgers``) within
+        the least ``factor … = at most N on net`` (docs/language.md `factor`): first each seat
+        over +N gives back its excess, shared among the seats that lost, in proportion to their
+        losses; then each seat still under −N is given back its excess by the seats that gained,
+        in proportion to their gains. A share is whole 子: each takes the floor of its exact share
+        and the 子 left go one each to the largest remainders (the earlier seat on a tie). Zero
+        sum; nobody changes side. None when the ruleset has no such cap or no seat is past it."""
+        caps = [f for f in self.rs.factors.values() if f.cap is not None and "net" in f.scopes]
+        if not caps:
+            return None
+        rule = min(caps, key=lambda f: f.cap or 0)
+        assert rule.cap is not None
+        cap = rule.cap
+        net = Ledger.joined(ledgers).net(seats)
+        out = Ledger(fired=[rule.name])
+        for sign in (1, -1):  # gains over the cap, then losses past it
+            over = {s: sign * net[s] - cap for s in seats if sign * net[s] > cap}
+            if not over:
+                continue
+            weights = {s: -sign * net[s] for s in seats if -sign * net[s] > 0}
+            shares = proportional(sum(over.values()), weights)
+            givers = list(over.items()) if sign == 1 else list(shares.items())
+            takers = list(shares.items()) if sign == 1 else list(over.items())
+            for giver, taker, amount in _matched(givers, takers):
+                out.transfers.append(Transfer(giver, taker, amount, self.NET_CAP_PART, f"factor.{rule.name}",
+                                              (f"factor.{rule.name} at most {cap} on net",)))
+                net[giver] -= amount
+                net[taker] += amount
+        return out if out.transfers else None
+
     # ---- whole hand -----------------------------------------------------------------------------------
     def settle_snapshot(self, snap: Snapshot) -> tuple[dict[str, Ledger], list[tuple[str, Ledger]], WinScore | None]:
         """A snapshot scored on its own (``mjrules score``, a scenario): every part by name —
         :meth:`settle_end_parts`, and the indicators settled after the deal settled on these
         same hands (those the snapshot gives a tile for, and those it makes:
         :meth:`made_indicators`) — with the end parts apart (their sum is the hand's total) and
-        the win. Raises as :meth:`settle_end_parts` does."""
+        the win; with a cap ``on net``, its :meth:`net_cap` over all of them, as an end part. Raises
+        as :meth:`settle_end_parts` does."""
         end_parts, win = self.settle_end_parts(snap)
         parts = dict(end_parts)
         for name, ind in self.rs.indicators.items():
@@ -561,14 +650,20 @@ class Scorer(Legality):
         for name in snap.indicators:  # an indicator that settles neither way (given for the record)
             if name not in parts and not self.rs.indicators[name].family and self.rs.indicators[name].settle is None:
                 parts[name] = self.settle_indicator(snap, name)
+        capped = self.net_cap(snap.seats, parts.values())
+        if capped is not None:
+            parts[self.NET_CAP_PART] = capped
+            end_parts = [*end_parts, (self.NET_CAP_PART, capped)]
         return parts, end_parts, win
 
     def settle_end_parts(self, snap: Snapshot) -> tuple[list[tuple[str, Ledger]], WinScore | None]:
         """Everything settled at the end of the hand, part by part: ``hand`` (the win, or the
-        荒庄 payment), then every indicator declared ``settle at end`` that the snapshot gives a
+        荒庄 payment), on a win each ``… each per discarded`` rule (:meth:`discard_bonus`), then every indicator declared ``settle at end`` that the snapshot gives a
         tile for — each its own ledger, even when nobody pays."""
         win = self.score_win(snap) if snap.win else None
         parts = [("hand", win.ledger if win else self.settle_exhaustive(snap))]
+        if win:
+            parts += [(r.name, self.discard_bonus(snap, r.name)) for r in self.rs.jing_rules("discard_bonus")]
         for name, ind in self.rs.indicators.items():
             if ind.settle == "at_end" and (ind.position.type == "each_tile" or ind.family):
                 parts += [(tile_name, self.settle_indicator(snap, tile_name, kind))

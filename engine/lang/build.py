@@ -37,6 +37,7 @@ from engine.lang.ruleset import (
     Indicator,
     JingAdder,
     JingDecl,
+    JingDiscardBonus,
     JingDiscarded,
     JingFormula,
     JingKong,
@@ -415,6 +416,9 @@ class Build(Transformer[Token, Any]):
 
     def jing_kongs_hold(self, meta: Meta, c: Children) -> JingBody:
         return JingKongsHold, {}
+    def jing_discard_bonus(self, meta: Meta, c: Children) -> JingBody:
+        ints = [self._int("amount", t, 0, L.MAX_AMOUNT) for t in c if isinstance(t, Token) and t.type == "INT"]
+        return JingDiscardBonus, {"main": ints[0], "next": ints[1]}
 
     # -- win score
     def fan(self, meta: Meta, c: Children) -> Stmt:
@@ -514,6 +518,10 @@ class Build(Transformer[Token, Any]):
         after = any(isinstance(t, Token) and t.type == "AFTER_ADDERS" for t in c[2:])
         after_caps = any(isinstance(t, Token) and t.type == "AFTER_CAPS" for t in c[2:])
         when = c[-1] if len(c) > 2 and not isinstance(c[-1], Token) else None
+        if "net" in scopes and (cap is None or scopes != ["net"] or after or len(c) > 2 and not isinstance(c[-1], Token)):
+            at = next(t for t in c[2:] if isinstance(t, Token) and t.type == "SCOPE" and str(t) == "net")
+            raise RuleError(f"factor {name}: `on net` is a cap alone: each seat's net over the hand", self.loc(at),
+                            hint="write `factor NAME = at most N on net` (no other scope, no `after adders`, no `when`)")
         context = F.TRANSFER if set(scopes) == {"win"} else F.SETTLE
         self._check_expr(value, context)
         if when is not None:

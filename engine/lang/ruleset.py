@@ -37,7 +37,7 @@ ArithOp: TypeAlias = Literal["+", "-", "*", "/"]
 MeldKind: TypeAlias = Literal["chow", "pung", "kong", "pair"]
 End: TypeAlias = Literal["head", "tail"]
 Payer: TypeAlias = Literal["discarder", "robbed", "others", "each", "dealer"]
-Scope: TypeAlias = Literal["win", "jing", "kongs", "exhaustive", "follow"]
+Scope: TypeAlias = Literal["win", "jing", "kongs", "exhaustive", "follow", "net"]
 
 
 # ---- expressions ------------------------------------------------------------------------
@@ -326,11 +326,19 @@ class JingKongsHold(JingDecl):
     as the 精 it holds in hand or in other melds do (its tiles count in n either way)."""
 
     type: Literal["kongs_hold"] = "kongs_hold"
+class JingDiscardBonus(JingDecl):
+    """``jing 出精 = 正 10, 副 5 each per discarded``: on a won hand, each other seat pays the
+    winner ``main`` 子 for every 正精 and ``next`` for every 副精 of the wild indicators that the
+    winner discarded in the hand, claimed or not — its own settlement part, named after the rule."""
+
+    type: Literal["discard_bonus"] = "discard_bonus"
+    main: int
+    next: int
 
 
 JingRule = Annotated[
     JingValue | JingKong | JingMultiplier | JingFormula | JingKongBonus | JingLiability | JingLiabilityOver | JingAdder
-    | JingDiscarded | JingKongsHold,
+    | JingDiscarded | JingKongsHold | JingDiscardBonus,
     Field(discriminator="type"),
 ]
 
@@ -402,7 +410,8 @@ class Factor(Decl):
     after_adders: bool = False
     after_caps: bool = False  # ``after caps``: applied after the adders and after the caps (at most N)
     when: Expr | None = None
-    cap: int | None = None  # ``at most N``: each transfer of the scopes is at most N 子 (value unused)
+    cap: int | None = None  # ``at most N``: each transfer of the scopes is at most N 子 (value unused);
+    # on ``net``: each seat's net over the hand is at most N either way
 
 
 class Exhaustive(Decl):
@@ -485,6 +494,8 @@ class Ruleset(Model):
     def jing_rules(self, type_: Literal["discarded"]) -> list[JingDiscarded]: ...
     @overload
     def jing_rules(self, type_: Literal["kongs_hold"]) -> list[JingKongsHold]: ...
+    @overload
+    def jing_rules(self, type_: Literal["discard_bonus"]) -> list[JingDiscardBonus]: ...
     @overload
     def jing_rules(self, type_: str) -> list[JingRule]: ...
 

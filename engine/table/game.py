@@ -763,6 +763,9 @@ class Game:
             self.follow_first = False  # a 抄庄 that only a won hand pays: void on a drawn hand
             self.parts = [p for p in self.parts if p[1] != "follow_first"]
         self.parts += [("end", name, lg) for name, lg in parts]
+        capped = self.scorer.net_cap(self.seats, [lg for _, _, lg in self.parts])
+        if capped is not None:
+            self.parts.append(("end", self.scorer.NET_CAP_PART, capped))
         self.result = HandResult(win.seat if win else None, win, ws.reading.pattern if ws else None,
                                  ws.fans if ws else [], self.parts, self.follow_first)
         if win is not None:  # the winning tile ends in the winner's hand

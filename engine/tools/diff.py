@@ -26,6 +26,7 @@ from engine.lang.ruleset import (
     Honours,
     Indicator,
     JingAdder,
+    JingDiscardBonus,
     JingDiscarded,
     JingFormula,
     JingKong,
@@ -143,6 +144,8 @@ def decl_text(d: Decl) -> str:
         return "count discarded"
     if isinstance(d, JingKongsHold):
         return "count kongs"
+    if isinstance(d, JingDiscardBonus):
+        return f"正 {d.main}, 副 {d.next} each per discarded"
     if isinstance(d, Fan):
         effects = []
         if d.fixed:

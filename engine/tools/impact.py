@@ -311,6 +311,9 @@ def rescore(g: Game, rs: Ruleset, scorer: Scorer, previous: dict[str, int]) -> R
     except MjError as exc:
         return Rescored(None, "not settled", exc.message, indicators)
     parts = y.parts + ([("during", "follow_first", follow)] if follow else []) + [("end", name, lg) for name, lg in end]
+    capped = scorer.net_cap(list(g.seats), [lg for _, _, lg in parts])
+    if capped is not None:
+        parts.append(("end", scorer.NET_CAP_PART, capped))
     reading, fans = (ws.reading.pattern, ws.fans) if ws else (None, [])
     return Rescored(Scored(g.seats.index(g.dealer), _net(g.seats, parts), fired_paths(rs, parts, reading, fans)), "", "",
                     indicators)
