@@ -57,14 +57,19 @@ cases:
 """
 
 
-def test_each_tile_indicators_settle_the_tiles_that_reach_the_condition(tmp_path: Path):
-    (tmp_path / "each-tile.rules").write_text(RULES, encoding="utf-8")
+def run_cases(tmp_path: Path, rules_file: str, rules: str, cases: str, count: int) -> None:
+    """Write the rule file and the scenario file beside it; every one of ``count`` cases passes."""
+    (tmp_path / rules_file).write_text(rules, encoding="utf-8")
     f = tmp_path / "cases.yaml"
-    f.write_text(CASES, encoding="utf-8")
+    f.write_text(cases, encoding="utf-8")
     results = run_file(f)
-    assert len(results) == 3
+    assert len(results) == count
     for r in results:
         assert_case_passed(r)
+
+
+def test_each_tile_indicators_settle_the_tiles_that_reach_the_condition(tmp_path: Path):
+    run_cases(tmp_path, "each-tile.rules", RULES, CASES, 3)
 
 
 @pytest.mark.parametrize("line, message", [
@@ -141,13 +146,7 @@ cases:
 
 
 def test_a_family_indicator_settles_each_tile_of_its_family(tmp_path: Path):
-    (tmp_path / "song.rules").write_text(SONG, encoding="utf-8")
-    f = tmp_path / "cases.yaml"
-    f.write_text(SONG_CASES, encoding="utf-8")
-    results = run_file(f)
-    assert len(results) == 2
-    for r in results:
-        assert_case_passed(r)
+    run_cases(tmp_path, "song.rules", SONG, SONG_CASES, 2)
 
 
 def test_a_family_is_a_rank_in_every_suit_or_a_whole_honours_group():
