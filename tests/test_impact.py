@@ -27,8 +27,10 @@ def _json(*args: str) -> dict:
 
 
 def test_a_ruleset_against_itself_changes_nothing_exactly():
-    # chongguan: a `previous` indicator (回头) and after-deal settlements; nanchang: 抄庄 and 下精
-    for rules in ("nanchang", "chongguan"):
+    # chongguan: a `previous` indicator (回头) and after-deal settlements; nanchang: 抄庄 and 下精;
+    # the app rulesets: discarded 精 that count (`count discarded`: the re-scored snapshot keeps
+    # the discards), kong rules, a net cap (jian)
+    for rules in ("nanchang", "chongguan", "nanchang-app", "ganzhou-app", "jian"):
         j = _json(rules, rules, "-n", "25", "--seed", "4")
         assert j["coverage"] == [] and j["warnings"] == []
         assert j["not_scorable"] == {"a_hands_under_b": {}, "b_hands_under_a": {}}

@@ -300,7 +300,8 @@ def rescore(g: Game, rs: Ruleset, scorer: Scorer, previous: dict[str, int]) -> R
         win = g.result.win
         if win is not None:  # the winning tile ends in the winner's hand; a snapshot holds it apart
             hands[win.seat].concealed.remove(win.tile)
-        snap = Snapshot(list(g.seats), g.dealer, g.floor, indicators, hands, win)
+        discards = {s: list(d) for s, d in g.discards.items()}  # unclaimed; the tile a discard win took is the winner's
+        snap = Snapshot(list(g.seats), g.dealer, g.floor, indicators, hands, win, discards)
         end, ws = scorer.settle_end_parts(snap)
         if not scorer.follow_first_stands(win is not None):
             follow = None
