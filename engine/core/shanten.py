@@ -18,12 +18,13 @@ estimate for play, not a scoring rule: the bot uses it; the scorer never does.
 """
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Callable, Iterable
 from functools import lru_cache
 
 from engine.core.hands import HandEvaluator
-from engine.core.patterns import CompiledPatterns, PatternPlan
+from engine.core.patterns import CompiledPatterns, GroupSpan, PatternPlan
 
 Blocks = frozenset[tuple[int, int, int]]  # (sets, partial sets, head pair) options of tiles
 HandState = tuple[tuple[int, ...], int, int]  # (natural counts, wilds held, declared melds)
@@ -206,7 +207,52 @@ class Shanten(ShantenOracle):
         # (k, group id, counts) or ("rotten", gap, group, counts) -> the positions a draw changes
         self._growers: dict[tuple[object, ...], tuple[int, ...]] = {}
         self._plan_memo: dict[HandState, tuple[int | None, ...]] = {}  # hand state -> each plan's distance
+        # hand state -> plan's measure -> discarded kind -> the plan's distance after it (``_after_discards``)
+        self._discard_memo: dict[HandState, dict[object, dict[int, int]]] = {}
+        self._spans = self._shared_spans()
+        self._measure = {name: self._measure_of(plan) for name, plan in self.ev.plans.items()}
         self._group_of = {kd: gi for gi, (_, lo, hi) in enumerate(self.ev.group_spans) for kd in range(lo, hi)}
+
+    def _measure_of(self, plan: PatternPlan) -> object:
+        """What a plan's distances depend on (plans alike measure alike: the two rotten patterns
+        of one gap, sets patterns of the same templates): the key of its memoised rows."""
+        if plan.rotten_gap:
+            return ("rotten", plan.rotten_gap)
+        if plan.pairs:
+            return ("pairs", plan.pairs, plan.pattern.quads_as_pairs)
+        spans = tuple((sp.lo, sp.hi, sp.templates) for sp in self._spans[plan.pattern.name])
+        return ("sets", plan.sets, plan.pair_needed, spans)
+
+    def _after_discards(self, plan: PatternPlan, nat: tuple[int, ...], w: int, n_melds: int,
+                        kinds: list[int]) -> dict[int, int]:
+        """``plan_after_each(plan, nat, w, n_melds, kinds, -1)`` as {kind: distance} (empty when
+        the plan has no value with ``n_melds`` melds), memoised per hand state: the hand a claim
+        leaves is measured again when the seat discards from it. The row may hold more kinds."""
+        if (plan.rotten_gap or plan.pairs) and n_melds:
+            return {}
+        key = (nat, w, n_melds)
+        rows = self._discard_memo.get(key)
+        if rows is None:
+            if len(self._discard_memo) >= STATE_LIMIT:
+                self._discard_memo.clear()
+            rows = self._discard_memo[key] = {}
+        measure = self._measure[plan.pattern.name]
+        row = rows.get(measure)
+        if row is None:
+            row = rows[measure] = {}
+        missing = [d for d in dict.fromkeys(kinds) if d not in row]
+        if missing:
+            row.update(zip(missing, self.plan_after_each(plan, nat, w, n_melds, missing, -1) or ()))
+        return row
+
+    def _shared_spans(self) -> dict[str, tuple[GroupSpan, ...]]:
+        """Each plan's spans (by pattern name) with equal templates under one id (the first), so
+        that groups alike (the three suits) share their tables, steps and growers: a table
+        depends only on the templates, ``k`` and the counts."""
+        by_id = self.ev.templates_by_id
+        first = {tid: by_id.index(templates) for tid, templates in enumerate(by_id)}
+        return {name: tuple(dataclasses.replace(sp, templates=first[sp.templates]) for sp in plan.spans)
+                for name, plan in self.ev.plans.items()}
 
     def plan_after_each(self, plan: PatternPlan, nat: tuple[int, ...], w: int, n_melds: int, kinds: list[int],
                         step: int) -> list[int] | None:
@@ -251,7 +297,7 @@ class Shanten(ShantenOracle):
         k = plan.sets - n_melds
         if k < 0:
             return None
-        pspans = plan.spans
+        pspans = self._spans[plan.pattern.name]
         tables = self._group_tables(plan, nat, k)
         rest_of = self._folds_without(k, tables)
         out = []
@@ -266,7 +312,7 @@ class Shanten(ShantenOracle):
     def _group_tables(self, plan: PatternPlan, nat: tuple[int, ...], k: int) -> list[tuple[int, ...] | None]:
         """Each group's max-plus table for a sets plan with ``k`` sets to make (None: no tiles)."""
         return [self._table(k, sp.templates, nat[sp.lo:sp.hi]) if any(nat[sp.lo:sp.hi]) else None
-                for sp in plan.spans]
+                for sp in self._spans[plan.pattern.name]]
 
     def _folds_without(self, k: int, tables: list[tuple[int, ...] | None]) -> Callable[[int], tuple[int, ...] | None]:
         """``rest(gi)``: every group's table but group ``gi``'s folded, each computed once (prefix
@@ -325,7 +371,7 @@ class Shanten(ShantenOracle):
             rest_of = self._folds_without(k, self._group_tables(plan, nat, k))
             where = {kinds[j]: j for j in todo}
             tables, steps, bests = self._tables, self._steps, self._bests  # the memos, read inline
-            for gi, span in enumerate(plan.spans):
+            for gi, span in enumerate(self._spans[plan.pattern.name]):
                 sub = nat[span.lo:span.hi]
                 tid = span.templates
                 grows = self._growers_of(k, tid, sub)
@@ -458,7 +504,7 @@ class Shanten(ShantenOracle):
         if k < 0:
             return None
         acc = None
-        for span in plan.spans:
+        for span in self._spans[plan.pattern.name]:
             sub = nat[span.lo:span.hi]
             if any(sub):
                 acc = self._step(k, acc, self._table(k, span.templates, sub))
@@ -489,7 +535,7 @@ class Shanten(ShantenOracle):
         raw: dict[str, dict[int, int]] = {}
         for name in names:
             plan = self.ev.plans[name]
-            vals = raw[name] = dict(zip(natural, self.plan_after_each(plan, nat, w, n_melds, natural, -1) or ()))
+            vals = raw[name] = self._after_discards(plan, nat, w, n_melds, natural)
             row = []
             for d in discards:
                 v = less_a_wild[name] if d in wild_kinds else vals.get(d)
