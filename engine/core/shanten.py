@@ -197,18 +197,24 @@ class Shanten(ShantenOracle):
     """
 
     # the memos of per-group results (bounded by MEMO_LIMIT; the whole-hand ones by STATE_LIMIT)
-    PER_GROUP = ("_blocks", "_rotten_memo", "_options", "_fold", "_tables", "_steps", "_bests", "_growers")
+    PER_GROUP = ("_blocks", "_rotten_memo", "_options", "_fold", "_tables", "_steps", "_bests", "_growers", "_grown",
+                 "_after")
 
     def __init__(self, ev: HandEvaluator | CompiledPatterns):
         super().__init__(ev)
         self._tables: dict[tuple[int, int, tuple[int, ...]], tuple[int, ...]] = {}  # (k, group id, counts) -> table
         self._steps: dict[tuple[int, tuple[int, ...], tuple[int, ...]], tuple[int, ...]] = {}  # (k, x, y) -> combined
         self._bests: dict[tuple[int, bool, tuple[int, ...] | None], int] = {}  # (k, head, table) -> before wilds
-        # (k, group id, counts) or ("rotten", gap, group, counts) -> the positions a draw changes
+        # ("rotten", gap, group, counts) -> the positions a draw changes
         self._growers: dict[tuple[object, ...], tuple[int, ...]] = {}
+        # (k, group id, counts) -> (position, table after a draw there) where a draw changes the table
+        self._grown: dict[tuple[int, int, tuple[int, ...]], tuple[tuple[int, tuple[int, ...]], ...]] = {}
+        # (k, group id, counts, ±1) -> each position's table with one tile more or fewer there
+        self._after: dict[tuple[int, int, tuple[int, ...], int], tuple[tuple[int, ...] | None, ...]] = {}
         self._plan_memo: dict[HandState, tuple[int | None, ...]] = {}  # hand state -> each plan's distance
         # hand state -> plan's measure -> discarded kind -> the plan's distance after it (``_after_discards``)
         self._discard_memo: dict[HandState, dict[object, dict[int, int]]] = {}
+        self._useful_memo: dict[HandState, dict[int, bool]] = {}  # hand state -> kind -> whether its draw helps
         self._spans = self._shared_spans()
         self._measure = {name: self._measure_of(plan) for name, plan in self.ev.plans.items()}
         self._group_of = {kd: gi for gi, (_, lo, hi) in enumerate(self.ev.group_spans) for kd in range(lo, hi)}
@@ -298,15 +304,40 @@ class Shanten(ShantenOracle):
         if k < 0:
             return None
         pspans = self._spans[plan.pattern.name]
-        tables = self._group_tables(plan, nat, k)
-        rest_of = self._folds_without(k, tables)
+        rest_of = self._folds_without(k, self._group_tables(plan, nat, k))
+        head = plan.pair_needed
+        group_of, steps, bests = self._group_of, self._steps, self._bests  # read inline
         out = []
         for d in kinds:
-            gi = self._group_of[d]
+            gi = group_of[d]
             span = pspans[gi]
-            sub = sub_after(d, span.lo, span.hi)
-            acc = self._step(k, rest_of(gi), self._table(k, span.templates, sub) if any(sub) else None)
-            out.append(max(self._best_of(k, plan.pair_needed, acc) - w, -1))
+            table = self._tables_after(k, span.templates, nat[span.lo:span.hi], step)[d - span.lo]
+            rest = rest_of(gi)
+            if table is None or rest is None:
+                acc = rest if table is None else table
+            else:
+                acc = steps.get((k, rest, table)) or self._step(k, rest, table)
+            best = bests.get((k, head, acc))
+            if best is None:
+                best = self._best_of(k, head, acc)
+            out.append(max(best - w, -1))
+        return out
+
+    def _tables_after(self, k: int, tid: int, sub: tuple[int, ...], step: int) -> tuple[tuple[int, ...] | None, ...]:
+        """For each position of a group: its table (``k`` sets to make) with one more (``step`` 1)
+        or one fewer (``step`` -1) tile there; None where the group is left without tiles (or a
+        count would fall below 0). Memoised per group state."""
+        key = (k, tid, sub, step)
+        out = self._after.get(key)
+        if out is None:
+            if len(self._after) >= MEMO_LIMIT:
+                self._after.clear()
+            tables: list[tuple[int, ...] | None] = []
+            for pos in range(len(sub)):
+                after = list(sub)
+                after[pos] += step
+                tables.append(self._table(k, tid, tuple(after)) if any(after) and after[pos] >= 0 else None)
+            out = self._after[key] = tuple(tables)
         return out
 
     def _group_tables(self, plan: PatternPlan, nat: tuple[int, ...], k: int) -> list[tuple[int, ...] | None]:
@@ -334,9 +365,23 @@ class Shanten(ShantenOracle):
 
     def useful_draws(self, nat: tuple[int, ...], w: int, n_melds: int, kinds: list[int]) -> list[bool]:
         """For each natural kind in ``kinds``: whether drawing one more of it lowers the shanten
-        of ``nat`` (natural counts) with ``w`` wilds (ukeire). A draw lowers a plan's distance by
-        at most one, so only the plans at the hand's distance are searched; in a sets plan a draw
-        that leaves its group's table as it was changes nothing and is not folded again."""
+        of ``nat`` (natural counts) with ``w`` wilds (ukeire). Memoised per hand state (a seat
+        that discards the tile it drew asks of the same hand again)."""
+        key = (nat, w, n_melds)
+        row = self._useful_memo.get(key)
+        if row is None:
+            if len(self._useful_memo) >= STATE_LIMIT:
+                self._useful_memo.clear()
+            row = self._useful_memo[key] = {}
+        missing = [d for d in dict.fromkeys(kinds) if d not in row]
+        if missing:
+            row.update(zip(missing, self._useful_among(nat, w, n_melds, missing)))
+        return [row[d] for d in kinds]
+
+    def _useful_among(self, nat: tuple[int, ...], w: int, n_melds: int, kinds: list[int]) -> list[bool]:
+        """:meth:`useful_draws` computed. A draw lowers a plan's distance by at most one, so only
+        the plans at the hand's distance are searched; in a sets plan a draw that leaves its
+        group's table as it was changes nothing and is not folded again."""
         now = self.of_counts(nat, w, n_melds)
         out = [False] * len(kinds)
         for plan, dist in zip(self.ev.plans.values(), self.plan_distances(nat, w, n_melds)):
@@ -370,22 +415,17 @@ class Shanten(ShantenOracle):
             head = plan.pair_needed
             rest_of = self._folds_without(k, self._group_tables(plan, nat, k))
             where = {kinds[j]: j for j in todo}
-            tables, steps, bests = self._tables, self._steps, self._bests  # the memos, read inline
+            steps, bests = self._steps, self._bests  # the memos, read inline
             for gi, span in enumerate(self._spans[plan.pattern.name]):
-                sub = nat[span.lo:span.hi]
-                tid = span.templates
-                grows = self._growers_of(k, tid, sub)
-                if not grows:
+                grown = self._grown_tables(k, span.templates, nat[span.lo:span.hi])
+                if not grown:
                     continue
                 rest = rest_of(gi)
-                for pos in grows:  # the draws that change this group's table: the others change nothing
-                    at = where.get(span.lo + pos)
+                lo = span.lo
+                for pos, table in grown:  # the draws that change this group's table: the others change nothing
+                    at = where.get(lo + pos)
                     if at is None or out[at]:
                         continue
-                    after = list(sub)
-                    after[pos] += 1
-                    key = tuple(after)
-                    table = tables.get((k, tid, key)) or self._table(k, tid, key)
                     acc = table if rest is None else steps.get((k, rest, table)) or self._step(k, rest, table)
                     best = bests.get((k, head, acc))
                     if best is None:
@@ -426,22 +466,24 @@ class Shanten(ShantenOracle):
                                              for plan in self.ev.plans.values())
         return v
 
-    def _growers_of(self, k: int, tid: int, sub: tuple[int, ...]) -> tuple[int, ...]:
-        """The positions of a group whose one more tile changes its table (``k`` sets to make):
-        a draw elsewhere in the group leaves every distance as it was. Memoised per group state."""
+    def _grown_tables(self, k: int, tid: int, sub: tuple[int, ...]) -> tuple[tuple[int, tuple[int, ...]], ...]:
+        """(position, the group's table with one more tile there) for each position of a group whose
+        one more tile changes its table (``k`` sets to make): a draw elsewhere in the group leaves
+        every distance as it was. Memoised per group state."""
         key = (k, tid, sub)
-        out = self._growers.get(key)
+        out = self._grown.get(key)
         if out is None:
-            if len(self._growers) >= MEMO_LIMIT:
-                self._growers.clear()
+            if len(self._grown) >= MEMO_LIMIT:
+                self._grown.clear()
             now = self._table(k, tid, sub) if any(sub) else None
-            grows = []
+            grown = []
             for pos in range(len(sub)):
                 after = list(sub)
                 after[pos] += 1
-                if self._table(k, tid, tuple(after)) != now:
-                    grows.append(pos)
-            out = self._growers[key] = tuple(grows)
+                table = self._table(k, tid, tuple(after))
+                if table != now:
+                    grown.append((pos, table))
+            out = self._grown[key] = tuple(grown)
         return out
 
     def _rotten_group(self, gap: int, gi: int, sub: tuple[int, ...]) -> int:
