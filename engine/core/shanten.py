@@ -562,6 +562,21 @@ class Shanten(ShantenOracle):
         dist = dict(zip(self.ev.plans, self.plan_distances(nat, w, n_melds)))
         return {name: self.settle(dist[name], n_tiles, n_melds) for name in names}
 
+    def discard_bounds(self, concealed: list[int], n_melds: int, wild_kinds: frozenset[int],
+                       names: list[str]) -> dict[str, tuple[int, int]]:
+        """For each plan in ``names``: (the least, the most) :meth:`plans_each_discard` can give for
+        any one discard of ``concealed``, from the hand's own distances: a discard never lowers a
+        plan's distance and raises it by at most one (it takes one tile from a set, a partial set,
+        the head, a pair or a usable single, or one wild)."""
+        counts, w = self.natural_counts(concealed, wild_kinds)
+        left = len(concealed) - 1
+        dist = dict(zip(self.ev.plans, self.plan_distances(tuple(counts), w, n_melds)))
+        out = {}
+        for name in names:
+            d = dist[name]
+            out[name] = (self.settle(d, left, n_melds), self.settle(None if d is None else d + 1, left, n_melds))
+        return out
+
     def plans_each_discard(self, concealed: list[int], n_melds: int, wild_kinds: frozenset[int],
                            discards: list[int], names: list[str]) -> dict[str, list[int]]:
         """For each plan in ``names``: the shanten of ``concealed`` minus each of ``discards``

@@ -344,10 +344,13 @@ class ValueBot:
         nm = len(melds)
         real = [c for c in candidates if c is not None]
         fits = m.fitting(melds)
+        honours_held = {t for t in concealed if t in m.honours}
+        draws = ctx["draws"]
         holds_wild = any(t in wild for t in concealed)
+        if real and len(real) == len(candidates):
+            fits = self._in_reach(m, concealed, nm, wild, holds_wild, fits, draws, len(honours_held))
         out = [0.0] * len(candidates)
         nearest = [len(concealed)] * len(candidates)
-        draws = ctx["draws"]
         values = ctx["value"]
         each_wild = m.any_shanten.plans_each_discard(concealed, nm, wild, real, list(fits)) if real else {}
         hopeless: dict[str, bool] = {}  # a win without 精 used too unlikely to weigh (its chance taken as 0)
@@ -362,7 +365,6 @@ class ValueBot:
             if not hopeless[p]:
                 natural.append(p)
         each_natural = m.any_shanten.plans_each_discard(concealed, nm, frozenset(), real, natural) if real else {}
-        honours_held = {t for t in concealed if t in m.honours}
         for p in fits:
             vw, vn = values[p]
             chances = reach_table(draws, m.chance[p])  # chances[d + 1]: reach(d, draws, chance)
@@ -408,6 +410,26 @@ class ValueBot:
                     if m.liability and ctx["unseen"][c] >= ctx["claim_need"]:
                         out[i] -= FEED_CHANCE * m.liability
         return out
+
+    @staticmethod
+    def _in_reach(m: ValueModel, concealed: list[int], n_melds: int, wild: frozenset[int], holds_wild: bool,
+                  fits: Sequence[str], draws: int, honour_kinds: int) -> list[str]:
+        """The patterns of ``fits`` that can change a discard's worth (every candidate a discard):
+        a pattern at least ``draws`` away after any discard, with 精 used and (``holds_wild``)
+        with 精 kept natural (its chance exactly 0), and no nearer than another pattern can be
+        after it (so never the nearest) adds nothing and is left out. ``honour_kinds``: the
+        honour kinds held."""
+        if not fits:
+            return []
+        sh = m.any_shanten
+        bounds = sh.discard_bounds(concealed, n_melds, wild, list(fits))
+        natural = sh.discard_bounds(concealed, n_melds, frozenset(), list(fits)) if holds_wild else bounds
+        plans = m.ev.plans
+        # the farthest any discard can leave each pattern (a discard keeps all honour kinds but one)
+        farthest = {p: max(most, plans[p].pattern.min_honours - honour_kinds) for p, (_, most) in bounds.items()}
+        anchor = min(fits, key=farthest.__getitem__)  # kept: no pattern left out is nearer
+        return [p for p in fits if p == anchor or bounds[p][0] < draws or natural[p][0] < draws
+                or bounds[p][0] < farthest[anchor]]
 
     # ---- choosing ----------------------------------------------------------------------------------------
     def __call__(self, game: Game, seat: str) -> Action:
