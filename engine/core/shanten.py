@@ -342,18 +342,33 @@ class Shanten(ShantenOracle):
 
     def _group_tables(self, plan: PatternPlan, nat: tuple[int, ...], k: int) -> list[tuple[int, ...] | None]:
         """Each group's max-plus table for a sets plan with ``k`` sets to make (None: no tiles)."""
-        return [self._table(k, sp.templates, nat[sp.lo:sp.hi]) if any(nat[sp.lo:sp.hi]) else None
-                for sp in self._spans[plan.pattern.name]]
+        tables = self._tables  # the memo, read inline
+        out: list[tuple[int, ...] | None] = []
+        for sp in self._spans[plan.pattern.name]:
+            sub = nat[sp.lo:sp.hi]
+            if any(sub):
+                table = tables.get((k, sp.templates, sub))
+                out.append(self._table(k, sp.templates, sub) if table is None else table)
+            else:
+                out.append(None)
+        return out
 
     def _folds_without(self, k: int, tables: list[tuple[int, ...] | None]) -> Callable[[int], tuple[int, ...] | None]:
         """``rest(gi)``: every group's table but group ``gi``'s folded, each computed once (prefix
         and suffix max-plus steps)."""
+        steps = self._steps  # the memo of _step, read inline
         prefix: list[tuple[int, ...] | None] = [None]  # prefix[i]: groups before i; suffix[i]: from i on
+        acc: tuple[int, ...] | None = None
         for t in tables:
-            prefix.append(self._step(k, prefix[-1], t))
+            if t is not None:
+                acc = t if acc is None else steps.get((k, acc, t)) or self._step(k, acc, t)
+            prefix.append(acc)
         suffix: list[tuple[int, ...] | None] = [None]
+        acc = None
         for t in reversed(tables):
-            suffix.append(self._step(k, t, suffix[-1]))
+            if t is not None:
+                acc = t if acc is None else steps.get((k, t, acc)) or self._step(k, t, acc)
+            suffix.append(acc)
         suffix.reverse()
         done: dict[int, tuple[int, ...] | None] = {}
 
@@ -546,10 +561,12 @@ class Shanten(ShantenOracle):
         if k < 0:
             return None
         acc = None
+        tables, steps = self._tables, self._steps  # the memos, read inline
         for span in self._spans[plan.pattern.name]:
             sub = nat[span.lo:span.hi]
             if any(sub):
-                acc = self._step(k, acc, self._table(k, span.templates, sub))
+                table = tables.get((k, span.templates, sub)) or self._table(k, span.templates, sub)
+                acc = table if acc is None else steps.get((k, acc, table)) or self._step(k, acc, table)
         return max(self._best_of(k, plan.pair_needed, acc) - w, -1)
 
     def plans_of(self, concealed: list[int], n_melds: int, wild_kinds: frozenset[int],
@@ -588,16 +605,15 @@ class Shanten(ShantenOracle):
         natural = [d for d in discards if d not in wild_kinds]
         less_a_wild = dict(zip(self.ev.plans, self.plan_distances(nat, w - 1, n_melds))) \
             if len(natural) < len(discards) else {}
+        complete = left + self.ev.set_size * n_melds >= self.ev.hand_size  # as settle reads it
         out: dict[str, list[int]] = {}
         raw: dict[str, dict[int, int]] = {}
         for name in names:
             plan = self.ev.plans[name]
             vals = raw[name] = self._after_discards(plan, nat, w, n_melds, natural)
-            row = []
-            for d in discards:
-                v = less_a_wild[name] if d in wild_kinds else vals.get(d)
-                row.append(self.settle(v, left, n_melds))
-            out[name] = row
+            after_wild = less_a_wild.get(name)
+            row = [after_wild if d in wild_kinds else vals.get(d) for d in discards]
+            out[name] = [left if v is None else v if complete or v > 0 else 0 for v in row]  # settled
         if len(raw) == len(self.ev.plans):  # every plan measured: keep each hand's distances for later
             memo = self._plan_memo
             for d in natural:
