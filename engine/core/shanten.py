@@ -198,7 +198,7 @@ class Shanten(ShantenOracle):
 
     # the memos of per-group results (bounded by MEMO_LIMIT; the whole-hand ones by STATE_LIMIT)
     PER_GROUP = ("_blocks", "_rotten_memo", "_options", "_fold", "_tables", "_steps", "_bests", "_growers", "_grown",
-                 "_after")
+                 "_after", "_helping")
 
     def __init__(self, ev: HandEvaluator | CompiledPatterns):
         super().__init__(ev)
@@ -209,6 +209,8 @@ class Shanten(ShantenOracle):
         self._growers: dict[tuple[object, ...], tuple[int, ...]] = {}
         # (k, group id, counts) -> (position, table after a draw there) where a draw changes the table
         self._grown: dict[tuple[int, int, tuple[int, ...]], tuple[tuple[int, tuple[int, ...]], ...]] = {}
+        # (k, head, other groups' table, group id, counts, distance to beat) -> the positions whose draw beats it
+        self._helping: dict[tuple[int, bool, tuple[int, ...] | None, int, tuple[int, ...], int], tuple[int, ...]] = {}
         # (k, group id, counts, ±1) -> each position's table with one tile more or fewer there
         self._after: dict[tuple[int, int, tuple[int, ...], int], tuple[tuple[int, ...] | None, ...]] = {}
         self._plan_memo: dict[HandState, tuple[int | None, ...]] = {}  # hand state -> each plan's distance
@@ -429,24 +431,39 @@ class Shanten(ShantenOracle):
             k = plan.sets - n_melds
             head = plan.pair_needed
             rest_of = self._folds_without(k, self._group_tables(plan, nat, k))
+            if now < 0:
+                continue  # complete: no draw lowers it
             where = {kinds[j]: j for j in todo}
-            steps, bests = self._steps, self._bests  # the memos, read inline
+            helping, need = self._helping, now + w  # the memo, read inline; the distance before wilds to beat
             for gi, span in enumerate(self._spans[plan.pattern.name]):
-                grown = self._grown_tables(k, span.templates, nat[span.lo:span.hi])
-                if not grown:
-                    continue
+                sub = nat[span.lo:span.hi]
                 rest = rest_of(gi)
+                key = (k, head, rest, span.templates, sub, need)
+                positions = helping.get(key)
+                if positions is None:
+                    positions = self._helping_draws(key)
                 lo = span.lo
-                for pos, table in grown:  # the draws that change this group's table: the others change nothing
+                for pos in positions:
                     at = where.get(lo + pos)
-                    if at is None or out[at]:
-                        continue
-                    acc = table if rest is None else steps.get((k, rest, table)) or self._step(k, rest, table)
-                    best = bests.get((k, head, acc))
-                    if best is None:
-                        best = self._best_of(k, head, acc)
-                    out[at] = max(best - w, -1) < now
+                    if at is not None:
+                        out[at] = True
         return out
+
+    def _helping_draws(self, key: tuple[int, bool, tuple[int, ...] | None, int, tuple[int, ...], int]) -> tuple[int, ...]:
+        """``key``: (k, head needed, the other groups' folded table, group id, the group's counts,
+        a distance before wilds). The positions of the group where one more tile brings a sets
+        plan's distance before wilds below it; a draw that leaves the group's table as it was
+        changes nothing. Memoised (few folded tables recur)."""
+        k, head, rest, tid, sub, need = key
+        if len(self._helping) >= MEMO_LIMIT:
+            self._helping.clear()
+        out = []
+        for pos, table in self._grown_tables(k, tid, sub):
+            acc = self._step(k, rest, table)
+            if self._best_of(k, head, acc) < need:
+                out.append(pos)
+        positions = self._helping[key] = tuple(out)
+        return positions
 
     def _rotten_growers(self, gap: int, gi: int, sub: tuple[int, ...], usable: int) -> tuple[int, ...]:
         """The positions of group ``gi`` whose one more tile adds a usable single (``usable`` now)
@@ -751,9 +768,18 @@ def _blocks(templates: tuple[tuple[int, ...], ...], counts: tuple[int, ...], pai
 
 
 def _prune(options: set[tuple[int, int, int]]) -> set[tuple[int, int, int]]:
-    """Drop options another beats in every count."""
-    return {o for o in options
-            if not any(x != o and x[0] >= o[0] and x[1] >= o[1] and x[2] >= o[2] for x in options)}
+    """Drop options another beats in every count. One that beats another has a larger sum, so
+    the options are read by falling sum and each is compared with those kept before it only
+    (what beats a dropped option beats what it beat)."""
+    kept: list[tuple[int, int, int]] = []
+    for o in sorted(options, key=sum, reverse=True):
+        a, b, c = o
+        for x in kept:
+            if x[0] >= a and x[1] >= b and x[2] >= c:
+                break
+        else:
+            kept.append(o)
+    return set(kept)
 
 
 @lru_cache(maxsize=4096)
