@@ -62,6 +62,7 @@ from typing import Any
 from engine.core.handparts import MeldTiles, Reading
 from engine.core.scoring import Roles, Scorer, SeatHand
 from engine.core.shanten import Shanten
+from engine.core.tiles import TileSet
 from engine.errors import MjError
 from engine.table.game import Action, Game
 
@@ -118,6 +119,7 @@ class ValueModel:
         self.fit_memo: dict[tuple[MeldTiles, ...], tuple[str, ...]] = {}
         self.worth_memo: dict[int, float] = {}
         self.honours = frozenset(ev.honour_kinds)
+        self.neighbours = _neighbour_kinds(scorer.tiles)  # per kind: the kinds that make it connected
         # 精: the indicators settled at the end (with kongs or not), liability
         self.end_indicators = [n for n, ind in rs.indicators.items() if ind.settle == "at_end" and not ind.hidden]
         self.kong_indicators = [n for n, ind in rs.indicators.items() if ind.settle == "at_end" and ind.with_kongs]
@@ -258,17 +260,26 @@ def _minus(tiles: list[int], remove: list[int]) -> list[int]:
     return out
 
 
-def _connectivity(game: Game, counts: Counter[int], tile: int, unseen: list[int]) -> int:
+def _neighbour_kinds(tiles: TileSet) -> tuple[tuple[int, ...], ...]:
+    """For each tile kind: the kinds of its suit at most ``NEIGHBOURS`` ranks away (none for an honour)."""
+    out = []
+    for k in tiles.kinds:
+        near: list[int] = []
+        if k.is_suit:
+            g = tiles.groups[k.group].kinds
+            near = [g[k.position + d] for d in range(-NEIGHBOURS, NEIGHBOURS + 1)
+                    if d and 0 <= k.position + d < len(g)]
+        out.append(tuple(near))
+    return tuple(out)
+
+
+def _connectivity(m: ValueModel, counts: Counter[int], tile: int, unseen: list[int]) -> int:
     """How much a tile is worth keeping: copies held, neighbours in its suit, and whether
     copies of it are still live (not all seen)."""
-    k = game.tiles.kinds[tile]
     score = (counts[tile] - 1) * NEIGHBOURS + (unseen[tile] > 0)
-    if k.is_suit:
-        g = game.tiles.groups[k.group].kinds
-        for d in range(-NEIGHBOURS, NEIGHBOURS + 1):
-            j = k.position + d
-            if d and 0 <= j < len(g) and counts[g[j]]:
-                score += 1
+    for j in m.neighbours[tile]:
+        if counts.get(j):
+            score += 1
     return score
 
 
@@ -467,9 +478,10 @@ class ValueBot:
         unseen = ctx["unseen"]
         best: tuple[tuple[float, float, float], Action, float] | None = None
         fold = self._folding(ctx, game, concealed, melds)
-        for w, dg, bn, a in zip(worth, danger, bonus, options):
+        m: ValueModel = ctx["m"]
+        for w, dg, bn, a, tile in zip(worth, danger, bonus, options, tiles):
             w -= dg  # the worth a kong is compared with (the live-tile bonus only ranks discards)
-            tie = _connectivity(game, counts, _tile_of(a), unseen)
+            tie = _connectivity(m, counts, tile, unseen)
             key = (-dg if fold else 0.0, w + bn - TIE * tie, self.rng.random())
             if best is None or key > best[0]:
                 best = (key, a, w)
