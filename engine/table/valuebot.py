@@ -354,7 +354,7 @@ class ValueBot:
         wild = game.wild
         nm = len(melds)
         real = [c for c in candidates if c is not None]
-        fits = m.fitting(melds)
+        fits: Sequence[str] = m.fitting(melds)
         honours_held = {t for t in concealed if t in m.honours}
         draws = ctx["draws"]
         holds_wild = any(t in wild for t in concealed)
