@@ -399,9 +399,10 @@ class Shanten(ShantenOracle):
         """:meth:`useful_draws` computed. A draw lowers a plan's distance by at most one, so only
         the plans at the hand's distance are searched; in a sets plan a draw that leaves its
         group's table as it was changes nothing and is not folded again."""
-        now = self.of_counts(nat, w, n_melds)
+        dists = self.plan_distances(nat, w, n_melds)
+        now = self.settle(min((d for d in dists if d is not None), default=None), sum(nat) + w, n_melds)  # of_counts
         out = [False] * len(kinds)
-        for plan, dist in zip(self.ev.plans.values(), self.plan_distances(nat, w, n_melds)):
+        for plan, dist in zip(self.ev.plans.values(), dists):
             if dist is None or dist > now:
                 continue
             todo = [j for j in range(len(kinds)) if not out[j]]
