@@ -33,12 +33,8 @@ def test_the_house_rule_changes_the_shapes():
     assert SCORERS["nowind"].hands.plans.keys() and len(SCORERS) >= 2
 
 
-@pytest.mark.parametrize("name", sorted(PAIRS))
-@settings(max_examples=60, deadline=None)
-@given(data=st.data())
-def test_equal_to_the_oracle(name, data):
-    sc = SCORERS[name]
-    fast, oracle = PAIRS[name]
+def _draw_hand(data, sc: Scorer) -> tuple[list[int], int, frozenset[int]]:
+    """A random hand the tile set can deal: (concealed tiles, declared melds, the two 精 kinds)."""
     kinds = len(sc.tiles.kinds)
     suited = [k.index for k in sc.tiles.kinds if k.is_suit]
     indicator = data.draw(st.sampled_from(suited))
@@ -57,7 +53,34 @@ def test_equal_to_the_oracle(name, data):
     tiles = wild_tiles + rest
     counts = [tiles.count(x) for x in set(tiles)]
     assume(max(counts) <= 4 and sum(tiles.count(x) for x in wild) <= 8)  # a hand the set can deal
+    return tiles, n_melds, wild
+
+
+@pytest.mark.parametrize("name", sorted(PAIRS))
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_equal_to_the_oracle(name, data):
+    sc = SCORERS[name]
+    fast, oracle = PAIRS[name]
+    tiles, n_melds, wild = _draw_hand(data, sc)
     assert fast.of(tiles, n_melds, wild) == oracle.of(tiles, n_melds, wild), sc.tiles.format(tiles)
     discards = sorted(set(tiles)) + [tiles[0]]
     want = [oracle.of([t for j, t in enumerate(tiles) if j != tiles.index(d)], n_melds, wild) for d in discards]
     assert fast.of_each_discard(tiles, n_melds, wild, discards) == want, sc.tiles.format(tiles)
+
+
+@pytest.mark.parametrize("name", sorted(PAIRS))
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_discard_bounds_hold_every_discard(name, data):
+    """``discard_bounds`` (the value bot leaves out patterns by them) brackets what each discard
+    gives, pattern by pattern, with 精 as wilds and as natural tiles."""
+    sc = SCORERS[name]
+    fast = Shanten(sc.hands)  # a fresh one: no memo from the other tests
+    tiles, n_melds, wild = _draw_hand(data, sc)
+    names = list(sc.hands.plans)
+    discards = sorted(set(tiles))
+    for wilds in (wild, frozenset()):
+        each = fast.plans_each_discard(tiles, n_melds, wilds, discards, names)
+        for name_, (least, most) in fast.discard_bounds(tiles, n_melds, wilds, names).items():
+            assert least <= min(each[name_]) and max(each[name_]) <= most, (name_, sc.tiles.format(tiles), wilds)

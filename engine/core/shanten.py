@@ -18,12 +18,13 @@ estimate for play, not a scoring rule: the bot uses it; the scorer never does.
 """
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Callable, Iterable
 from functools import lru_cache
 
 from engine.core.hands import HandEvaluator
-from engine.core.patterns import CompiledPatterns, PatternPlan
+from engine.core.patterns import CompiledPatterns, GroupSpan, PatternPlan
 
 Blocks = frozenset[tuple[int, int, int]]  # (sets, partial sets, head pair) options of tiles
 HandState = tuple[tuple[int, ...], int, int]  # (natural counts, wilds held, declared melds)
@@ -196,17 +197,70 @@ class Shanten(ShantenOracle):
     """
 
     # the memos of per-group results (bounded by MEMO_LIMIT; the whole-hand ones by STATE_LIMIT)
-    PER_GROUP = ("_blocks", "_rotten_memo", "_options", "_fold", "_tables", "_steps", "_bests", "_growers")
+    PER_GROUP = ("_blocks", "_rotten_memo", "_options", "_fold", "_tables", "_steps", "_bests", "_growers", "_grown",
+                 "_after", "_helping")
 
     def __init__(self, ev: HandEvaluator | CompiledPatterns):
         super().__init__(ev)
         self._tables: dict[tuple[int, int, tuple[int, ...]], tuple[int, ...]] = {}  # (k, group id, counts) -> table
         self._steps: dict[tuple[int, tuple[int, ...], tuple[int, ...]], tuple[int, ...]] = {}  # (k, x, y) -> combined
         self._bests: dict[tuple[int, bool, tuple[int, ...] | None], int] = {}  # (k, head, table) -> before wilds
-        # (k, group id, counts) or ("rotten", gap, group, counts) -> the positions a draw changes
+        # ("rotten", gap, group, counts) -> the positions a draw changes
         self._growers: dict[tuple[object, ...], tuple[int, ...]] = {}
+        # (k, group id, counts) -> (position, table after a draw there) where a draw changes the table
+        self._grown: dict[tuple[int, int, tuple[int, ...]], tuple[tuple[int, tuple[int, ...]], ...]] = {}
+        # (k, head, other groups' table, group id, counts, distance to beat) -> the positions whose draw beats it
+        self._helping: dict[tuple[int, bool, tuple[int, ...] | None, int, tuple[int, ...], int], tuple[int, ...]] = {}
+        # (k, group id, counts, ±1) -> each position's table with one tile more or fewer there
+        self._after: dict[tuple[int, int, tuple[int, ...], int], tuple[tuple[int, ...] | None, ...]] = {}
         self._plan_memo: dict[HandState, tuple[int | None, ...]] = {}  # hand state -> each plan's distance
+        # hand state -> plan's measure -> discarded kind -> the plan's distance after it (``_after_discards``)
+        self._discard_memo: dict[HandState, dict[object, dict[int, int]]] = {}
+        self._useful_memo: dict[HandState, dict[int, bool]] = {}  # hand state -> kind -> whether its draw helps
+        self._spans = self._shared_spans()
+        self._measure = {name: self._measure_of(plan) for name, plan in self.ev.plans.items()}
         self._group_of = {kd: gi for gi, (_, lo, hi) in enumerate(self.ev.group_spans) for kd in range(lo, hi)}
+
+    def _measure_of(self, plan: PatternPlan) -> object:
+        """What a plan's distances depend on (plans alike measure alike: the two rotten patterns
+        of one gap, sets patterns of the same templates): the key of its memoised rows."""
+        if plan.rotten_gap:
+            return ("rotten", plan.rotten_gap)
+        if plan.pairs:
+            return ("pairs", plan.pairs, plan.pattern.quads_as_pairs)
+        spans = tuple((sp.lo, sp.hi, sp.templates) for sp in self._spans[plan.pattern.name])
+        return ("sets", plan.sets, plan.pair_needed, spans)
+
+    def _after_discards(self, plan: PatternPlan, nat: tuple[int, ...], w: int, n_melds: int,
+                        kinds: list[int]) -> dict[int, int]:
+        """``plan_after_each(plan, nat, w, n_melds, kinds, -1)`` as {kind: distance} (empty when
+        the plan has no value with ``n_melds`` melds), memoised per hand state: the hand a claim
+        leaves is measured again when the seat discards from it. The row may hold more kinds."""
+        if (plan.rotten_gap or plan.pairs) and n_melds:
+            return {}
+        key = (nat, w, n_melds)
+        rows = self._discard_memo.get(key)
+        if rows is None:
+            if len(self._discard_memo) >= STATE_LIMIT:
+                self._discard_memo.clear()
+            rows = self._discard_memo[key] = {}
+        measure = self._measure[plan.pattern.name]
+        row = rows.get(measure)
+        if row is None:
+            row = rows[measure] = {}
+        missing = [d for d in dict.fromkeys(kinds) if d not in row]
+        if missing:
+            row.update(zip(missing, self.plan_after_each(plan, nat, w, n_melds, missing, -1) or ()))
+        return row
+
+    def _shared_spans(self) -> dict[str, tuple[GroupSpan, ...]]:
+        """Each plan's spans (by pattern name) with equal templates under one id (the first), so
+        that groups alike (the three suits) share their tables, steps and growers: a table
+        depends only on the templates, ``k`` and the counts."""
+        by_id = self.ev.templates_by_id
+        first = {tid: by_id.index(templates) for tid, templates in enumerate(by_id)}
+        return {name: tuple(dataclasses.replace(sp, templates=first[sp.templates]) for sp in plan.spans)
+                for name, plan in self.ev.plans.items()}
 
     def plan_after_each(self, plan: PatternPlan, nat: tuple[int, ...], w: int, n_melds: int, kinds: list[int],
                         step: int) -> list[int] | None:
@@ -251,32 +305,72 @@ class Shanten(ShantenOracle):
         k = plan.sets - n_melds
         if k < 0:
             return None
-        pspans = plan.spans
-        tables = self._group_tables(plan, nat, k)
-        rest_of = self._folds_without(k, tables)
+        pspans = self._spans[plan.pattern.name]
+        rest_of = self._folds_without(k, self._group_tables(plan, nat, k))
+        head = plan.pair_needed
+        group_of, steps, bests = self._group_of, self._steps, self._bests  # read inline
         out = []
         for d in kinds:
-            gi = self._group_of[d]
+            gi = group_of[d]
             span = pspans[gi]
-            sub = sub_after(d, span.lo, span.hi)
-            acc = self._step(k, rest_of(gi), self._table(k, span.templates, sub) if any(sub) else None)
-            out.append(max(self._best_of(k, plan.pair_needed, acc) - w, -1))
+            table = self._tables_after(k, span.templates, nat[span.lo:span.hi], step)[d - span.lo]
+            rest = rest_of(gi)
+            if table is None or rest is None:
+                acc = rest if table is None else table
+            else:
+                acc = steps.get((k, rest, table)) or self._step(k, rest, table)
+            best = bests.get((k, head, acc))
+            if best is None:
+                best = self._best_of(k, head, acc)
+            out.append(max(best - w, -1))
+        return out
+
+    def _tables_after(self, k: int, tid: int, sub: tuple[int, ...], step: int) -> tuple[tuple[int, ...] | None, ...]:
+        """For each position of a group: its table (``k`` sets to make) with one more (``step`` 1)
+        or one fewer (``step`` -1) tile there; None where the group is left without tiles (or a
+        count would fall below 0). Memoised per group state."""
+        key = (k, tid, sub, step)
+        out = self._after.get(key)
+        if out is None:
+            if len(self._after) >= MEMO_LIMIT:
+                self._after.clear()
+            tables: list[tuple[int, ...] | None] = []
+            for pos in range(len(sub)):
+                after = list(sub)
+                after[pos] += step
+                tables.append(self._table(k, tid, tuple(after)) if any(after) and after[pos] >= 0 else None)
+            out = self._after[key] = tuple(tables)
         return out
 
     def _group_tables(self, plan: PatternPlan, nat: tuple[int, ...], k: int) -> list[tuple[int, ...] | None]:
         """Each group's max-plus table for a sets plan with ``k`` sets to make (None: no tiles)."""
-        return [self._table(k, sp.templates, nat[sp.lo:sp.hi]) if any(nat[sp.lo:sp.hi]) else None
-                for sp in plan.spans]
+        tables = self._tables  # the memo, read inline
+        out: list[tuple[int, ...] | None] = []
+        for sp in self._spans[plan.pattern.name]:
+            sub = nat[sp.lo:sp.hi]
+            if any(sub):
+                table = tables.get((k, sp.templates, sub))
+                out.append(self._table(k, sp.templates, sub) if table is None else table)
+            else:
+                out.append(None)
+        return out
 
     def _folds_without(self, k: int, tables: list[tuple[int, ...] | None]) -> Callable[[int], tuple[int, ...] | None]:
         """``rest(gi)``: every group's table but group ``gi``'s folded, each computed once (prefix
         and suffix max-plus steps)."""
+        steps = self._steps  # the memo of _step, read inline
         prefix: list[tuple[int, ...] | None] = [None]  # prefix[i]: groups before i; suffix[i]: from i on
+        acc: tuple[int, ...] | None = None
         for t in tables:
-            prefix.append(self._step(k, prefix[-1], t))
+            if t is not None:
+                acc = t if acc is None else steps.get((k, acc, t)) or self._step(k, acc, t)
+            prefix.append(acc)
         suffix: list[tuple[int, ...] | None] = [None]
+        acc = None
         for t in reversed(tables):
-            suffix.append(self._step(k, t, suffix[-1]))
+            if t is not None:
+                acc = t if acc is None else steps.get((k, t, acc)) or self._step(k, t, acc)
+            suffix.append(acc)
         suffix.reverse()
         done: dict[int, tuple[int, ...] | None] = {}
 
@@ -288,12 +382,27 @@ class Shanten(ShantenOracle):
 
     def useful_draws(self, nat: tuple[int, ...], w: int, n_melds: int, kinds: list[int]) -> list[bool]:
         """For each natural kind in ``kinds``: whether drawing one more of it lowers the shanten
-        of ``nat`` (natural counts) with ``w`` wilds (ukeire). A draw lowers a plan's distance by
-        at most one, so only the plans at the hand's distance are searched; in a sets plan a draw
-        that leaves its group's table as it was changes nothing and is not folded again."""
-        now = self.of_counts(nat, w, n_melds)
+        of ``nat`` (natural counts) with ``w`` wilds (ukeire). Memoised per hand state (a seat
+        that discards the tile it drew asks of the same hand again)."""
+        key = (nat, w, n_melds)
+        row = self._useful_memo.get(key)
+        if row is None:
+            if len(self._useful_memo) >= STATE_LIMIT:
+                self._useful_memo.clear()
+            row = self._useful_memo[key] = {}
+        missing = [d for d in dict.fromkeys(kinds) if d not in row]
+        if missing:
+            row.update(zip(missing, self._useful_among(nat, w, n_melds, missing)))
+        return [row[d] for d in kinds]
+
+    def _useful_among(self, nat: tuple[int, ...], w: int, n_melds: int, kinds: list[int]) -> list[bool]:
+        """:meth:`useful_draws` computed. A draw lowers a plan's distance by at most one, so only
+        the plans at the hand's distance are searched; in a sets plan a draw that leaves its
+        group's table as it was changes nothing and is not folded again."""
+        dists = self.plan_distances(nat, w, n_melds)
+        now = self.settle(min((d for d in dists if d is not None), default=None), sum(nat) + w, n_melds)  # of_counts
         out = [False] * len(kinds)
-        for plan, dist in zip(self.ev.plans.values(), self.plan_distances(nat, w, n_melds)):
+        for plan, dist in zip(self.ev.plans.values(), dists):
             if dist is None or dist > now:
                 continue
             todo = [j for j in range(len(kinds)) if not out[j]]
@@ -323,29 +432,39 @@ class Shanten(ShantenOracle):
             k = plan.sets - n_melds
             head = plan.pair_needed
             rest_of = self._folds_without(k, self._group_tables(plan, nat, k))
+            if now < 0:
+                continue  # complete: no draw lowers it
             where = {kinds[j]: j for j in todo}
-            tables, steps, bests = self._tables, self._steps, self._bests  # the memos, read inline
-            for gi, span in enumerate(plan.spans):
+            helping, need = self._helping, now + w  # the memo, read inline; the distance before wilds to beat
+            for gi, span in enumerate(self._spans[plan.pattern.name]):
                 sub = nat[span.lo:span.hi]
-                tid = span.templates
-                grows = self._growers_of(k, tid, sub)
-                if not grows:
-                    continue
                 rest = rest_of(gi)
-                for pos in grows:  # the draws that change this group's table: the others change nothing
-                    at = where.get(span.lo + pos)
-                    if at is None or out[at]:
-                        continue
-                    after = list(sub)
-                    after[pos] += 1
-                    key = tuple(after)
-                    table = tables.get((k, tid, key)) or self._table(k, tid, key)
-                    acc = table if rest is None else steps.get((k, rest, table)) or self._step(k, rest, table)
-                    best = bests.get((k, head, acc))
-                    if best is None:
-                        best = self._best_of(k, head, acc)
-                    out[at] = max(best - w, -1) < now
+                key = (k, head, rest, span.templates, sub, need)
+                positions = helping.get(key)
+                if positions is None:
+                    positions = self._helping_draws(key)
+                lo = span.lo
+                for pos in positions:
+                    at = where.get(lo + pos)
+                    if at is not None:
+                        out[at] = True
         return out
+
+    def _helping_draws(self, key: tuple[int, bool, tuple[int, ...] | None, int, tuple[int, ...], int]) -> tuple[int, ...]:
+        """``key``: (k, head needed, the other groups' folded table, group id, the group's counts,
+        a distance before wilds). The positions of the group where one more tile brings a sets
+        plan's distance before wilds below it; a draw that leaves the group's table as it was
+        changes nothing. Memoised (few folded tables recur)."""
+        k, head, rest, tid, sub, need = key
+        if len(self._helping) >= MEMO_LIMIT:
+            self._helping.clear()
+        out = []
+        for pos, table in self._grown_tables(k, tid, sub):
+            acc = self._step(k, rest, table)
+            if self._best_of(k, head, acc) < need:
+                out.append(pos)
+        positions = self._helping[key] = tuple(out)
+        return positions
 
     def _rotten_growers(self, gap: int, gi: int, sub: tuple[int, ...], usable: int) -> tuple[int, ...]:
         """The positions of group ``gi`` whose one more tile adds a usable single (``usable`` now)
@@ -380,22 +499,24 @@ class Shanten(ShantenOracle):
                                              for plan in self.ev.plans.values())
         return v
 
-    def _growers_of(self, k: int, tid: int, sub: tuple[int, ...]) -> tuple[int, ...]:
-        """The positions of a group whose one more tile changes its table (``k`` sets to make):
-        a draw elsewhere in the group leaves every distance as it was. Memoised per group state."""
+    def _grown_tables(self, k: int, tid: int, sub: tuple[int, ...]) -> tuple[tuple[int, tuple[int, ...]], ...]:
+        """(position, the group's table with one more tile there) for each position of a group whose
+        one more tile changes its table (``k`` sets to make): a draw elsewhere in the group leaves
+        every distance as it was. Memoised per group state."""
         key = (k, tid, sub)
-        out = self._growers.get(key)
+        out = self._grown.get(key)
         if out is None:
-            if len(self._growers) >= MEMO_LIMIT:
-                self._growers.clear()
+            if len(self._grown) >= MEMO_LIMIT:
+                self._grown.clear()
             now = self._table(k, tid, sub) if any(sub) else None
-            grows = []
+            grown = []
             for pos in range(len(sub)):
                 after = list(sub)
                 after[pos] += 1
-                if self._table(k, tid, tuple(after)) != now:
-                    grows.append(pos)
-            out = self._growers[key] = tuple(grows)
+                table = self._table(k, tid, tuple(after))
+                if table != now:
+                    grown.append((pos, table))
+            out = self._grown[key] = tuple(grown)
         return out
 
     def _rotten_group(self, gap: int, gi: int, sub: tuple[int, ...]) -> int:
@@ -458,10 +579,12 @@ class Shanten(ShantenOracle):
         if k < 0:
             return None
         acc = None
-        for span in plan.spans:
+        tables, steps = self._tables, self._steps  # the memos, read inline
+        for span in self._spans[plan.pattern.name]:
             sub = nat[span.lo:span.hi]
             if any(sub):
-                acc = self._step(k, acc, self._table(k, span.templates, sub))
+                table = tables.get((k, span.templates, sub)) or self._table(k, span.templates, sub)
+                acc = table if acc is None else steps.get((k, acc, table)) or self._step(k, acc, table)
         return max(self._best_of(k, plan.pair_needed, acc) - w, -1)
 
     def plans_of(self, concealed: list[int], n_melds: int, wild_kinds: frozenset[int],
@@ -474,6 +597,21 @@ class Shanten(ShantenOracle):
         dist = dict(zip(self.ev.plans, self.plan_distances(nat, w, n_melds)))
         return {name: self.settle(dist[name], n_tiles, n_melds) for name in names}
 
+    def discard_bounds(self, concealed: list[int], n_melds: int, wild_kinds: frozenset[int],
+                       names: list[str]) -> dict[str, tuple[int, int]]:
+        """For each plan in ``names``: (the least, the most) :meth:`plans_each_discard` can give for
+        any one discard of ``concealed``, from the hand's own distances: a discard never lowers a
+        plan's distance and raises it by at most one (it takes one tile from a set, a partial set,
+        the head, a pair or a usable single, or one wild)."""
+        counts, w = self.natural_counts(concealed, wild_kinds)
+        left = len(concealed) - 1
+        dist = dict(zip(self.ev.plans, self.plan_distances(tuple(counts), w, n_melds)))
+        out = {}
+        for name in names:
+            d = dist[name]
+            out[name] = (self.settle(d, left, n_melds), self.settle(None if d is None else d + 1, left, n_melds))
+        return out
+
     def plans_each_discard(self, concealed: list[int], n_melds: int, wild_kinds: frozenset[int],
                            discards: list[int], names: list[str]) -> dict[str, list[int]]:
         """For each plan in ``names``: the shanten of ``concealed`` minus each of ``discards``
@@ -485,16 +623,15 @@ class Shanten(ShantenOracle):
         natural = [d for d in discards if d not in wild_kinds]
         less_a_wild = dict(zip(self.ev.plans, self.plan_distances(nat, w - 1, n_melds))) \
             if len(natural) < len(discards) else {}
+        complete = left + self.ev.set_size * n_melds >= self.ev.hand_size  # as settle reads it
         out: dict[str, list[int]] = {}
         raw: dict[str, dict[int, int]] = {}
         for name in names:
             plan = self.ev.plans[name]
-            vals = raw[name] = dict(zip(natural, self.plan_after_each(plan, nat, w, n_melds, natural, -1) or ()))
-            row = []
-            for d in discards:
-                v = less_a_wild[name] if d in wild_kinds else vals.get(d)
-                row.append(self.settle(v, left, n_melds))
-            out[name] = row
+            vals = raw[name] = self._after_discards(plan, nat, w, n_melds, natural)
+            after_wild = less_a_wild.get(name)
+            row = [after_wild if d in wild_kinds else vals.get(d) for d in discards]
+            out[name] = [left if v is None else v if complete or v > 0 else 0 for v in row]  # settled
         if len(raw) == len(self.ev.plans):  # every plan measured: keep each hand's distances for later
             memo = self._plan_memo
             for d in natural:
@@ -632,9 +769,18 @@ def _blocks(templates: tuple[tuple[int, ...], ...], counts: tuple[int, ...], pai
 
 
 def _prune(options: set[tuple[int, int, int]]) -> set[tuple[int, int, int]]:
-    """Drop options another beats in every count."""
-    return {o for o in options
-            if not any(x != o and x[0] >= o[0] and x[1] >= o[1] and x[2] >= o[2] for x in options)}
+    """Drop options another beats in every count. One that beats another has a larger sum, so
+    the options are read by falling sum and each is compared with those kept before it only
+    (what beats a dropped option beats what it beat)."""
+    kept: list[tuple[int, int, int]] = []
+    for o in sorted(options, key=sum, reverse=True):
+        a, b, c = o
+        for x in kept:
+            if x[0] >= a and x[1] >= b and x[2] >= c:
+                break
+        else:
+            kept.append(o)
+    return set(kept)
 
 
 @lru_cache(maxsize=4096)

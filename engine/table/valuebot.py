@@ -44,8 +44,9 @@ Measured with ``python benchmarks/value_vs_greedy.py -n 20000 --workers 2`` (its
 file and seed; figures in its docstring and docs/game.md): one value bot against three greedy
 gains +0.28 子 per hand, 95 % interval [+0.15, +0.41] (paired by hand; before its values were
 the scorer's and the live tiles were counted for the best three discards only, +0.39, [+0.26,
-+0.51]). Four value bots play at about 0.48× greedy's hands per CPU second
-(``benchmarks/loop.py``). Nearly all the gain is the live-tile count and the claim rule (without
++0.51]). Four value bots play at about 0.49× greedy's hands per CPU second on a busy machine
+(``benchmarks/loop.py``; 0.44× before the speed work of the same hour; by instructions counted
+under callgrind, 0.55× against 0.48×). Nearly all the gain is the live-tile count and the claim rule (without
 them it was −0.04, [−0.17, +0.09]).
 """
 from __future__ import annotations
@@ -62,6 +63,7 @@ from typing import Any
 from engine.core.handparts import MeldTiles, Reading
 from engine.core.scoring import Roles, Scorer, SeatHand
 from engine.core.shanten import Shanten
+from engine.core.tiles import TileSet
 from engine.errors import MjError
 from engine.table.game import Action, Game
 
@@ -118,6 +120,7 @@ class ValueModel:
         self.fit_memo: dict[tuple[MeldTiles, ...], tuple[str, ...]] = {}
         self.worth_memo: dict[int, float] = {}
         self.honours = frozenset(ev.honour_kinds)
+        self.neighbours = _neighbour_kinds(scorer.tiles)  # per kind: the kinds that make it connected
         # 精: the indicators settled at the end (with kongs or not), liability
         # (an `each tile where …` indicator is made of the final hands: the model does not value it)
         self.end_indicators = [n for n, ind in rs.indicators.items() if ind.settle == "at_end" and not ind.hidden
@@ -262,17 +265,26 @@ def _minus(tiles: list[int], remove: list[int]) -> list[int]:
     return out
 
 
-def _connectivity(game: Game, counts: Counter[int], tile: int, unseen: list[int]) -> int:
+def _neighbour_kinds(tiles: TileSet) -> tuple[tuple[int, ...], ...]:
+    """For each tile kind: the kinds of its suit at most ``NEIGHBOURS`` ranks away (none for an honour)."""
+    out = []
+    for k in tiles.kinds:
+        near: list[int] = []
+        if k.is_suit:
+            g = tiles.groups[k.group].kinds
+            near = [g[k.position + d] for d in range(-NEIGHBOURS, NEIGHBOURS + 1)
+                    if d and 0 <= k.position + d < len(g)]
+        out.append(tuple(near))
+    return tuple(out)
+
+
+def _connectivity(m: ValueModel, counts: Counter[int], tile: int, unseen: list[int]) -> int:
     """How much a tile is worth keeping: copies held, neighbours in its suit, and whether
     copies of it are still live (not all seen)."""
-    k = game.tiles.kinds[tile]
     score = (counts[tile] - 1) * NEIGHBOURS + (unseen[tile] > 0)
-    if k.is_suit:
-        g = game.tiles.groups[k.group].kinds
-        for d in range(-NEIGHBOURS, NEIGHBOURS + 1):
-            j = k.position + d
-            if d and 0 <= j < len(g) and counts[g[j]]:
-                score += 1
+    for j in m.neighbours[tile]:
+        if counts.get(j):
+            score += 1
     return score
 
 
@@ -347,11 +359,14 @@ class ValueBot:
         wild = game.wild
         nm = len(melds)
         real = [c for c in candidates if c is not None]
-        fits = m.fitting(melds)
+        fits: Sequence[str] = m.fitting(melds)
+        honours_held = {t for t in concealed if t in m.honours}
+        draws = ctx["draws"]
         holds_wild = any(t in wild for t in concealed)
+        if real and len(real) == len(candidates):
+            fits = self._in_reach(m, concealed, nm, wild, holds_wild, fits, draws, len(honours_held))
         out = [0.0] * len(candidates)
         nearest = [len(concealed)] * len(candidates)
-        draws = ctx["draws"]
         values = ctx["value"]
         each_wild = m.any_shanten.plans_each_discard(concealed, nm, wild, real, list(fits)) if real else {}
         hopeless: dict[str, bool] = {}  # a win without 精 used too unlikely to weigh (its chance taken as 0)
@@ -366,7 +381,6 @@ class ValueBot:
             if not hopeless[p]:
                 natural.append(p)
         each_natural = m.any_shanten.plans_each_discard(concealed, nm, frozenset(), real, natural) if real else {}
-        honours_held = {t for t in concealed if t in m.honours}
         for p in fits:
             vw, vn = values[p]
             chances = reach_table(draws, m.chance[p])  # chances[d + 1]: reach(d, draws, chance)
@@ -413,6 +427,26 @@ class ValueBot:
                         out[i] -= FEED_CHANCE * m.liability
         return out
 
+    @staticmethod
+    def _in_reach(m: ValueModel, concealed: list[int], n_melds: int, wild: frozenset[int], holds_wild: bool,
+                  fits: Sequence[str], draws: int, honour_kinds: int) -> list[str]:
+        """The patterns of ``fits`` that can change a discard's worth (every candidate a discard):
+        a pattern at least ``draws`` away after any discard, with 精 used and (``holds_wild``)
+        with 精 kept natural (its chance exactly 0), and no nearer than another pattern can be
+        after it (so never the nearest) adds nothing and is left out. ``honour_kinds``: the
+        honour kinds held."""
+        if not fits:
+            return []
+        sh = m.any_shanten
+        bounds = sh.discard_bounds(concealed, n_melds, wild, list(fits))
+        natural = sh.discard_bounds(concealed, n_melds, frozenset(), list(fits)) if holds_wild else bounds
+        plans = m.ev.plans
+        # the farthest any discard can leave each pattern (a discard keeps all honour kinds but one)
+        farthest = {p: max(most, plans[p].pattern.min_honours - honour_kinds) for p, (_, most) in bounds.items()}
+        anchor = min(fits, key=farthest.__getitem__)  # kept: no pattern left out is nearer
+        return [p for p in fits if p == anchor or bounds[p][0] < draws or natural[p][0] < draws
+                or bounds[p][0] < farthest[anchor]]
+
     # ---- choosing ----------------------------------------------------------------------------------------
     def __call__(self, game: Game, seat: str) -> Action:
         by_kind = game.actions_by_kind(seat)
@@ -449,9 +483,10 @@ class ValueBot:
         unseen = ctx["unseen"]
         best: tuple[tuple[float, float, float], Action, float] | None = None
         fold = self._folding(ctx, game, concealed, melds)
-        for w, dg, bn, a in zip(worth, danger, bonus, options):
+        m: ValueModel = ctx["m"]
+        for w, dg, bn, a, tile in zip(worth, danger, bonus, options, tiles):
             w -= dg  # the worth a kong is compared with (the live-tile bonus only ranks discards)
-            tie = _connectivity(game, counts, _tile_of(a), unseen)
+            tie = _connectivity(m, counts, tile, unseen)
             key = (-dg if fold else 0.0, w + bn - TIE * tie, self.rng.random())
             if best is None or key > best[0]:
                 best = (key, a, w)
