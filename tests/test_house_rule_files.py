@@ -1,4 +1,4 @@
-"""docs/house-rules/: the room options of issue 10 written as rule files, each with scenarios.
+"""docs/house-rules/: pointer files to the bundled rulesets' room options (issue 17), each with scenarios.
 
 Every rule file compiles with every choice of its options and is formatted; every scenario
 case passes under `mjrules test`. And each option is shown to matter where it should: every
@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 
 import pytest
+import yaml
 
 from engine.lang.compiler import compile_ruleset
 from engine.lang.fmt import format_text
@@ -23,36 +24,73 @@ HOUSE = Path(__file__).resolve().parent.parent / "docs" / "house-rules"
 RULES = sorted(HOUSE.glob("*.rules"))
 YAMLS = sorted(HOUSE.glob("*.yaml"))
 
-# scenario file → the option off: (ruleset, options); None: the file's own ruleset
+# scenario file → the option off: (ruleset, options) — the options over the file's own (its
+# pointer file's `set` and its `options:`); ruleset None: the file's own; a ruleset with a newline
+# is a rule text written beside the scenario (a reading the server does not follow)
+JIAN_OLD_KONG_BLOOM = "ruleset old-kong-bloom\nextends jian\noverride fan 杠开 = x4 when after_kong\n"
+JIAN_FIXED_DEAD_WALL = "ruleset fixed-dead-wall\nextends jian\nremove flow 海底\n"
 OFF: dict[str, tuple[str | None, dict]] = {
     "base-score": (None, {"底分": 1}),
     "base-score-4": (None, {"底分": 1}),
-    "discard-pays": (None, {"点炮": "三家"}),
-    "discard-pays-alone": (None, {"点炮": "三家"}),
-    "overlord-bonus": (None, {"霸王": "x2"}),
-    "no-dealer-double": (None, {"庄闲": "分庄闲"}),
-    "kong-bloom": ("nanchang", {}),
-    "cap": (None, {"封顶": "none"}),
-    "cap-600": (None, {"封顶": "none"}),
-    "piao-jing": ("nanchang", {}),
-    "discarded-jing": (None, {"打出精": "no"}),
-    "no-plain-win": ("nanchang", {}),
-    "jing-must-hook": ("nanchang", {}),
-    "ganzhou-fan-jing": (None, {"翻精": "上下左右翻"}),
-    "look-back": ("nanchang", {}),
-    "buried-lower": (None, {"下精": "after_deal"}),
-    "follow-first": (None, {"抄庄": "无"}),
+    "buried-lower": (None, {"玩法": "上下翻"}),
+    "cap": (None, {"封顶": "不封顶"}),
+    "cap-600": (None, {"封顶": "不封顶"}),
+    "dead-wall-kongs": (JIAN_FIXED_DEAD_WALL, {}),
+    "discard-pays": (None, {"抓炮": "一家付"}),
+    "discard-pays-alone": (None, {"抓炮": "三家付"}),
+    "discarded-jing": (None, {"精牌": "打出精牌不算分"}),
     "floor-falls": (None, {"爬楼": "快下"}),
     "floor-falls-fast": (None, {"爬楼": "慢下"}),
-    "dead-wall-kongs": (None, {"海底": "固定"}),
-    "no-lower": ("nanchang", {}),
+    "follow-first": (None, {"抄庄": "不抄庄"}),
+    "ganzhou-fan-jing": (None, {"翻精": "上下左右翻"}),
     "ganzhou-no-lower": (None, {"翻精": "上下左右翻"}),
+    "jing-must-hook": (None, {"胡法": "可平胡"}),
+    "kong-bloom": (JIAN_OLD_KONG_BLOOM, {}),
+    "look-back": (None, {"回头一笑": "否"}),
+    "no-dealer-double": (None, {"庄家": "分庄闲"}),
+    "no-lower": (None, {"玩法": "埋地雷"}),
+    "no-plain-win": (None, {"无平胡": "否"}),
+    "overlord-bonus": (None, {"霸王": "精x2"}),
+    "piao-jing": (None, {"飘精": "否"}),
+    "room": (None, {"底分": 1, "抓炮": "一家付"}),
+}
+# the bundled ruleset each pointer file extends, and the option it sets (None: the parent's base)
+POINTS_TO = {
+    "base-score": ("nanchang-app", "底分"), "base-score-4": ("nanchang-app", "底分"),
+    "buried-lower": ("nanchang-app", "玩法"), "cap": ("nanchang-app", "封顶"), "cap-600": ("jian", "封顶"),
+    "dead-wall-kongs": ("jian", None), "discard-pays": ("nanchang-app", "抓炮"),
+    "discard-pays-alone": ("nanchang-app", "抓炮"), "discarded-jing": ("nanchang-app", "精牌"),
+    "floor-falls": ("nanchang-app", "爬楼"), "floor-falls-fast": ("nanchang-app", "爬楼"),
+    "follow-first": ("nanchang-app", "抄庄"), "ganzhou-fan-jing": ("ganzhou", "翻精"),
+    "ganzhou-no-lower": ("ganzhou", "翻精"), "jing-must-hook": ("ganzhou-app", "胡法"),
+    "kong-bloom": ("jian", None), "look-back": ("nanchang-app", "回头一笑"),
+    "no-dealer-double": ("ganzhou-app", "庄家"), "no-lower": ("nanchang-app", "玩法"),
+    "no-plain-win": ("nanchang-app", "无平胡"), "overlord-bonus": ("nanchang-app", "霸王"),
+    "piao-jing": ("nanchang-app", "飘精"), "room": ("nanchang-app", None),
 }
 
 
 def test_the_directory_holds_the_files():
     assert len(RULES) >= 15 and len(YAMLS) >= 20
-    assert {y.stem for y in YAMLS} == set(OFF)
+    assert {y.stem for y in YAMLS} == set(OFF) == set(POINTS_TO) == {r.stem for r in RULES}
+    for y in YAMLS:  # each scenario file runs its own pointer file
+        assert re.search(rf"^ruleset: {re.escape(y.stem)}\.rules$", y.read_text(encoding="utf-8"), re.M), y.name
+
+
+@pytest.mark.parametrize("path", RULES, ids=lambda p: p.stem)
+def test_each_file_is_a_pointer_to_a_bundled_option(path: Path):
+    """A house file declares nothing of its own: it extends a bundled ruleset and `set`s the
+    option that says its rule (room.rules sets several)."""
+    parent, option = POINTS_TO[path.stem]
+    text = path.read_text(encoding="utf-8")
+    assert re.search(rf"^extends {re.escape(parent)}$", text, re.M)
+    statements = [ln.split()[0] for ln in text.splitlines() if ln.strip() and not ln.startswith("#")]
+    assert set(statements) <= {"ruleset", "extends", "source", "set"}, statements
+    rs = compile_ruleset(str(path))
+    assert all(Path(o.origin.file).resolve() != path.resolve() for o in rs.options.values())
+    if option is not None:
+        assert re.search(rf"^set {re.escape(option)} = ", text, re.M)
+        assert option in compile_ruleset(parent).options
 
 
 @pytest.mark.parametrize("path", RULES, ids=lambda p: p.stem)
@@ -64,7 +102,7 @@ def test_rule_file_compiles_with_every_choice_and_is_formatted(path: Path):
             compile_ruleset(str(path), options={name: choice})
     text = path.read_text(encoding="utf-8")
     assert format_text(text, str(path)) == text
-    assert re.search(r'^source "issue 10', text, re.M), "each house rule names its source"
+    assert re.search(r'^source "issue 1[07]', text, re.M), "each house rule names its source"
 
 
 @pytest.mark.parametrize("path", RULES, ids=lambda p: p.stem)
@@ -80,20 +118,23 @@ def test_sheet_diff_and_export_describe_every_house_rule(path: Path):
     assert d.exit_code == 1 and "+" in d.output
 
 
-def test_diff_shows_the_new_constructs():
+def test_diff_shows_the_option_each_file_sets():
+    """`mjrules diff PARENT FILE` shows the option the pointer file chose, at its `set`."""
     from typer.testing import CliRunner
 
     from engine.cli import app
-    out = CliRunner().invoke(app, ["diff", "nanchang", str(HOUSE / "overlord-bonus.rules")]).output
-    assert "+ +10 when sole_holder" in out
-    out = CliRunner().invoke(app, ["diff", "nanchang", str(HOUSE / "cap.rules")]).output
-    assert "factor.封顶 = at most 300 on win, jing, exhaustive" in out
-    out = CliRunner().invoke(app, ["diff", "nanchang", str(HOUSE / "discard-pays.rules")]).output
-    assert "discarder x2, others x1 paid by discarder when discard" in out
-    out = CliRunner().invoke(app, ["diff", "nanchang", str(HOUSE / "no-plain-win.rules")]).output
-    assert "fan.无平胡 = no win when pattern 平胡" in out
-    out = CliRunner().invoke(app, ["diff", "nanchang", str(HOUSE / "discarded-jing.rules")]).output
-    assert "jing.打出 = count discarded" in out
+    runner = CliRunner()
+    for stem, (parent, option) in POINTS_TO.items():
+        if option is None:
+            continue
+        rs, base = compile_ruleset(str(HOUSE / f"{stem}.rules")), compile_ruleset(parent)
+        if rs.options[option].chosen == base.options[option].chosen:
+            continue  # the file sets the parent's default: nothing to show
+        out = runner.invoke(app, ["diff", parent, str(HOUSE / f"{stem}.rules")]).output
+        assert f"~ option.{option}" in out and f"{stem}.rules:" in out, (stem, out)
+    out = runner.invoke(app, ["diff", "nanchang-app", str(HOUSE / "room.rules")]).output
+    for option in ("底分", "抓炮", "霸王", "封顶"):
+        assert f"~ option.{option}" in out
 
 
 @pytest.mark.parametrize("result", scenario_params(YAMLS))
@@ -107,8 +148,13 @@ def _with_option_off(y: Path, tmp_path: Path) -> Path:
     own = re.search(r"^ruleset: (.+)$", text, re.M).group(1).strip()
     if ruleset is None:
         ruleset = str((y.parent / own).resolve()) if own.endswith(".rules") else own
+    elif "\n" in ruleset:
+        (tmp_path / "off.rules").write_text(ruleset, encoding="utf-8")
+        ruleset = "off.rules"
+    given = re.search(r"^options: (.*)$", text, re.M)
+    options = {**(yaml.safe_load(given.group(1)) if given else {}), **options}
     text = re.sub(r"^options: .*\n", "", text, flags=re.M)
-    opts = "{" + ", ".join(f"{k}: {v}" for k, v in options.items()) + "}"
+    opts = "{" + ", ".join(f'{k}: "{v}"' for k, v in options.items()) + "}"
     text = re.sub(r"^ruleset: .*$", f"ruleset: {ruleset}\noptions: {opts}", text, count=1, flags=re.M)
     out = tmp_path / y.name
     out.write_text(text, encoding="utf-8")
