@@ -18,12 +18,10 @@ from engine.table.valuebot import ValueModel
 
 from .conftest import ROOT
 
-BUNDLED = ["nanchang", "nanchang-table", "chongguan", "ganzhou", "ganzhou-app", "jian"]
+BUNDLED = ["nanchang", "nanchang-table", "nanchang-app", "chongguan", "ganzhou", "ganzhou-app", "jian"]
 # docs/house-rules files are pointers (`set`) to the bundled rulesets' options: each is checked
-# at its own settings, when the ruleset it extends is one of BUNDLED (nanchang-app is not yet:
-# with 霸王 精+10 the model and the scorer differ on a sole holder's 下精)
-HOUSE = sorted(str(p) for p in (ROOT / "docs" / "house-rules").glob("*.rules")
-               if not any(line == "extends nanchang-app" for line in p.read_text(encoding="utf-8").splitlines()))
+# at its own settings
+HOUSE = sorted(str(p) for p in (ROOT / "docs" / "house-rules").glob("*.rules"))
 HANDS = 24  # played hands per ruleset and option value
 
 
@@ -71,7 +69,8 @@ def final_states(rs, seed: int):
 
 def holdings(rs, scorer: Scorer, snap: Snapshot, name: str) -> dict[str, tuple[int, bool]]:
     """Each seat's (n, sole holder) for indicator ``name``, counted here from the tiles: concealed,
-    melds and the winning tile count in n; kongs do not make a holder (RULES.md §2)."""
+    melds and the winning tile count in n; kongs do not make a holder (RULES.md §2) unless the
+    ruleset says `count kongs`."""
     main, nxt = scorer.jing_kinds(snap.indicators[name])
     jing = {main, nxt} - {None}
     counted, outside = {}, {}
@@ -80,7 +79,8 @@ def holdings(rs, scorer: Scorer, snap: Snapshot, name: str) -> dict[str, tuple[i
         tiles = list(h.concealed) + ([snap.win.tile] if snap.win and snap.win.seat == s else [])
         thrown = [t for t in snap.discards.get(s, ()) if t in jing] if rs.jing_rules("discarded") else []
         counted[s] = scorer.jing_count(tiles + [t for m in h.melds for t in m.tiles] + thrown, main, nxt)
-        not_kongs = tiles + thrown + [t for m in h.melds if m.meld_kind != "kong" for t in m.tiles]
+        kongs_hold = bool(rs.jing_rules("kongs_hold"))
+        not_kongs = tiles + thrown + [t for m in h.melds if kongs_hold or m.meld_kind != "kong" for t in m.tiles]
         outside[s] = any(t in jing for t in not_kongs)
     holders = {s for s in snap.seats if outside[s]}
     return {s: (counted[s], holders == {s}) for s in snap.seats}
