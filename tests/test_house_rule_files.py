@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 import pytest
-import yaml
+from ruamel.yaml import YAML
 
 from engine.lang.compiler import compile_ruleset
 from engine.lang.fmt import format_text
@@ -152,7 +152,7 @@ def _with_option_off(y: Path, tmp_path: Path) -> Path:
         (tmp_path / "off.rules").write_text(ruleset, encoding="utf-8")
         ruleset = "off.rules"
     given = re.search(r"^options: (.*)$", text, re.M)
-    options = {**(yaml.safe_load(given.group(1)) if given else {}), **options}
+    options = {**(YAML(typ="safe").load(given.group(1)) if given else {}), **options}
     text = re.sub(r"^options: .*\n", "", text, flags=re.M)
     opts = "{" + ", ".join(f'{k}: "{v}"' for k, v in options.items()) + "}"
     text = re.sub(r"^ruleset: .*$", f"ruleset: {ruleset}\noptions: {opts}", text, count=1, flags=re.M)

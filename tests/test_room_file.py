@@ -91,3 +91,11 @@ def test_check_sheet_diff_and_export_show_the_chosen_values(tmp_path, monkeypatc
     r = runner.invoke(app, ["export", "room.rules", "--json"])
     exported = json.loads(r.output)["options"]["四归"]
     assert exported["chosen"] == "no" and exported["set_at"]["line"] == 3
+
+
+def test_an_unquoted_choice_with_punctuation_is_told_to_quote_it(tmp_path):
+    f = write(tmp_path, "room.rules", "extends nanchang-app\nset 霸王 = 精+10\n")
+    with pytest.raises(RuleError) as e:
+        compile_ruleset(str(f))
+    assert (e.value.location.line, e.value.location.column) == (2, 11)
+    assert e.value.hint == 'a choice with punctuation is written in quotes: set 霸王 = "精+10"'

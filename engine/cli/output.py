@@ -241,11 +241,13 @@ def where_file(rs: Ruleset) -> str:
     return short_path(rs.file) + (f", extends {' ← '.join(reversed(rs.extends))}" if rs.extends else "")
 
 
-def print_summary(rules: str, seed: int, bots: str, d: dict[str, Any]) -> None:
-    """``simulate``'s tables from its JSON summary ``d``: by seat, 子 moved, rates, shares."""
+def print_summary(rules: str, seed: int, bots: str, d: dict[str, Any], options: dict[str, str] | None = None) -> None:
+    """``simulate``'s tables from its JSON summary ``d``: by seat, 子 moved, rates, shares; the
+    header names the ``--option`` choices in effect."""
     from rich.table import Table
 
-    out.print(f"simulate {rules}: {d['hands']} hands, seed {seed}, bots {bots}", markup=False)
+    chosen = f" ({', '.join(f'{k}={v}' for k, v in options.items())})" if options else ""
+    out.print(f"simulate {rules}{chosen}: {d['hands']} hands, seed {seed}, bots {bots}", markup=False)
     t = Table(title="by seat", title_justify="left")
     for c in ("seat", "wins", "win rate", "hands as dealer", "子 per hand", "± 95%", "p5…p95", "worst"):
         t.add_column(c, justify="left" if c == "seat" else "right")

@@ -257,6 +257,6 @@ def simulate(
     if as_json:
         print(json.dumps({"ruleset": rules, "seed": seed, "bots": bots, **data}, ensure_ascii=False, indent=2))
     else:
-        print_summary(rules, seed, bots, data)
+        print_summary(rules, seed, bots, data, opts)
     err.print(f"{summary.hands} hands in {elapsed:.1f}s ({summary.hands / max(elapsed, 1e-9):.1f} hands/s)",
               markup=False, style="dim")

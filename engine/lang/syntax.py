@@ -206,8 +206,12 @@ def syntax_error(exc: UnexpectedInput, text: str, file: str) -> RuleError:
         hint = "a 精 bonus is added: write `+10 when …` (or `x2 when …` to multiply the score)"
     else:
         before = text[: getattr(tok, "start_pos", 0) or 0].split()
+        row = text.split("\n")[tok.line - 1] if tok.line is not None else ""
         if before and looks_like(before[-1], "pattern"):
             hint = f"did you mean `pattern {word}`?"
+        elif row.lstrip().startswith("set ") and "=" in row and word not in ("=",):
+            lhs, value = (part.strip() for part in strip_comment(row).split("=", 1))
+            hint = f'a choice with punctuation is written in quotes: {lhs} = "{value}"'
     return RuleError(f"unexpected `{word}`; expected {expected}", loc, hint=hint, source_text=text)
 
 
