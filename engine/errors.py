@@ -114,7 +114,10 @@ class ScenarioError(MjError):
 
 
 class IllegalAction(MjError):
-    """A hand or an action the rules do not allow; nothing was changed."""
+    """A hand or an action the rules do not allow; nothing was changed. ``refused_by``: the
+    rule paths that refused a win (``fan.NAME`` of its ``no win`` fans), when rules did."""
+
+    refused_by: tuple[str, ...] = ()
 
 
 _ECHO_WIDTH = 100  # characters of a long source line shown on each side of the error's column

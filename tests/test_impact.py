@@ -99,7 +99,8 @@ def test_scoring_effect_is_attributed_to_the_changed_rule_that_fired(path):
     for (rs, scorer), (other_rs, other_scorer), sign in ((a, b, 1), (b, a, -1)):
         g = _scripted(scorer, spec, actions)
         own = scored_as_played(g)
-        other, why, msg, _ = rescore(g, other_rs, other_scorer, {})
+        re = rescore(g, other_rs, other_scorer, {})
+        other, why, msg = re.scored, re.reason, re.message
         assert (why, msg) == ("", ""), msg
         assert own.fired & changed == other.fired & changed == {path}, (rs.name, own.fired, other.fired)
         d = own.dealer
@@ -270,13 +271,15 @@ def test_rescoring_a_hand_by_its_own_rules_gives_its_own_nets_with_follow_first(
     g = _follow_first_game(rs, scorer)
     assert any(part == "follow_first" for _, part, _ in g.result.parts)
     own = scored_as_played(g)
-    again, why, msg, _ = rescore(g, rs, scorer, {})
+    re = rescore(g, rs, scorer, {})
+    again, why, msg = re.scored, re.reason, re.message
     assert (why, msg) == ("", "") and again == own
     assert "flow.抄庄" in own.fired and "indicator.lower" in own.fired
     # scored by a ruleset without 抄庄's payment, the dealer keeps what it paid (5 to each other seat)
     rs_b, scorer_b = compiled("nanchang", {})
     rs_b = rs_b.model_copy(update={"flow": {k: f for k, f in rs.flow.items() if f.policy != "follow_first_discard"}})
-    other, why, _, _ = rescore(g, rs_b, Scorer(rs_b), {})
+    re_b = rescore(g, rs_b, Scorer(rs_b), {})
+    other, why = re_b.scored, re_b.reason
     d = g.seats.index(g.dealer)
     assert why == "" and "flow.抄庄" not in other.fired
     assert other.net[d] - own.net[d] == 5 * (len(g.seats) - 1)
@@ -286,3 +289,12 @@ def test_the_report_does_not_depend_on_workers():
     one = _json("nanchang", "chongguan", "-n", "30", "--seed", "5")
     two = _json("nanchang", "chongguan", "-n", "30", "--seed", "5", "--workers", "2")
     assert one == two and one["effects"]["total"]["hands"] == 30
+
+
+def test_a_no_win_fan_is_counted_in_the_hands_it_refused():
+    """飘精's `no win` fan (no wild before a 精 is discarded) never stands in a ledger: the hands of
+    A it refuses when B re-scores them are its firings, and it is not warned about."""
+    j = _json("nanchang-app", "nanchang-app", "--option-b", "飘精=是", "-n", "40")
+    row = next(c for c in j["coverage"] if c["path"] == "fan.飘精无精")
+    refused = j["not_scorable"]["a_hands_under_b"].get("no win", 0)
+    assert row["a_hands_by_b"] == refused > 0 and row["warning"] is None

@@ -172,9 +172,11 @@ class Legality(RuleReader):
                                                win_tile_natural=w.by in ("discard", "rob_kong"))
             if readings and not self.allowed_readings(snap, readings):
                 names = sorted({f.name for r in readings for f in self._no_win_fans(snap, r)})
-                raise IllegalAction(f"seat {w.seat}'s hand may not win this way: every reading of it is refused by "
-                                    + ", ".join(f"fan.{n} (no win)" for n in names),
-                                    hint="a reading none of these `no win` fans fires on may win")
+                refused = IllegalAction(f"seat {w.seat}'s hand may not win this way: every reading of it is refused "
+                                        "by " + ", ".join(f"fan.{n} (no win)" for n in names),
+                                        hint="a reading none of these `no win` fans fires on may win")
+                refused.refused_by = tuple(f"fan.{n}" for n in names)  # the rules that refused it (impact counts them)
+                raise refused
 
     def _no_win_fans(self, snap: Snapshot, reading: Reading) -> list[Fan]:
         return self.refusals(self.win_facts(snap, reading), reading)

@@ -91,6 +91,7 @@ class Rescored(NamedTuple):
     reason: str
     message: str
     indicators: dict[str, int]
+    refused_by: frozenset[str] = frozenset()  # ``no win``: the rules that refused the win (fan.NAME)
 
 
 @dataclass(frozen=True)
@@ -308,7 +309,7 @@ def rescore(g: Game, rs: Ruleset, scorer: Scorer, previous: dict[str, int]) -> R
     except ImpossibleState as exc:
         return Rescored(None, "impossible", exc.message, indicators)
     except IllegalAction as exc:
-        return Rescored(None, "no win", exc.message, indicators)
+        return Rescored(None, "no win", exc.message, indicators, frozenset(exc.refused_by))
     except MjError as exc:
         return Rescored(None, "not settled", exc.message, indicators)
     parts = y.parts + ([("during", "follow_first", follow)] if follow else []) + [("end", name, lg) for name, lg in end]
@@ -370,6 +371,8 @@ def play_paired_block(job: BlockJob) -> Tally:
             if re.scored is None:
                 t.unscorable[which][re.reason] += 1
                 t.examples.setdefault((which, re.reason), re.message[:EXAMPLE_CHARS])
+                # a `no win` fan of the other side that refused the hand fired in it
+                t.fired["a_by_b" if which == "a_hands_under_b" else "b_by_a"].update(re.refused_by & changed)
         b_of_a, a_of_b = ha.other.scored, hb.other.scored
         if b_of_a is not None:
             t.fired["a_by_b"].update(b_of_a.fired & changed)
@@ -602,6 +605,11 @@ def sections(rep: Report) -> list[Section]:
     cov.lines.append("fired A / B: hands of that side in which the rule appears in its own scoring; re-scored: hands of "
                      "both sides, each scored by both, in which it fired on either side; shared: with another changed "
                      "rule; changed: hands whose nets changed; Σ Δ: B's scoring − A's over those hands")
+    for c in j["coverage"]:  # a `no win` fan never stands in a ledger: the hands it refused
+        r = by_rule.get(c["path"])
+        if c["kind"] == "scoring" and r is not None and not r["hands"] and (c["a_hands_by_b"] or c["b_hands_by_a"]):
+            cov.lines.append(f"{c['path']}: refused {c['a_hands_by_b']} of A's hands re-scored by B and "
+                             f"{c['b_hands_by_a']} of B's re-scored by A (a refusal leaves no ledger row)")
     options = [p for p in unrecorded if coverage_kind(p) == "option"]
     played = [p for p in unrecorded if p not in options]
     if played:
