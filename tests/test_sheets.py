@@ -24,3 +24,31 @@ def test_a_sheet_shows_the_override_and_its_source():
     assert kong.text == "concealed 2, exposed 2, added 2" and kong.origin.file.endswith("chongguan.rules")
     assert "002" in comment_at(kong) or "冲关" in comment_at(kong)
     assert "| `jing.kong` | concealed 2, exposed 2, added 2 | chongguan.rules:" in rule_sheet(compile_ruleset("chongguan"))
+
+
+def _option_variants() -> list[tuple[str, str, str]]:
+    from engine.lang.compiler import compile_ruleset
+    from engine.lang.resources import rulesets_dir
+
+    out = []
+    for f in sorted(rulesets_dir().glob("*.rules")):
+        rs = compile_ruleset(f.stem)
+        out += [(f.stem, name, v) for name, o in rs.options.items() for v in o.choices if v != o.chosen]
+    return out
+
+
+@pytest.mark.parametrize("ref, name, value", _option_variants(), ids=lambda x: str(x))
+def test_every_option_value_has_a_sheet_and_a_diff(ref, name, value):
+    """Every declaration an option value makes has a text (`sheet`, `diff`): no construct the
+    printers do not know (each tile, flips, family …)."""
+    from engine.errors import RuleError
+    from engine.lang.compiler import compile_ruleset
+    from engine.tools.diff import diff
+    from engine.tools.sheet import rule_sheet
+
+    try:
+        variant = compile_ruleset(ref, {name: value})
+    except RuleError:
+        pytest.skip("this value does not compile with the others at their defaults")
+    assert f"option.{name}" in rule_sheet(variant)
+    assert any(c.path == f"option.{name}" for c in diff(compile_ruleset(ref), variant))

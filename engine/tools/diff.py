@@ -115,10 +115,13 @@ def decl_text(d: Decl) -> str:
         return ", ".join([" + ".join(parts)] + cons)
     if isinstance(d, Indicator):
         p = d.position
+        where = expr_text(p.where) if p.where is not None else ""
+        per_sum = f" at most {p.per_sum} per sum" if p.per_sum is not None else ""
         pos = {"stack_top": f"top of dice stack from {p.end}", "under": f"under {p.ref}", "left": f"left of {p.ref}",
                "right": f"right of {p.ref}", "previous": f"previous {p.ref}",
-               "next_draw": f"next draw {p.count}"}[p.type]
-        attrs = (["wild"] if d.wild else []) + (["hidden"] if d.hidden else []) + (
+               "next_draw": f"next draw {p.count}", "each_tile": f"each tile where {where}",
+               "flips": f"flips from {p.end} up to {p.count}{per_sum} stop when {where}"}[p.type]
+        attrs = (["wild"] if d.wild else []) + (["hidden"] if d.hidden else []) + (["family"] if d.family else []) + (
             [("settle after deal" if d.settle == "after_deal" else "settle at end") + (" with kongs" if d.with_kongs else "")]
             if d.settle else [])
         return ", ".join([pos] + attrs)
