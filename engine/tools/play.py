@@ -11,6 +11,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from engine.core.ledger import indicator_of
 from engine.table.game import Action, Game, HandResult
 
 
@@ -144,7 +145,10 @@ class Narrator:
                 return "deal: " + "  ".join(f"{s} {h}" for s, h in e["hands"].items())
             return f"deal: you hold {e['hands'][self.viewer]}"
         if kind == "indicator":
-            return f"{game.rs.indicators[e['name']].label or e['name']}: {e['tile']}"
+            label = game.rs.indicators[indicator_of(e["name"])].label
+            return f"{label or e['name']}{e['name'][len(indicator_of(e['name'])):]}: {e['tile']}"
+        if kind == "flip":  # 发电: a tile turned before play, settled at once; a seat may stop it
+            return f"{e['name']} turned: {e['tile']} (dice {'+'.join(map(str, e['dice']))})"
         if kind == "settle":
             return f"{e['part']} settled: " + ", ".join(f"{s} {v:+d}" for s, v in e["net"].items())
         if kind == "draw":
