@@ -146,3 +146,17 @@ def test_nanchang_app_fa_dian_flips_before_play_and_the_stopper_pays_when_it_doe
     off = compile_ruleset("nanchang-app")
     g = Game(off, 1)
     assert g.flips is None and not any(e["event"] == "flip" for e in g.events)
+
+
+def test_play_shows_the_flips_and_the_indicators_made_of_the_hands():
+    """`mjrules play --auto` (engine/tools/play.py) reads a flip as a turned tile and names an
+    indicator made of the hands by its label and tile, for 发电 and 照镜子 under nanchang-app."""
+    from typer.testing import CliRunner
+
+    from engine.cli import app
+
+    runner = CliRunner()
+    r = runner.invoke(app, ["play", "nanchang-app", "-o", "发电=是", "--auto", "--seed", "3"])
+    assert r.exit_code == 0 and "upper@1 turned: " in r.output, r.output[-2000:]
+    r = runner.invoke(app, ["play", "nanchang-app", "-o", "照镜子=是", "--auto", "--seed", "0"])
+    assert r.exit_code == 0 and "照镜子@" in r.output, r.output[-2000:]  # seed 0: a dealt tile reaches n = 5
