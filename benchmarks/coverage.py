@@ -85,8 +85,9 @@ def option_coverage(rules: str, hands: int, seed: int, bots: str, workers: int) 
         for c in rep.coverage():
             if c["path"].startswith("option."):
                 continue
-            if c["kind"] == "scoring":  # a removed rule bites where the default's rule fired
-                fired[c["path"]] = c["a"] if c["op"] == "-" else c["b"]
+            if c["kind"] == "scoring":  # a removed rule bites where the default's rule fired; a `no win`
+                # fan stands in no ledger: its firings are the default's hands it refused
+                fired[c["path"]] = c["a"] if c["op"] == "-" else max(c["b"], c["a_hands_by_b"] or 0)
             else:
                 other[c["path"]] = coverage_kind(c["path"])
         row.update(fired=fired, applies_every_hand=other,
