@@ -33,8 +33,9 @@ cases:
         月@3p: {E: 108, S: -36, W: -36, N: -36}
         月@5p: {E: -56, S: 168, W: -56, N: -56}
 
-  - name: 照镜子 on the same hands (read as dealt) — the same tiles, but the winning tile is not yet held
-    # E holds two 3p: n = 4 < 5, no 镜@3p; S's 5p n = 7 as above: 56 from each
+  - name: 照镜子 on the same hands — a scenario settles it on the hands it gives (the winning tile too)
+    # S's 5p n = 7 as above: 56 from each; E's three 3p n = 6 → 18 x2 = 36 from each (in play, the
+    # dealt hands decide: test_played_hands_settle_them_at_the_deal_and_at_the_end)
     jing: 9s
     lower: 1s
     hands: {E: 123m456m789s东东3p3p, S: 5p5p5p6p, W: 1s, N: 2s}
@@ -42,6 +43,7 @@ cases:
     expect:
       settlements:
         镜@5p: {E: -56, S: 168, W: -56, N: -56}
+        镜@3p: {E: 108, S: -36, W: -36, N: -36}
 
   - name: 晒月亮 changes nothing when no seat reaches n = 5
     # no seat holds 3 of a kind or 2 + its successor: the total is the hand and the 上精 only.

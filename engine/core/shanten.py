@@ -22,6 +22,7 @@ import dataclasses
 import itertools
 from collections.abc import Callable, Iterable
 from functools import lru_cache
+from typing import Any, TypeVar
 
 from engine.core.hands import HandEvaluator
 from engine.core.patterns import CompiledPatterns, GroupSpan, PatternPlan
@@ -34,6 +35,18 @@ _START: Blocks = frozenset({(0, 0, 0)})
 # at most about 60 MB, however many hands.
 MEMO_LIMIT = 50_000  # per-group results (group tables, steps, blocks, rotten singles): reused across hands
 STATE_LIMIT = 5_000  # whole-hand states per Shanten (``_memo``): reused within a turn, rarely hands later
+
+
+V = TypeVar("V")
+
+
+def remember(memo: dict[Any, V], key: Any, value: V) -> V:
+    """Store ``value`` under ``key`` in a whole-hand memo bounded by :data:`STATE_LIMIT` entries
+    (emptied when full) and return it."""
+    if len(memo) >= STATE_LIMIT:
+        memo.clear()
+    memo[key] = value
+    return value
 
 
 class ShantenOracle:
@@ -85,9 +98,7 @@ class ShantenOracle:
         key = (nat, w, n_melds)
         v = self._memo.get(key)
         if v is None:
-            if len(self._memo) >= STATE_LIMIT:
-                self._memo.clear()
-            v = self._memo[key] = self._compute(nat, w, n_melds)
+            v = remember(self._memo, key, self._compute(nat, w, n_melds))
         return v
 
     def _compute(self, nat: tuple[int, ...], w: int, n_melds: int) -> int:
@@ -241,9 +252,7 @@ class Shanten(ShantenOracle):
         key = (nat, w, n_melds)
         rows = self._discard_memo.get(key)
         if rows is None:
-            if len(self._discard_memo) >= STATE_LIMIT:
-                self._discard_memo.clear()
-            rows = self._discard_memo[key] = {}
+            rows = remember(self._discard_memo, key, {})
         measure = self._measure[plan.pattern.name]
         row = rows.get(measure)
         if row is None:
@@ -387,9 +396,7 @@ class Shanten(ShantenOracle):
         key = (nat, w, n_melds)
         row = self._useful_memo.get(key)
         if row is None:
-            if len(self._useful_memo) >= STATE_LIMIT:
-                self._useful_memo.clear()
-            row = self._useful_memo[key] = {}
+            row = remember(self._useful_memo, key, {})
         missing = [d for d in dict.fromkeys(kinds) if d not in row]
         if missing:
             row.update(zip(missing, self._useful_among(nat, w, n_melds, missing)))
@@ -493,10 +500,8 @@ class Shanten(ShantenOracle):
         key = (nat, w, n_melds)
         v = self._plan_memo.get(key)
         if v is None:
-            if len(self._plan_memo) >= STATE_LIMIT:
-                self._plan_memo.clear()
-            v = self._plan_memo[key] = tuple(self.plan_distance(plan, nat, w, n_melds)
-                                             for plan in self.ev.plans.values())
+            v = remember(self._plan_memo, key, tuple(self.plan_distance(plan, nat, w, n_melds)
+                                                     for plan in self.ev.plans.values()))
         return v
 
     def _grown_tables(self, k: int, tid: int, sub: tuple[int, ...]) -> tuple[tuple[int, tuple[int, ...]], ...]:
@@ -639,9 +644,7 @@ class Shanten(ShantenOracle):
                 cut[d] -= 1
                 key = (tuple(cut), w, n_melds)
                 if key not in memo:
-                    if len(memo) >= STATE_LIMIT:
-                        memo.clear()
-                    memo[key] = tuple(raw[name].get(d) for name in self.ev.plans)
+                    remember(memo, key, tuple(raw[name].get(d) for name in self.ev.plans))
         return out
 
     def of_each_discard(self, concealed: list[int], n_melds: int, wild_kinds: frozenset[int],
@@ -684,9 +687,7 @@ class Shanten(ShantenOracle):
                     best[d] = v
         for d, js in todo.items():
             v = self.settle(best.get(d), n_tiles - 1, n_melds)
-            if len(memo) >= STATE_LIMIT:
-                memo.clear()
-            memo[(after[d], w, n_melds)] = v
+            remember(memo, (after[d], w, n_melds), v)
             for j in js:
                 out[j] = v
         return out  # type: ignore[return-value]
