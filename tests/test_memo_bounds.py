@@ -6,7 +6,8 @@ from __future__ import annotations
 from engine import compile_ruleset
 from engine.core import shanten
 from engine.core.scoring import Scorer
-from engine.core.shanten import Shanten, _blocks
+from engine.core.shanten import Shanten
+from engine.core.shanten_blocks import block_options
 from engine.table import valuebot
 from engine.table.bots import BOTS
 from engine.table.match import Match
@@ -17,14 +18,15 @@ HANDS = 6
 SEED = 21
 MEMO_LIMIT = shanten.MEMO_LIMIT  # before the test lowers it (the lru_cache took it at import)
 PER_GROUP = shanten.Shanten.PER_GROUP  # the per-group memos
+WHOLE_HAND = ("_memo", "_plan_memo", "_discard_memo", "_useful_memo", "_fold_memo")  # per hand state
 
 
 def _memos(m: valuebot.ValueModel) -> list[tuple[str, dict, int]]:
     """(name, memo, its limit) for every memo of a value model (each shared memo once)."""
     out, seen = [], set()
     for name, sh in [("any", m.any_shanten)]:
-        out.append((f"{name}._memo", sh._memo, shanten.STATE_LIMIT))
-        out.append((f"{name}._plan_memo", sh._plan_memo, shanten.STATE_LIMIT))
+        for attr in WHOLE_HAND:
+            out.append((f"{name}.{attr}", getattr(sh, attr), shanten.STATE_LIMIT))
         for attr in PER_GROUP:
             d = getattr(sh, attr)
             if id(d) not in seen:
@@ -68,8 +70,8 @@ def test_memos_never_exceed_their_limits_and_change_no_decision(monkeypatch):
 
     assert _play(check) == reference
     # the limits were reached and the memos started again, not merely never approached
-    assert {"any._memo", "any._plan_memo", "any._tables", "any._blocks", "any._steps", "fit_memo"} <= cleared
-    assert _blocks.cache_info().currsize <= _blocks.cache_info().maxsize == MEMO_LIMIT
+    assert {"any._memo", "any._plan_memo", "any._fold_memo", "any._tables", "any._blocks", "any._steps", "fit_memo"} <= cleared
+    assert block_options.cache_info().currsize <= block_options.cache_info().maxsize == MEMO_LIMIT
     assert reach.cache_info().currsize <= reach.cache_info().maxsize
 
 

@@ -19,21 +19,19 @@ estimate for play, not a scoring rule: the bot uses it; the scorer never does.
 from __future__ import annotations
 
 import dataclasses
-import itertools
 from collections.abc import Callable, Iterable
-from functools import lru_cache
 from typing import Any, TypeVar
 
 from engine.core.hands import HandEvaluator
 from engine.core.patterns import CompiledPatterns, GroupSpan, PatternPlan
+from engine.core.shanten_blocks import MEMO_LIMIT, Blocks, best_before_wilds, block_options, combine, largest_spread
 
-Blocks = frozenset[tuple[int, int, int]]  # (sets, partial sets, head pair) options of tiles
 HandState = tuple[tuple[int, ...], int, int]  # (natural counts, wilds held, declared melds)
 _START: Blocks = frozenset({(0, 0, 0)})
 # Memo sizes (they bound memory): past its limit a memo is cleared and starts again (no value
 # changes). At 0.2-0.45 KB an entry, a value bot's model (one Shanten over every pattern) holds
 # at most about 60 MB, however many hands.
-MEMO_LIMIT = 50_000  # per-group results (group tables, steps, blocks, rotten singles): reused across hands
+# MEMO_LIMIT (engine/core/shanten_blocks.py) bounds the per-group memos.
 STATE_LIMIT = 5_000  # whole-hand states per Shanten (``_memo``): reused within a turn, rarely hands later
 
 
@@ -176,7 +174,7 @@ class ShantenOracle:
         if b is None:
             if len(self._blocks) >= MEMO_LIMIT:
                 self._blocks.clear()
-            b = self._blocks[key] = _blocks(self.ev.templates_by_id[tid], counts, self.ev.pair_size)
+            b = self._blocks[key] = block_options(self.ev.templates_by_id[tid], counts, self.ev.pair_size)
         return b
 
     def _rotten(self, plan: PatternPlan, nat: tuple[int, ...]) -> int:
@@ -189,10 +187,25 @@ class ShantenOracle:
                 if len(self._rotten_memo) >= MEMO_LIMIT:
                     self._rotten_memo.clear()
                 held = [self.ev.tiles.kinds[g.kinds[i]].rank or i for i, c in enumerate(sub) if c]
-                u = self._rotten_memo[key] = (_largest_spread(tuple(held), plan.rotten_gap) if g.is_suit
+                u = self._rotten_memo[key] = (largest_spread(tuple(held), plan.rotten_gap) if g.is_suit
                                               else len(held))
             usable += u
         return self.ev.hand_size - 1 - usable
+
+
+Table = tuple[int, ...]  # a group's (or groups') max-plus table: cell 2·sets + head -> most partial sets
+
+
+@dataclasses.dataclass(slots=True)
+class Fold:
+    """A sets plan's groups folded for one hand state: ``groups[i]`` group i's table (None: no
+    tiles), ``prefix[i]`` the groups before i folded, ``suffix[i]`` those from i on (None until
+    needed), ``rest[i]`` every group but i folded (filled as asked)."""
+
+    groups: list[Table | None]
+    prefix: list[Table | None]
+    suffix: list[Table | None] | None = None
+    rest: dict[int, Table | None] = dataclasses.field(default_factory=dict)
 
 
 class Shanten(ShantenOracle):
@@ -225,11 +238,17 @@ class Shanten(ShantenOracle):
         # (k, group id, counts, ±1) -> each position's table with one tile more or fewer there
         self._after: dict[tuple[int, int, tuple[int, ...], int], tuple[tuple[int, ...] | None, ...]] = {}
         self._plan_memo: dict[HandState, tuple[int | None, ...]] = {}  # hand state -> each plan's distance
+        # (natural counts, k, spans) -> [group tables, prefix folds, suffix folds, rest by group] (``_folded``)
+        self._fold_memo: dict[tuple[tuple[int, ...], int, object], Fold] = {}
         # hand state -> plan's measure -> discarded kind -> the plan's distance after it (``_after_discards``)
         self._discard_memo: dict[HandState, dict[object, dict[int, int]]] = {}
         self._useful_memo: dict[HandState, dict[int, bool]] = {}  # hand state -> kind -> whether its draw helps
         self._spans = self._shared_spans()
         self._measure = {name: self._measure_of(plan) for name, plan in self.ev.plans.items()}
+        measures = list(dict.fromkeys(self._measure.values()))  # plans alike measure once (plan_distances)
+        self._distinct = [next(p for n, p in self.ev.plans.items() if self._measure[n] == ms) for ms in measures]
+        self._spread = [measures.index(self._measure[n]) for n in self.ev.plans]
+        self._span_key = {name: tuple((sp.lo, sp.hi, sp.templates) for sp in spans) for name, spans in self._spans.items()}
         self._group_of = {kd: gi for gi, (_, lo, hi) in enumerate(self.ev.group_spans) for kd in range(lo, hi)}
 
     def _measure_of(self, plan: PatternPlan) -> object:
@@ -291,9 +310,12 @@ class Shanten(ShantenOracle):
             total = sum(usable)
             out = []
             for d in kinds:
-                gi = self._group_of[d]
-                _, lo, hi = spans[gi]
-                u = total - usable[gi] + self._rotten_group(plan.rotten_gap, gi, sub_after(d, lo, hi))
+                if (nat[d] > 0) == (nat[d] + step > 0):
+                    u = total  # the kinds held stay the same: so do the usable singles
+                else:
+                    gi = self._group_of[d]
+                    _, lo, hi = spans[gi]
+                    u = total - usable[gi] + self._rotten_group(plan.rotten_gap, gi, sub_after(d, lo, hi))
                 out.append(max(self.ev.hand_size - 1 - u - w, -1))
             return out
         if plan.pairs:  # each candidate changes one kind's pairs and singles
@@ -315,15 +337,20 @@ class Shanten(ShantenOracle):
         if k < 0:
             return None
         pspans = self._spans[plan.pattern.name]
-        rest_of = self._folds_without(k, self._group_tables(plan, nat, k))
+        rest_of = self._folds_without(plan, nat, k)
         head = plan.pair_needed
         group_of, steps, bests = self._group_of, self._steps, self._bests  # read inline
         out = []
+        by_group: dict[int, tuple[int, tuple[tuple[int, ...] | None, ...], tuple[int, ...] | None]] = {}
         for d in kinds:
             gi = group_of[d]
-            span = pspans[gi]
-            table = self._tables_after(k, span.templates, nat[span.lo:span.hi], step)[d - span.lo]
-            rest = rest_of(gi)
+            known = by_group.get(gi)
+            if known is None:  # the kinds of one group share its tables after and the others' fold
+                span = pspans[gi]
+                known = by_group[gi] = (span.lo, self._tables_after(k, span.templates, nat[span.lo:span.hi], step),
+                                     rest_of(gi))
+            lo, shifted, rest = known
+            table = shifted[d - lo]
             if table is None or rest is None:
                 acc = rest if table is None else table
             else:
@@ -351,42 +378,48 @@ class Shanten(ShantenOracle):
             out = self._after[key] = tuple(tables)
         return out
 
-    def _group_tables(self, plan: PatternPlan, nat: tuple[int, ...], k: int) -> list[tuple[int, ...] | None]:
-        """Each group's max-plus table for a sets plan with ``k`` sets to make (None: no tiles)."""
-        tables = self._tables  # the memo, read inline
-        out: list[tuple[int, ...] | None] = []
-        for sp in self._spans[plan.pattern.name]:
-            sub = nat[sp.lo:sp.hi]
-            if any(sub):
-                table = tables.get((k, sp.templates, sub))
-                out.append(self._table(k, sp.templates, sub) if table is None else table)
-            else:
-                out.append(None)
-        return out
+    def _folded(self, plan: PatternPlan, nat: tuple[int, ...], k: int) -> Fold:
+        """The :class:`Fold` of a sets plan's groups with ``k`` sets to make, memoised per hand
+        state: plans alike, the plan's distance and its distances after each discard or draw
+        share one fold."""
+        key = (nat, k, self._span_key[plan.pattern.name])
+        f = self._fold_memo.get(key)
+        if f is None:
+            tables, steps = self._tables, self._steps  # the memos, read inline
+            groups: list[tuple[int, ...] | None] = []
+            prefix: list[tuple[int, ...] | None] = [None]
+            acc: tuple[int, ...] | None = None
+            for sp in self._spans[plan.pattern.name]:
+                sub = nat[sp.lo:sp.hi]
+                t = (tables.get((k, sp.templates, sub)) or self._table(k, sp.templates, sub)) if any(sub) else None
+                groups.append(t)
+                if t is not None:
+                    acc = t if acc is None else steps.get((k, acc, t)) or self._step(k, acc, t)
+                prefix.append(acc)
+            f = remember(self._fold_memo, key, Fold(groups, prefix))
+        return f
 
-    def _folds_without(self, k: int, tables: list[tuple[int, ...] | None]) -> Callable[[int], tuple[int, ...] | None]:
-        """``rest(gi)``: every group's table but group ``gi``'s folded, each computed once (prefix
-        and suffix max-plus steps)."""
-        steps = self._steps  # the memo of _step, read inline
-        prefix: list[tuple[int, ...] | None] = [None]  # prefix[i]: groups before i; suffix[i]: from i on
-        acc: tuple[int, ...] | None = None
-        for t in tables:
-            if t is not None:
-                acc = t if acc is None else steps.get((k, acc, t)) or self._step(k, acc, t)
-            prefix.append(acc)
-        suffix: list[tuple[int, ...] | None] = [None]
-        acc = None
-        for t in reversed(tables):
-            if t is not None:
-                acc = t if acc is None else steps.get((k, t, acc)) or self._step(k, t, acc)
-            suffix.append(acc)
-        suffix.reverse()
-        done: dict[int, tuple[int, ...] | None] = {}
+    def _folds_without(self, plan: PatternPlan, nat: tuple[int, ...], k: int) -> Callable[[int], tuple[int, ...] | None]:
+        """``rest(gi)``: every group's table but group ``gi``'s folded (a sets plan, ``k`` sets to
+        make), each computed once per hand state (prefix and suffix max-plus steps)."""
+        f = self._folded(plan, nat, k)
+        prefix, suffix, done = f.prefix, f.suffix, f.rest
+        if suffix is None:
+            steps = self._steps  # the memo of _step, read inline
+            suffix = [None]
+            acc: tuple[int, ...] | None = None
+            for t in reversed(f.groups):
+                if t is not None:
+                    acc = t if acc is None else steps.get((k, t, acc)) or self._step(k, t, acc)
+                suffix.append(acc)
+            suffix.reverse()
+            f.suffix = suffix
 
         def rest(gi: int) -> tuple[int, ...] | None:
-            if gi not in done:
-                done[gi] = self._step(k, prefix[gi], suffix[gi + 1])
-            return done[gi]
+            if gi in done:
+                return done[gi]
+            r = done[gi] = self._step(k, prefix[gi], suffix[gi + 1])
+            return r
         return rest
 
     def useful_draws(self, nat: tuple[int, ...], w: int, n_melds: int, kinds: list[int]) -> list[bool]:
@@ -438,7 +471,7 @@ class Shanten(ShantenOracle):
                 continue
             k = plan.sets - n_melds
             head = plan.pair_needed
-            rest_of = self._folds_without(k, self._group_tables(plan, nat, k))
+            rest_of = self._folds_without(plan, nat, k)
             if now < 0:
                 continue  # complete: no draw lowers it
             where = {kinds[j]: j for j in todo}
@@ -500,8 +533,8 @@ class Shanten(ShantenOracle):
         key = (nat, w, n_melds)
         v = self._plan_memo.get(key)
         if v is None:
-            v = remember(self._plan_memo, key, tuple(self.plan_distance(plan, nat, w, n_melds)
-                                                     for plan in self.ev.plans.values()))
+            vals = [self.plan_distance(plan, nat, w, n_melds) for plan in self._distinct]
+            v = remember(self._plan_memo, key, tuple(vals[i] for i in self._spread))
         return v
 
     def _grown_tables(self, k: int, tid: int, sub: tuple[int, ...]) -> tuple[tuple[int, tuple[int, ...]], ...]:
@@ -534,11 +567,11 @@ class Shanten(ShantenOracle):
                 self._rotten_memo.clear()
             g = self.ev.group_spans[gi][0]
             held = [self.ev.tiles.kinds[g.kinds[i]].rank or i for i, c in enumerate(sub) if c]
-            u = self._rotten_memo[key] = (_largest_spread(tuple(held), gap) if g.is_suit else len(held))
+            u = self._rotten_memo[key] = (largest_spread(tuple(held), gap) if g.is_suit else len(held))
         return u
 
     def _step(self, k: int, x: tuple[int, ...] | None, y: tuple[int, ...] | None) -> tuple[int, ...] | None:
-        """Memoised :func:`_combine` (``None``: a group without tiles)."""
+        """Memoised :func:`~engine.core.shanten_blocks.combine` (``None``: a group without tiles)."""
         if x is None:
             return y
         if y is None:
@@ -548,17 +581,17 @@ class Shanten(ShantenOracle):
         if t is None:
             if len(self._steps) >= MEMO_LIMIT:
                 self._steps.clear()
-            t = self._steps[key] = _combine(x, y, k)
+            t = self._steps[key] = combine(x, y, k)
         return t
 
     def _best_of(self, k: int, head: bool, table: tuple[int, ...] | None) -> int:
-        """Memoised :func:`_best`."""
+        """Memoised :func:`~engine.core.shanten_blocks.best_before_wilds`."""
         key = (k, head, table)
         v = self._bests.get(key)
         if v is None:
             if len(self._bests) >= MEMO_LIMIT:
                 self._bests.clear()
-            v = self._bests[key] = _best(table, k, head)
+            v = self._bests[key] = best_before_wilds(table, k, head)
         return v
 
     def _table(self, k: int, tid: int, sub: tuple[int, ...]) -> tuple[int, ...]:
@@ -583,14 +616,7 @@ class Shanten(ShantenOracle):
         k = plan.sets - n_melds
         if k < 0:
             return None
-        acc = None
-        tables, steps = self._tables, self._steps  # the memos, read inline
-        for span in self._spans[plan.pattern.name]:
-            sub = nat[span.lo:span.hi]
-            if any(sub):
-                table = tables.get((k, span.templates, sub)) or self._table(k, span.templates, sub)
-                acc = table if acc is None else steps.get((k, acc, table)) or self._step(k, acc, table)
-        return max(self._best_of(k, plan.pair_needed, acc) - w, -1)
+        return max(self._best_of(k, plan.pair_needed, self._folded(plan, nat, k).prefix[-1]) - w, -1)
 
     def plans_of(self, concealed: list[int], n_melds: int, wild_kinds: frozenset[int],
                  names: list[str]) -> dict[str, int]:
@@ -691,103 +717,3 @@ class Shanten(ShantenOracle):
             for j in js:
                 out[j] = v
         return out  # type: ignore[return-value]
-
-
-def _combine(x: tuple[int, ...], y: tuple[int, ...], k: int) -> tuple[int, ...]:
-    """Max-plus step: the table of two groups' tables (cells ``2·sets + head``)."""
-    out = [-1] * len(x)
-    for i, tx in enumerate(x):
-        if tx < 0:
-            continue
-        mx, px = i >> 1, i & 1
-        for j, ty in enumerate(y):
-            if ty < 0:
-                continue
-            p = px + (j & 1)
-            if p > 1:
-                continue
-            c = 2 * min(mx + (j >> 1), k) + p
-            t = tx + ty
-            if t > k:
-                t = k
-            if t > out[c]:
-                out[c] = t
-    return tuple(out)
-
-
-def _best(table: tuple[int, ...] | None, k: int, head_needed: bool) -> int:
-    """Shanten before wilds of a combined table (``None``: no tiles in the plan's groups)."""
-    head = 1 if head_needed else 0
-    if table is None:
-        return 2 * k + head - 1
-    best = 2 * k + head - 1  # no block at all; every cell's value is at least 0
-    for i, t in enumerate(table):
-        if t < 0:
-            continue
-        m, p = i >> 1, i & 1
-        s = 2 * k + head - 1 - (2 * m + min(t, k - m) + (p if head else 0))
-        if s < best:
-            best = s
-    return best
-
-
-@lru_cache(maxsize=MEMO_LIMIT)
-def _blocks(templates: tuple[tuple[int, ...], ...], counts: tuple[int, ...], pair: int) -> Blocks:
-    """(sets, partial sets, head pair) options for one group's tiles, Pareto-pruned."""
-    i = next((j for j, c in enumerate(counts) if c), None)
-    if i is None:
-        return frozenset({(0, 0, 0)})
-    out: set[tuple[int, int, int]] = set()
-
-    def rest(remove: tuple[int, ...]) -> tuple[int, ...] | None:
-        c = list(counts)
-        for m in remove:
-            if c[m] == 0:
-                return None
-            c[m] -= 1
-        return tuple(c)
-
-    single = rest((i,))
-    out |= set(_blocks(templates, single, pair))  # i left as a loose tile
-    for t in templates:
-        if i not in t:
-            continue
-        r = rest(t)
-        if r is not None:
-            out |= {(m + 1, p_, h) for m, p_, h in _blocks(templates, r, pair)}
-        for sub in set(itertools.combinations(t, len(t) - 1)):
-            if i in sub:
-                r = rest(sub)
-                if r is not None:
-                    out |= {(m, p_ + 1, h) for m, p_, h in _blocks(templates, r, pair)}
-    r = rest((i,) * pair)
-    if r is not None:
-        for m, p_, h in _blocks(templates, r, pair):
-            out.add((m, p_ + 1, h))
-            if h == 0:
-                out.add((m, p_, 1))
-    return frozenset(_prune(out))
-
-
-def _prune(options: set[tuple[int, int, int]]) -> set[tuple[int, int, int]]:
-    """Drop options another beats in every count. One that beats another has a larger sum, so
-    the options are read by falling sum and each is compared with those kept before it only
-    (what beats a dropped option beats what it beat)."""
-    kept: list[tuple[int, int, int]] = []
-    for o in sorted(options, key=sum, reverse=True):
-        a, b, c = o
-        for x in kept:
-            if x[0] >= a and x[1] >= b and x[2] >= c:
-                break
-        else:
-            kept.append(o)
-    return set(kept)
-
-
-@lru_cache(maxsize=4096)
-def _largest_spread(ranks: tuple[int, ...], gap: int) -> int:
-    for size in range(len(ranks), 0, -1):
-        for pick in itertools.combinations(sorted(ranks), size):
-            if all(b - a >= gap for a, b in zip(pick, pick[1:])):
-                return size
-    return 0

@@ -1,0 +1,110 @@
+"""The arithmetic under :mod:`engine.core.shanten`: one group's (sets, partial sets, head)
+options, the largest spread of a rotten hand's singles, the max-plus step that folds two groups'
+tables and a table's distance before wilds. Pure functions, memoised (bounded)."""
+from __future__ import annotations
+
+import itertools
+from functools import lru_cache
+
+Blocks = frozenset[tuple[int, int, int]]  # (sets, partial sets, head pair) options of tiles
+MEMO_LIMIT = 50_000  # per-group results (group tables, steps, blocks, rotten singles): reused across hands
+
+
+def combine(x: tuple[int, ...], y: tuple[int, ...], k: int) -> tuple[int, ...]:
+    """Max-plus step: the table of two groups' tables (cells ``2·sets + head``)."""
+    out = [-1] * len(x)
+    for i, tx in enumerate(x):
+        if tx < 0:
+            continue
+        mx, px = i >> 1, i & 1
+        for j, ty in enumerate(y):
+            if ty < 0:
+                continue
+            p = px + (j & 1)
+            if p > 1:
+                continue
+            c = 2 * min(mx + (j >> 1), k) + p
+            t = tx + ty
+            if t > k:
+                t = k
+            if t > out[c]:
+                out[c] = t
+    return tuple(out)
+
+
+def best_before_wilds(table: tuple[int, ...] | None, k: int, head_needed: bool) -> int:
+    """Shanten before wilds of a combined table (``None``: no tiles in the plan's groups)."""
+    head = 1 if head_needed else 0
+    if table is None:
+        return 2 * k + head - 1
+    best = 2 * k + head - 1  # no block at all; every cell's value is at least 0
+    for i, t in enumerate(table):
+        if t < 0:
+            continue
+        m, p = i >> 1, i & 1
+        s = 2 * k + head - 1 - (2 * m + min(t, k - m) + (p if head else 0))
+        if s < best:
+            best = s
+    return best
+
+
+@lru_cache(maxsize=MEMO_LIMIT)
+def block_options(templates: tuple[tuple[int, ...], ...], counts: tuple[int, ...], pair: int) -> Blocks:
+    """(sets, partial sets, head pair) options for one group's tiles, Pareto-pruned."""
+    i = next((j for j, c in enumerate(counts) if c), None)
+    if i is None:
+        return frozenset({(0, 0, 0)})
+    out: set[tuple[int, int, int]] = set()
+
+    def rest(remove: tuple[int, ...]) -> tuple[int, ...] | None:
+        c = list(counts)
+        for m in remove:
+            if c[m] == 0:
+                return None
+            c[m] -= 1
+        return tuple(c)
+
+    single = rest((i,))
+    out |= set(block_options(templates, single, pair))  # i left as a loose tile
+    for t in templates:
+        if i not in t:
+            continue
+        r = rest(t)
+        if r is not None:
+            out |= {(m + 1, p_, h) for m, p_, h in block_options(templates, r, pair)}
+        for sub in set(itertools.combinations(t, len(t) - 1)):
+            if i in sub:
+                r = rest(sub)
+                if r is not None:
+                    out |= {(m, p_ + 1, h) for m, p_, h in block_options(templates, r, pair)}
+    r = rest((i,) * pair)
+    if r is not None:
+        for m, p_, h in block_options(templates, r, pair):
+            out.add((m, p_ + 1, h))
+            if h == 0:
+                out.add((m, p_, 1))
+    return frozenset(prune_options(out))
+
+
+def prune_options(options: set[tuple[int, int, int]]) -> set[tuple[int, int, int]]:
+    """Drop options another beats in every count. One that beats another has a larger sum, so
+    the options are read by falling sum and each is compared with those kept before it only
+    (what beats a dropped option beats what it beat)."""
+    kept: list[tuple[int, int, int]] = []
+    for o in sorted(options, key=sum, reverse=True):
+        a, b, c = o
+        for x in kept:
+            if x[0] >= a and x[1] >= b and x[2] >= c:
+                break
+        else:
+            kept.append(o)
+    return set(kept)
+
+
+@lru_cache(maxsize=4096)
+def largest_spread(ranks: tuple[int, ...], gap: int) -> int:
+    for size in range(len(ranks), 0, -1):
+        for pick in itertools.combinations(sorted(ranks), size):
+            if all(b - a >= gap for a, b in zip(pick, pick[1:])):
+                return size
+    return 0
