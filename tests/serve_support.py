@@ -34,13 +34,13 @@ def free_port() -> int:
 class Running:
     """A server in a thread: ``url``, ``app`` (its state: ``app.state.server``), ``data``."""
 
-    def __init__(self, data):
+    def __init__(self, data, **app_options):
         need("starlette")
         uvicorn = need("uvicorn")
         from engine.tools.server.app import create_app
 
         self.data = data
-        self.app = create_app(data)
+        self.app = create_app(data, **app_options)
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         config = uvicorn.Config(self.app, host="127.0.0.1", port=self.port, log_level="warning", ws="auto")

@@ -31,6 +31,10 @@ def serve(
     host: Annotated[str, typer.Option(metavar="HOST", help="Address to listen on (default: this machine only).")] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=1, max=65535, help="Port to listen on.")] = 8000,
     data: Annotated[Path | None, typer.Option(metavar="DIR", help="The server's data folder (uploaded rule files, work files); default ~/.local/share/mjrules/serve.")] = None,
+    rules: Annotated[str | None, typer.Option("--rules", metavar="RULESET", help="The ruleset the pages start with: a bundled name or a .rules file (copied into the data folder's uploads). Default: nanchang.")] = None,
+    option: Annotated[list[str] | None, typer.Option("--option", "-o", metavar="NAME=VALUE", help="An option of --rules the pages start with (repeatable).")] = None,
+    db: Annotated[str | None, typer.Option("--db", metavar="URL", help="Where rooms are kept: postgresql://user@host/db (the `postgres` extra) or a SQLite file; default DIR/rooms.db.")] = None,
+    grace: Annotated[float, typer.Option(min=0, max=3600, help="Seconds a seat may be away before a bot plays for it (托管).")] = 30.0,
     as_json: Annotated[bool, typer.Option("--json", help="Say where it listens as one line of JSON (url, data folder), and errors as JSON.")] = False,
 ) -> None:
     """Play and edit rules in a browser (needs the `serve` extra: pip install 'mjrules[serve]'):
@@ -50,6 +54,8 @@ def serve(
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         fail(MjError(f"--data {folder}: cannot make the data folder: {exc.strerror or exc}"), as_json)
+    preselect = _preselect(rules, option, folder, as_json)
+    store_url = _open_db(db, folder, as_json)
     if host not in ("127.0.0.1", "localhost", "::1"):
         err.print(f"note: listening on {host}: anyone who can reach it can play and run rule files here", markup=False)
     try:  # bound before anything is said: a taken port is bad input, not a server that started
@@ -62,4 +68,50 @@ def serve(
         print(json.dumps({"url": url, "data": str(folder)}), flush=True)
     else:
         out.print(f"mjrules serve: {url}  (data folder {folder}; Ctrl-C stops it)", markup=False)
-    run(host, port, folder, sock=sock)
+    run(host, port, folder, sock=sock, db=store_url, preselect=preselect, grace=grace)
+
+
+def _preselect(rules: str | None, option: list[str] | None, folder: Path, as_json: bool) -> dict[str, object]:
+    """``{"ruleset", "options"}`` for the pages from ``--rules``/``--option`` (compiled first: a
+    bad file or option is exit 2). A file is copied into the uploads under its name."""
+    import shutil
+
+    from engine.cli.inputs import compile_or_fail, parse_options
+    from engine.lang.resources import bundled_ruleset_names
+
+    ref = rules or "nanchang"
+    compile_or_fail(ref, option, as_json)
+    name = ref
+    if ref not in bundled_ruleset_names():
+        src = Path(ref)
+        name = "".join(c for c in src.stem if c.isalnum() or c in "-_")[:64] or "rules"
+        uploads = folder / "rules"
+        uploads.mkdir(parents=True, exist_ok=True)
+        dest = uploads / f"{name}.rules"
+        if src.resolve() != dest.resolve():
+            shutil.copyfile(src, dest)
+        try:
+            compile_or_fail(str(dest), option, as_json)  # its `extends` must resolve from there too
+        except SystemExit:
+            dest.unlink(missing_ok=True)
+            raise
+    try:
+        options = parse_options(option)
+    except MjError as exc:
+        fail(exc, as_json)
+    return {"ruleset": name, "options": options}
+
+
+def _open_db(db: str | None, folder: Path, as_json: bool) -> str:
+    """The rooms' database URL, checked by connecting (a bad URL is exit 2, not a traceback)."""
+    url = db or str(folder / "rooms.db")
+    try:
+        from engine.tools.rooms.store import Store
+
+        Store(url).dispose()
+    except ImportError as exc:
+        fail(MjError(f"--db {url}: {exc}", hint="pip install 'mjrules[serve]' (and 'mjrules[postgres]' for PostgreSQL)"), as_json)
+    except Exception as exc:  # SQLAlchemy's errors: a URL it cannot read or a database it cannot reach
+        fail(MjError(f"--db {url}: cannot open the rooms' database: {str(exc).splitlines()[0][:300]}",
+                     hint="postgresql://user:password@host/dbname, or a SQLite file path"), as_json)
+    return url

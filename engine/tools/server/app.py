@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import multiprocessing
 import secrets
 import shutil
@@ -60,10 +59,8 @@ from engine.tools.server.caps import (
     IMPACT_SECONDS,
     JOIN_SECONDS,
     MAX_ACTION_CHARS,
-    MAX_BODY_BYTES,
     MAX_IMPACT_RUNS,
     MAX_JOBS_KEPT,
-    MAX_OPTIONS,
     MAX_RECORD_BYTES,
     MAX_RULE_BYTES,
     MAX_RUNS,
@@ -77,6 +74,9 @@ from engine.tools.server.caps import (
     TOKEN_BYTES,
     WATCH_SECONDS,
 )
+from engine.tools.server.http import Refused
+from engine.tools.server.http import read_body as _body
+from engine.tools.server.http import read_options as _opts
 from engine.tools.server.table import Session, replay_frames
 
 if TYPE_CHECKING:  # the fork server exists only where there is fork (not on Windows)
@@ -85,14 +85,6 @@ if TYPE_CHECKING:  # the fork server exists only where there is fork (not on Win
     _Context = SpawnContext | ForkServerContext  # what :func:`_mp` gives
 
 STATIC = Path(__file__).resolve().parent / "static"
-
-class Refused(Exception):
-    """A request refused with an HTTP status and an error body."""
-
-    def __init__(self, status: int, message: str, hint: str | None = None):
-        super().__init__(message)
-        self.status, self.body = status, {"error": message, "file": None, "line": None, "column": None, "hint": hint}
-
 
 def _mp() -> _Context:
     """The multiprocessing context: a fork server that has the engine imported (fast, and
@@ -259,25 +251,6 @@ def _clean_error(body: dict[str, Any], server: Server) -> dict[str, Any]:
     return out
 
 
-async def _body(request: Request) -> dict[str, Any]:
-    """The request's JSON object, read no further than MAX_BODY_BYTES."""
-    size = request.headers.get("content-length")
-    if size is not None and (not size.isdigit() or int(size) > MAX_BODY_BYTES):
-        raise Refused(http.HTTP_413_CONTENT_TOO_LARGE, f"the request is larger than {MAX_BODY_BYTES} bytes")
-    raw = b""
-    async for chunk in request.stream():
-        raw += chunk
-        if len(raw) > MAX_BODY_BYTES:
-            raise Refused(http.HTTP_413_CONTENT_TOO_LARGE, f"the request is larger than {MAX_BODY_BYTES} bytes")
-    try:
-        data = json.loads(raw or b"{}")
-    except (ValueError, UnicodeDecodeError, RecursionError):
-        raise Refused(http.HTTP_400_BAD_REQUEST, "the request body is not JSON") from None
-    if not isinstance(data, dict):
-        raise Refused(http.HTTP_400_BAD_REQUEST, "the request body is a JSON object")
-    return data
-
-
 def _text(data: dict[str, Any], key: str, cap: int, what: str, required: bool = True) -> str:
     v = data.get(key)
     if v is None and not required:
@@ -289,18 +262,19 @@ def _text(data: dict[str, Any], key: str, cap: int, what: str, required: bool = 
     return v
 
 
-def _opts(data: dict[str, Any], key: str = "options") -> dict[str, str]:
-    v = data.get(key) or {}
-    if not isinstance(v, dict) or not all(isinstance(k, str) and isinstance(x, (str, int)) for k, x in v.items()):
-        raise Refused(http.HTTP_400_BAD_REQUEST, f"`{key}`: a mapping of option name to value")
-    if len(v) > MAX_OPTIONS:
-        raise Refused(http.HTTP_400_BAD_REQUEST, f"`{key}`: too many options")
-    return {k: str(x) for k, x in v.items()}
+def create_app(data_dir: Path, db: str | None = None, preselect: dict[str, Any] | None = None,
+               grace: float | None = None) -> Starlette:
+    """The ASGI app, keeping its files in ``data_dir`` (created if missing) and its rooms in
+    ``db`` (a database URL; default SQLite ``data_dir/rooms.db``). ``preselect``: ``{"ruleset",
+    "options"}`` the pages start with (``mjrules serve --rules``); ``grace``: seconds a seat may
+    be away before a bot plays for it."""
+    from engine.tools.rooms.store import Store
+    from engine.tools.server import rooms_api
 
-
-def create_app(data_dir: Path) -> Starlette:
-    """The ASGI app, keeping its files in ``data_dir`` (created if missing)."""
     server = Server(data_dir)
+    hub = rooms_api.Hub(Store(db or str(server.data / "rooms.db")), server.rules)
+    if grace is not None:
+        hub.grace = grace
 
     def handle(fn: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
         async def endpoint(request: Request) -> Response:
@@ -525,9 +499,16 @@ def create_app(data_dir: Path) -> Starlette:
         except (WebSocketDisconnect, RuntimeError):
             pass
 
+    async def defaults(request: Request) -> Response:
+        return JSONResponse(preselect or {"ruleset": "nanchang", "options": {}})
+
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        ticker = asyncio.create_task(hub.tick())
         yield
+        ticker.cancel()
+        await hub.release_all()
+        hub.store.dispose()
         for job in server.impacts.values():
             if job.state == "running":
                 job.kill("cancelled", "the server stopped")
@@ -550,8 +531,11 @@ def create_app(data_dir: Path) -> Starlette:
         Route("/api/impact/{id}", handle(impact_state), methods=["GET"]),
         Route("/api/impact/{id}/cancel", handle(impact_cancel), methods=["POST"]),
         WebSocketRoute("/ws/impact/{id}", impact_ws),
+        Route("/api/defaults", handle(defaults), methods=["GET"]),
+        *rooms_api.routes(hub, handle),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
     app.state.server = server
+    app.state.hub = hub
     return app

@@ -33,3 +33,14 @@ MAX_LOG = 40  # lines of the table's narration sent with each state
 DEFAULT_IMPACT_HANDS = 100
 LOCALHOST = "127.0.0.1"
 DEFAULT_PORT = 8000
+# rooms (engine/tools/server/rooms_api.py)
+MAX_ROOMS = 256  # rooms open at once (beyond: 429)
+MAX_MATCH_HANDS = 64  # hands in one room's match (局数)
+MAX_WATCHERS = 32  # websockets on one room (the seats and spectators)
+MAX_FRAME_BYTES = 4_096  # a message from a client
+MAX_TIMER_SECONDS = 600  # the longest turn timer
+JOIN_RATE = (30, 10.0)  # room creations and websocket joins per client address: 30 per 10 s
+ACT_RATE = (20, 1.0)  # actions per connection: 20 a second
+GRACE_SECONDS = 30.0  # a seat away this long is played by a bot (托管) until it is back
+LEASE_SECONDS = 15.0  # a server's hold on a room, renewed every third of it while it runs
+TICK_SECONDS = 0.25  # how often stand-ins and leases are looked at

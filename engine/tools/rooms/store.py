@@ -1,0 +1,210 @@
+"""What a room must keep across a restart, in a database (SQLAlchemy Core).
+
+SQLite under the data folder by default (``sqlite:///…/rooms.db``), PostgreSQL by URL
+(``postgresql://…``, with the ``postgres`` extra's psycopg). Four tables:
+
+- ``rooms``: the ruleset reference and options, hands per match, seed, each seat's player
+  (``human`` or a bot name), when it was made and closed, and the lease (which server owns it
+  until when: two servers on one database serve a room one at a time);
+- ``seats``: each human seat's token, as its SHA-256 (the token itself is never stored);
+- ``actions``: every applied action of every hand, in order, as its text (:meth:`Action.text`);
+  committed before the server says it happened;
+- ``hands``: each finished hand's record (the YAML ``mjrules replay`` reads) and net per seat.
+
+A room is rebuilt by replaying its stored actions on its stored seed (engine/tools/rooms/room.py).
+"""
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Engine
+
+META = sa.MetaData()
+ROOMS = sa.Table(
+    "rooms", META,
+    sa.Column("id", sa.String(40), primary_key=True),
+    sa.Column("ruleset", sa.String(300), nullable=False),
+    sa.Column("options", sa.Text, nullable=False),  # JSON {name: value}
+    sa.Column("hands", sa.Integer, nullable=False),
+    sa.Column("seed", sa.BigInteger, nullable=False),
+    sa.Column("players", sa.Text, nullable=False),  # JSON {seat: "human" | bot name}
+    sa.Column("timer", sa.Float, nullable=True),  # seconds a seat has to act (None: no timer)
+    sa.Column("created", sa.Float, nullable=False),
+    sa.Column("closed", sa.Boolean, nullable=False, default=False),
+    sa.Column("host_sha256", sa.String(64), nullable=False),  # the host's token (close, remove a seat)
+    sa.Column("owner", sa.String(64), nullable=True),
+    sa.Column("lease_until", sa.Float, nullable=False, default=0.0),
+)
+SEATS = sa.Table(
+    "seats", META,
+    sa.Column("room", sa.String(40), sa.ForeignKey("rooms.id"), primary_key=True),
+    sa.Column("seat", sa.String(16), primary_key=True),
+    sa.Column("token_sha256", sa.String(64), nullable=False),
+    sa.Column("removed", sa.Boolean, nullable=False, default=False),
+)
+ACTIONS = sa.Table(
+    "actions", META,
+    sa.Column("room", sa.String(40), sa.ForeignKey("rooms.id"), primary_key=True),
+    sa.Column("hand", sa.Integer, primary_key=True),
+    sa.Column("seq", sa.Integer, primary_key=True),
+    sa.Column("text", sa.String(200), nullable=False),
+    sa.Column("by", sa.String(16), nullable=False),  # who chose it: "seat", "bot" or "托管"
+)
+HANDS = sa.Table(
+    "hands", META,
+    sa.Column("room", sa.String(40), sa.ForeignKey("rooms.id"), primary_key=True),
+    sa.Column("hand", sa.Integer, primary_key=True),
+    sa.Column("record", sa.Text, nullable=False),
+    sa.Column("net", sa.Text, nullable=False),  # JSON {seat: 子}
+)
+
+
+@dataclass(frozen=True)
+class RoomRow:
+    """A stored room (``players``: seat → ``human`` or a bot name; ``timer``: seconds or None)."""
+
+    id: str
+    ruleset: str
+    options: dict[str, str]
+    hands: int
+    seed: int
+    players: dict[str, str]
+    timer: float | None
+    closed: bool
+
+
+def database_url(url_or_path: str) -> str:
+    """A SQLAlchemy URL from ``--db``: a ``postgresql://…`` or ``sqlite:///…`` URL as it is, a
+    file path as a SQLite URL. PostgreSQL URLs use psycopg (version 3)."""
+    if url_or_path.startswith(("postgresql://", "postgres://")):
+        return "postgresql+psycopg://" + url_or_path.split("://", 1)[1]
+    if "://" in url_or_path:
+        return url_or_path
+    return f"sqlite:///{url_or_path}"
+
+
+class Store:
+    """The rooms' database. Every write is its own transaction, committed when the call returns."""
+
+    def __init__(self, url: str):
+        """``url``: see :func:`database_url`. Creates the tables when they are missing. Raises
+        :class:`sqlalchemy.exc.SQLAlchemyError` (the caller reports it) when it cannot connect."""
+        self.url = database_url(url)
+        kwargs: dict[str, Any] = {}
+        if self.url.startswith("sqlite"):
+            kwargs["connect_args"] = {"check_same_thread": False, "timeout": 30}
+        self.engine: Engine = sa.create_engine(self.url, future=True, pool_pre_ping=True, **kwargs)
+        if self.url.startswith("sqlite"):
+            @sa.event.listens_for(self.engine, "connect")
+            def _wal(conn: Any, _record: Any) -> None:  # readers never wait for the writer
+                cur = conn.cursor()
+                cur.execute("PRAGMA journal_mode=WAL")
+                cur.execute("PRAGMA synchronous=NORMAL")
+                cur.close()
+        META.create_all(self.engine)
+
+    # ---- rooms -----------------------------------------------------------------------------------
+    def create_room(self, room: RoomRow, token_hashes: dict[str, str], host_hash: str, owner: str, lease: float) -> None:
+        """Store a new room, its seats' and its host's token hashes, owned by ``owner`` for
+        ``lease`` seconds."""
+        with self.engine.begin() as c:
+            c.execute(ROOMS.insert().values(
+                id=room.id, ruleset=room.ruleset, options=json.dumps(room.options, ensure_ascii=False),
+                hands=room.hands, seed=room.seed, players=json.dumps(room.players, ensure_ascii=False),
+                timer=room.timer, created=time.time(), closed=False, host_sha256=host_hash, owner=owner, lease_until=time.time() + lease))
+            for seat, h in token_hashes.items():
+                c.execute(SEATS.insert().values(room=room.id, seat=seat, token_sha256=h, removed=False))
+
+    def room(self, room_id: str) -> RoomRow | None:
+        with self.engine.connect() as c:
+            r = c.execute(ROOMS.select().where(ROOMS.c.id == room_id)).first()
+        if r is None:
+            return None
+        return RoomRow(r.id, r.ruleset, json.loads(r.options), r.hands, r.seed, json.loads(r.players), r.timer,
+                       bool(r.closed))
+
+    def host_hash(self, room_id: str) -> str | None:
+        with self.engine.connect() as c:
+            r = c.execute(sa.select(ROOMS.c.host_sha256).where(ROOMS.c.id == room_id)).first()
+        return None if r is None else str(r[0])
+
+    def room_ids(self) -> list[str]:
+        """Every open room's id, oldest first."""
+        with self.engine.connect() as c:
+            return [r.id for r in c.execute(sa.select(ROOMS.c.id).where(ROOMS.c.closed.is_(False))
+                                            .order_by(ROOMS.c.created))]
+
+    def count_open(self) -> int:
+        with self.engine.connect() as c:
+            return int(c.execute(sa.select(sa.func.count()).select_from(ROOMS).where(ROOMS.c.closed.is_(False)))
+                       .scalar_one())
+
+    def close(self, room_id: str) -> None:
+        with self.engine.begin() as c:
+            c.execute(ROOMS.update().where(ROOMS.c.id == room_id).values(closed=True))
+
+    def set_player(self, room_id: str, seat: str, player: str) -> None:
+        """Who plays ``seat`` from now on (``human`` or a bot name: a removed seat's bot)."""
+        with self.engine.begin() as c:
+            r = c.execute(sa.select(ROOMS.c.players).where(ROOMS.c.id == room_id)).scalar_one()
+            players = json.loads(r)
+            players[seat] = player
+            c.execute(ROOMS.update().where(ROOMS.c.id == room_id)
+                      .values(players=json.dumps(players, ensure_ascii=False)))
+            if player != "human":
+                c.execute(SEATS.update().where(SEATS.c.room == room_id, SEATS.c.seat == seat).values(removed=True))
+
+    def token_hashes(self, room_id: str) -> dict[str, str]:
+        """Each human seat still seated: its token's SHA-256."""
+        with self.engine.connect() as c:
+            return {r.seat: r.token_sha256 for r in c.execute(
+                SEATS.select().where(SEATS.c.room == room_id, SEATS.c.removed.is_(False)))}
+
+    # ---- leases ------------------------------------------------------------------------------------
+    def acquire(self, room_id: str, owner: str, lease: float) -> bool:
+        """Own the room for ``lease`` more seconds when ``owner`` has it or its lease ran out.
+        Returns whether ``owner`` owns it now (one UPDATE: two servers never both succeed)."""
+        now = time.time()
+        with self.engine.begin() as c:
+            n = c.execute(ROOMS.update()
+                          .where(ROOMS.c.id == room_id,
+                                 sa.or_(ROOMS.c.owner == owner, ROOMS.c.owner.is_(None), ROOMS.c.lease_until < now))
+                          .values(owner=owner, lease_until=now + lease)).rowcount
+        return bool(n)
+
+    def release(self, room_id: str, owner: str) -> None:
+        with self.engine.begin() as c:
+            c.execute(ROOMS.update().where(ROOMS.c.id == room_id, ROOMS.c.owner == owner)
+                      .values(owner=None, lease_until=0.0))
+
+    # ---- actions and hands ---------------------------------------------------------------------------
+    def append_action(self, room_id: str, hand: int, seq: int, text: str, by: str) -> None:
+        """Store action ``seq`` of hand ``hand`` (0-based both). Raises
+        :class:`sqlalchemy.exc.IntegrityError` when that place is taken (another server wrote it)."""
+        with self.engine.begin() as c:
+            c.execute(ACTIONS.insert().values(room=room_id, hand=hand, seq=seq, text=text, by=by))
+
+    def actions(self, room_id: str) -> dict[int, list[str]]:
+        """Every stored action's text by hand, in order."""
+        out: dict[int, list[str]] = {}
+        with self.engine.connect() as c:
+            for r in c.execute(ACTIONS.select().where(ACTIONS.c.room == room_id)
+                               .order_by(ACTIONS.c.hand, ACTIONS.c.seq)):
+                out.setdefault(r.hand, []).append(r.text)
+        return out
+
+    def finish_hand(self, room_id: str, hand: int, record: str, net: dict[str, int]) -> None:
+        with self.engine.begin() as c:
+            c.execute(HANDS.insert().values(room=room_id, hand=hand, record=record, net=json.dumps(net)))
+
+    def record(self, room_id: str, hand: int) -> str | None:
+        with self.engine.connect() as c:
+            r = c.execute(sa.select(HANDS.c.record).where(HANDS.c.room == room_id, HANDS.c.hand == hand)).first()
+        return None if r is None else str(r[0])
+
+    def dispose(self) -> None:
+        self.engine.dispose()

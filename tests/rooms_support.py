@@ -1,0 +1,107 @@
+"""Shared by the rooms tests: a websocket client per seat (frames read by a thread as they
+come) and a driver that plays every person's seat by a choice that depends only on what the
+seat sees, so that two runs of one seed make the same choices."""
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+
+from .serve_support import need
+
+
+class Client:
+    """One websocket on a room (a seat's link, or a spectator without a token)."""
+
+    def __init__(self, ws_url: str):
+        need("websockets")
+        from websockets.sync.client import connect
+
+        self.ws = connect(ws_url, open_timeout=30, max_size=2**22)
+        self.frames: list[dict] = []
+        self.errors: list[dict] = []
+        self.closed: tuple[int, str] | None = None
+        self.cond = threading.Condition()
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+
+    def _read(self) -> None:
+        try:
+            for raw in self.ws:
+                f = json.loads(raw)
+                with self.cond:
+                    (self.frames if f.get("type") == "state" else self.errors).append(f)
+                    self.cond.notify_all()
+        except Exception:
+            pass
+        with self.cond:
+            self.closed = (self.ws.close_code or 1006, self.ws.close_reason or "")
+            self.cond.notify_all()
+
+    def latest(self) -> dict | None:
+        with self.cond:
+            return self.frames[-1] if self.frames else None
+
+    def wait(self, test, timeout: float = 60.0):
+        """Wait until ``test(self)`` is true; returns its value. Raises AssertionError on timeout."""
+        deadline = time.monotonic() + timeout
+        with self.cond:
+            while True:
+                v = test(self)
+                if v:
+                    return v
+                left = deadline - time.monotonic()
+                assert left > 0, f"timed out; last frame {self.frames[-1:]!r}, errors {self.errors[-3:]!r}"
+                self.cond.wait(left)
+
+    def act(self, text: str) -> None:
+        self.ws.send(json.dumps({"type": "act", "action": text}))
+
+    def close(self) -> None:
+        self.ws.close()
+        self.thread.join(timeout=10)
+
+
+def choose(frame: dict) -> str:
+    """A legal action picked by a hash of what the seat sees (a win whenever there is one)."""
+    legal = frame["view"]["legal"]
+    wins = [a for a in legal if a.split()[1] in ("win", "rob")]
+    if wins:
+        return wins[0]
+    h = hashlib.sha256(json.dumps(frame["view"], sort_keys=True, ensure_ascii=False).encode()).digest()
+    return legal[int.from_bytes(h[:4], "big") % len(legal)]
+
+
+def drive(clients: dict[str, Client], stop_after: int | None = None, timeout: float = 120.0) -> int:
+    """Play every seat in ``clients`` until the match is over (or ``stop_after`` actions).
+    Returns the number of actions sent."""
+    sent = 0
+    deadline = time.monotonic() + timeout
+    for c in clients.values():
+        c.wait(lambda c: c.latest())  # each has its first frame
+    while stop_after is None or sent < stop_after:
+        assert time.monotonic() < deadline, "the match did not end in time"
+        top = max((c.latest() or {"version": -1})["version"] for c in clients.values())
+        for c in clients.values():  # everyone has seen the same table
+            c.wait(lambda c: (c.latest() or {"version": -1})["version"] >= top)
+        frames = {s: c.latest() for s, c in clients.items()}
+        if any(f["finished"] for f in frames.values()):
+            return sent
+        actors = [s for s, f in frames.items() if f["view"] and f["view"]["legal"]]
+        if not actors:
+            time.sleep(0.02)  # bots or stand-ins are playing
+            continue
+        seat = actors[0]
+        c = clients[seat]
+        before, errors = frames[seat]["version"], len(c.errors)
+        for _ in range(5):
+            c.act(choose(frames[seat]))
+            c.wait(lambda c: (c.latest()["version"] > before) or len(c.errors) > errors)
+            if len(c.errors) == errors:
+                break
+            assert "slow down" in c.errors[-1]["error"], c.errors[-1]  # the server's rate cap: wait, send again
+            errors = len(c.errors)
+            time.sleep(1.0)
+        sent += 1
+    return sent
