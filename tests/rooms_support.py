@@ -40,6 +40,7 @@ class Client:
             self.cond.notify_all()
 
     def latest(self) -> dict | None:
+        """The newest table this client was sent (the server sends them in order)."""
         with self.cond:
             return self.frames[-1] if self.frames else None
 

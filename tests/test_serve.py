@@ -101,8 +101,8 @@ def test_paths_outside_the_data_folder_are_refused(srv, tmp_path):
         urllib.request.urlopen(srv.url + "/static/..%2F..%2F..%2F..%2Fpyproject.toml")
     assert e.value.code == 404
     # nothing was written but the data folder's own files
-    own = {"jobs", "rules", "rooms.db", "rooms.db-wal", "rooms.db-shm"}  # the rooms' SQLite file, with its WAL while open
-    assert {"jobs", "rules", "rooms.db"} <= {p.name for p in srv.data.iterdir()} <= own
+    own = {"jobs", "rules", "server-id", "rooms.db", "rooms.db-wal", "rooms.db-shm"}  # the rooms' SQLite file (WAL while open)
+    assert {"jobs", "rules", "server-id", "rooms.db"} <= {p.name for p in srv.data.iterdir()} <= own
     assert list((srv.data / "jobs").iterdir()) == []
 
 

@@ -263,18 +263,20 @@ def _text(data: dict[str, Any], key: str, cap: int, what: str, required: bool = 
 
 
 def create_app(data_dir: Path, db: str | None = None, preselect: dict[str, Any] | None = None,
-               grace: float | None = None) -> Starlette:
+               grace: float | None = None, lease: float | None = None) -> Starlette:
     """The ASGI app, keeping its files in ``data_dir`` (created if missing) and its rooms in
     ``db`` (a database URL; default SQLite ``data_dir/rooms.db``). ``preselect``: ``{"ruleset",
     "options"}`` the pages start with (``mjrules serve --rules``); ``grace``: seconds a seat may
-    be away before a bot plays for it."""
+    be away before a bot plays for it; ``lease``: seconds this server holds a room it serves."""
     from engine.tools.rooms.store import Store
     from engine.tools.server import rooms_api
 
     server = Server(data_dir)
-    hub = rooms_api.Hub(Store(db or str(server.data / "rooms.db")), server.rules)
+    hub = rooms_api.Hub(Store(db or str(server.data / "rooms.db")), server.rules, owner=rooms_api.server_id(server.data))
     if grace is not None:
         hub.grace = grace
+    if lease is not None:
+        hub.lease = lease
 
     def handle(fn: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
         async def endpoint(request: Request) -> Response:

@@ -21,10 +21,12 @@ import contextlib
 import dataclasses
 import json
 import secrets
+import threading
 import time
 from collections import defaultdict, deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from starlette import status as http
@@ -60,6 +62,21 @@ from engine.tools.server.http import Refused, read_body, read_options
 Handler = Callable[[Request], Awaitable[Response]]
 
 
+def server_id(data: Path) -> str:
+    """This server's name in the rooms' leases, kept in its data folder (``server-id``): a server
+    started again on the same folder owns its rooms at once; another folder is another server."""
+    f = data / "server-id"
+    try:
+        known = f.read_text(encoding="utf-8").strip()
+    except OSError:
+        known = ""
+    if len(known) == 32 and all(c in "0123456789abcdef" for c in known):
+        return known
+    fresh = secrets.token_hex(16)
+    f.write_text(fresh + "\n", encoding="utf-8")
+    return fresh
+
+
 class Rate:
     """At most ``n`` events per ``per`` seconds for each key (a sliding window)."""
 
@@ -92,13 +109,15 @@ class Hub:
     """The rooms this server serves: loaded rooms, their connections, the store and the lease."""
 
     store: Store
-    rules_dir: Any  # Path of uploaded rule files
+    rules_dir: Path  # uploaded rule files
     owner: str = field(default_factory=lambda: secrets.token_hex(8))
     grace: float = GRACE_SECONDS
     lease: float = LEASE_SECONDS
     rooms: dict[str, Room] = field(default_factory=dict)
     conns: dict[str, list[Conn]] = field(default_factory=lambda: defaultdict(list))
     joins: Rate = field(default_factory=lambda: Rate(*JOIN_RATE))
+    sending: dict[str, asyncio.Lock] = field(default_factory=dict)  # room -> its broadcast lock
+    loading: threading.Lock = field(default_factory=threading.Lock)
 
     # ---- rooms ---------------------------------------------------------------------------------
     def _compile(self, ruleset: str, options: dict[str, str]) -> Any:
@@ -158,29 +177,35 @@ class Hub:
         room = self.rooms.get(room_id)
         if room is not None:
             return room
-        row = self.store.room(room_id) if len(room_id) <= 40 else None
-        if row is None:
-            raise Refused(http.HTTP_404_NOT_FOUND, f"no room {room_id[:CLIP]!r}")
-        if not self.store.acquire(room_id, self.owner, self.lease):
-            raise Refused(http.HTTP_409_CONFLICT, "another server serves this room now",
-                          hint="connect to that server, or wait until its lease runs out")
-        room = self.rooms.get(room_id)  # another request may have loaded it meanwhile
-        if room is None:
+        with self.loading:  # one load per room: every connection must share the one Room
+            room = self.rooms.get(room_id)
+            if room is not None:
+                return room
+            row = self.store.room(room_id) if len(room_id) <= 40 else None
+            if row is None:
+                raise Refused(http.HTTP_404_NOT_FOUND, f"no room {room_id[:CLIP]!r}")
+            if not self.store.acquire(room_id, self.owner, self.lease):
+                raise Refused(http.HTTP_409_CONFLICT, "another server serves this room now",
+                              hint="connect to that server, or wait until its lease runs out")
             room = Room.load(row, self._compile(row.ruleset, row.options), self.store, time.monotonic())
             self.rooms[room_id] = room
-        return room
+            return room
 
     def seat_of(self, room: Room, token: str) -> str | None:
         return room.seat_of(token, self.store.token_hashes(room.row.id))
 
     # ---- frames ------------------------------------------------------------------------------------
     async def broadcast(self, room: Room) -> None:
-        for c in list(self.conns.get(room.row.id, [])):
-            try:
-                await c.ws.send_text(json.dumps(room.view(c.seat), ensure_ascii=False))
-            except Exception:  # a closed socket: its reader removes it
-                with contextlib.suppress(ValueError):
-                    self.conns[room.row.id].remove(c)
+        """Send every connection of the room its frame. One broadcast at a time per room, so
+        a connection never gets an older table after a newer one."""
+        lock = self.sending.setdefault(room.row.id, asyncio.Lock())
+        async with lock:
+            for c in list(self.conns.get(room.row.id, [])):
+                try:
+                    await c.ws.send_text(json.dumps(room.view(c.seat), ensure_ascii=False))
+                except Exception:  # a closed socket: its reader removes it
+                    with contextlib.suppress(ValueError):
+                        self.conns[room.row.id].remove(c)
 
     def here(self, room: Room, seat: str) -> bool:
         return any(c.seat == seat for c in self.conns.get(room.row.id, []))
@@ -207,6 +232,7 @@ class Hub:
 
     async def drop(self, room_id: str, code: int, reason: str) -> None:
         self.rooms.pop(room_id, None)
+        self.sending.pop(room_id, None)
         for c in self.conns.pop(room_id, []):
             with contextlib.suppress(Exception):
                 await c.ws.send_text(json.dumps({"type": "error", "error": reason, "hint": None}))

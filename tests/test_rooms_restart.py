@@ -1,0 +1,166 @@
+"""Nothing is lost (issue 18): a server killed mid-hand (SIGKILL, a real process) and started
+again on the same database resumes the room at its last action; the four players reconnect by
+their links and the hand ends with the same record as a run that was never interrupted. The
+same on PostgreSQL (``MJRULES_TEST_PG``, a database URL; .ci/run starts Debian's server), and
+two servers on one PostgreSQL: when the room's owner dies, the other takes it over."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+
+from .rooms_support import Client, drive
+from .serve_support import free_port, need
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+PG = os.environ.get("MJRULES_TEST_PG")
+NEED_PG = os.environ.get("MJRULES_REQUIRE_PG") == "1"
+BODY = {"ruleset": "nanchang", "hands": 1, "seed": 29}
+
+
+class Proc:
+    """``mjrules serve`` in its own process."""
+
+    def __init__(self, data, db: str | None = None, lease: float = 15.0):
+        need("sqlalchemy")
+        need("uvicorn")
+        self.port = free_port()
+        cmd = [sys.executable, "-m", "engine", "serve", "--port", str(self.port), "--data", str(data),
+               "--json", "--grace", "600", "--lease", str(lease)] + (["--db", db] if db else [])
+        self.p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        line = self.p.stdout.readline()
+        assert line, self.p.stderr.read()
+        self.url = json.loads(line)["url"].rstrip("/")
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                urllib.request.urlopen(self.url + "/api/defaults", timeout=5).read()
+                break
+            except (urllib.error.URLError, ConnectionError):
+                assert time.monotonic() < deadline, "the server did not start"
+                time.sleep(0.1)
+
+    def call(self, method: str, path: str, body=None) -> tuple[int, dict]:
+        data = json.dumps(body).encode() if body is not None else None
+        req = urllib.request.Request(self.url + path, data=data, method=method,
+                                     headers={"Content-Type": "application/json"} if data else {})
+        try:
+            with urllib.request.urlopen(req, timeout=60) as r:
+                return r.status, json.loads(r.read())
+        except urllib.error.HTTPError as e:
+            return e.code, json.loads(e.read())
+
+    def record(self, room: str) -> str:
+        with urllib.request.urlopen(f"{self.url}/api/rooms/{room}/hands/1/record", timeout=60) as r:
+            return r.read().decode()
+
+    def clients(self, out: dict) -> dict[str, Client]:
+        ws = self.url.replace("http://", "ws://")
+        return {s: Client(f"{ws}/ws/rooms/{out['room']}?token={v['token']}") for s, v in out["seats"].items()}
+
+    def kill(self) -> None:
+        self.p.send_signal(signal.SIGKILL)
+        self.p.wait(timeout=30)
+
+    def stop(self) -> None:
+        if self.p.poll() is None:
+            self.p.terminate()
+            try:
+                self.p.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+def _uninterrupted(data, db: str | None) -> str:
+    srv = Proc(data, db)
+    try:
+        st, out = srv.call("POST", "/api/rooms", BODY)
+        assert st == 201, out
+        clients = srv.clients(out)
+        drive(clients, timeout=300)
+        for c in clients.values():
+            c.close()
+        return srv.record(out["room"])
+    finally:
+        srv.stop()
+
+
+def _killed_and_resumed(data, db: str | None) -> str:
+    srv = Proc(data, db)
+    st, out = srv.call("POST", "/api/rooms", BODY)
+    assert st == 201, out
+    clients = srv.clients(out)
+    drive(clients, stop_after=20)
+    mid = clients["E"].latest()
+    assert not mid["finished"]
+    srv.kill()  # mid-hand, no goodbye
+    for c in clients.values():
+        c.wait(lambda c: c.closed)
+    again = Proc(data, db)
+    try:
+        clients = again.clients(out)  # the same links
+        first = clients["E"].wait(lambda c: c.latest())
+        assert first["view"]["discards"] == mid["view"]["discards"]  # the table as it was
+        drive(clients, timeout=300)
+        for c in clients.values():
+            c.close()
+        return again.record(out["room"])
+    finally:
+        again.stop()
+
+
+def test_a_server_killed_mid_hand_resumes_from_sqlite_with_the_same_record(tmp_path):
+    assert _killed_and_resumed(tmp_path / "b", None) == _uninterrupted(tmp_path / "a", None)
+
+
+def _pg() -> str:
+    if not PG:
+        if NEED_PG:
+            pytest.fail("MJRULES_REQUIRE_PG=1 but MJRULES_TEST_PG names no database")
+        pytest.skip("MJRULES_TEST_PG is not set (a postgresql:// URL of a database to use)")
+    need("psycopg")
+    return PG
+
+
+def test_a_server_killed_mid_hand_resumes_from_postgresql_with_the_same_record(tmp_path):
+    db = _pg()
+    assert _killed_and_resumed(tmp_path / "b", db) == _uninterrupted(tmp_path / "a", db)
+
+
+def test_two_servers_on_one_postgresql_the_other_takes_a_room_over_when_its_owner_dies(tmp_path):
+    db = _pg()
+    a = Proc(tmp_path / "a", db, lease=3)
+    b = Proc(tmp_path / "b", db, lease=3)
+    try:
+        st, out = a.call("POST", "/api/rooms", BODY)
+        assert st == 201
+        clients = a.clients(out)
+        drive(clients, stop_after=20)
+        st, body = b.call("GET", f"/api/rooms/{out['room']}")
+        assert st == 409 and "another server" in body["error"]  # a serves it
+        a.kill()
+        deadline = time.monotonic() + 30
+        while True:  # b takes it once a's lease has run out
+            st, body = b.call("GET", f"/api/rooms/{out['room']}")
+            if st == 200:
+                break
+            assert st == 409 and time.monotonic() < deadline, body
+            time.sleep(0.5)
+        for c in clients.values():
+            c.wait(lambda c: c.closed)
+        clients = b.clients(out)
+        drive(clients, timeout=300)
+        record = b.record(out["room"])
+        for c in clients.values():
+            c.close()
+    finally:
+        a.stop()
+        b.stop()
+    assert record == _uninterrupted(tmp_path / "c", db)
