@@ -33,6 +33,7 @@ from engine.lang.playable import DIE_FACES, same_size, seat_stacks
 from engine.lang.ruleset import Ruleset
 from engine.table.actions import ACT, CLAIM, DRAW, FLIP, KINDS, OVER, ROB, Action, HandResult, Lock, check_shape
 from engine.table.flips import Flips
+from engine.table.observe import observation
 from engine.table.placing import next_draw_positions, relative_positions
 from engine.table.wall import Wall, break_position, roll
 
@@ -779,22 +780,6 @@ class Game:
 
     # ---- observation ---------------------------------------------------------------------------------------
     def observation(self, seat: str) -> dict[str, Any]:
-        """What ``seat`` may see: its own tiles, everyone's melds (others' concealed kongs face down),
+        """What ``seat`` may see (engine/table/observe.py): its own tiles, everyone's melds, the
         discards, the revealed indicators, the wall count, whose turn it is and its legal actions."""
-        fmt = self.tiles.format
-        melds: dict[str, list[str]] = {}
-        for s, h in self.hands.items():
-            melds[s] = [("kong ????" if (m.concealed and s != seat and not self.over) else
-                         f"{m.meld_kind} {fmt(list(m.tiles))}") for m in h.melds]
-        shown = {n: self.tiles.code(t) for n, t in self.indicators.items()
-                 if self.over or not self.rs.indicators[n].hidden}
-        return {
-            "seat": seat, "phase": self.phase, "current": self.current, "dealer": self.dealer, "floor": self.floor,
-            "hand": fmt(self.hands[seat].concealed),
-            "hand_sizes": {s: len(h.concealed) for s, h in self.hands.items()},
-            "melds": melds, "discards": {s: [self.tiles.code(t) for t in d] for s, d in self.discards.items()},
-            "indicators": shown, "wall": self.wall.remaining, "live_wall": self.live_remaining,
-            "last_discard": (self.last_discard[0], self.tiles.code(self.last_discard[1])) if self.last_discard else None,
-            "legal": [a.text(self.scorer) for a in self.legal_actions(seat)],
-            "flip": self.flips.shown(self.tiles.code) if self.flips is not None and self.phase == FLIP else None,
-        }
+        return observation(self, seat)
