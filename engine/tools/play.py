@@ -40,7 +40,7 @@ def show_table(out: Console, game: Game, seat: str | None) -> None:
         t.add_column(c)
     for s in game.seats:
         mine = seat is None or s == seat
-        hand = tiles_text(game, game.hands[s].concealed, game.wild) if mine else f"{obs['hand_sizes'][s]} tiles"
+        hand = tiles_text(game, game.hands[s].concealed, game.wilds[s]) if mine else f"{obs['hand_sizes'][s]} tiles"
         t.add_row(s + (" ←" if s in game.to_act() else ""), hand, "  ".join(obs["melds"][s]),
                   " ".join(obs["discards"][s]))
     out.print(t)
