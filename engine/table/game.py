@@ -30,8 +30,9 @@ from engine.errors import IllegalAction, MjError
 from engine.lang import flow as FLOW
 from engine.lang.playable import DIE_FACES, same_size, seat_stacks
 from engine.lang.ruleset import Ruleset
-from engine.table import actions as A
 from engine.table.actions import ACT, CLAIM, DRAW, FLIP, OVER, PICK, ROB, Action, Claim, Lock, check_shape
+from engine.table.actions import KINDS as KINDS  # re-exported: the game's public names
+from engine.table.actions import HandResult as HandResult
 from engine.table.ending import close_hand
 from engine.table.flips import Flips
 from engine.table.observe import observation
@@ -39,7 +40,6 @@ from engine.table.picks import Picks
 from engine.table.placing import next_draw_positions, relative_positions
 from engine.table.wall import Wall, break_position, roll
 
-KINDS, HandResult = A.KINDS, A.HandResult  # re-exported: the game's public names
 __all__ = ["ACT", "CLAIM", "DRAW", "FLIP", "KINDS", "OVER", "PICK", "ROB", "Action", "Game", "HandResult", "Lock"]
 
 class _Offer(NamedTuple):

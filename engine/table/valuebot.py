@@ -456,8 +456,8 @@ class ValueBot:
         if now is not None:
             return now
         if "pick" in by_kind:  # each seat's own 精 (picks.py): the kind the hand counts most
-            kind = likely_pick(game.scorer, model_of(game.scorer).any_shanten, game.hands[seat].concealed, game.wild)
-            return by_kind["pick"][kind]
+            pick = likely_pick(game.scorer, model_of(game.scorer).any_shanten, game.hands[seat].concealed, game.wild)
+            return by_kind["pick"][pick]
         ctx = self._context(game, seat)
         hand = game.hands[seat]
         if "discard" in by_kind:
