@@ -137,3 +137,18 @@ def test_play_asks_a_person_for_the_pick_and_shows_it():
     runner = CliRunner()
     r = runner.invoke(app, ["play", "nanchang-app", "-o", "随精=是", "--auto", "--seed", "3"])
     assert r.exit_code == 0 and "E picks its 精: " in r.output, r.output[-2000:]
+    r = runner.invoke(app, ["play", "nanchang-app", "-o", "随精=是", "--seat", "E", "--seed", "3"], input="xx\n3m\n")
+    assert "pick your own 精" in r.output and "type a tile, e.g. 3m" in r.output and "E picks its 精: 3m" in r.output
+
+
+def test_the_web_table_offers_the_pick_and_marks_the_seats_own_jing():
+    """`mjrules serve` (engine/tools/server/table.py): a person's seat is offered a pick of every
+    kind (a button each); once picked, its own 正精/副精 are marked on its tiles."""
+    from engine.tools.server.table import Session
+
+    s = Session.start("nanchang-app", {"随精": "是"}, "E", "greedy", 3)
+    legal = s.state()["table"]["legal"]
+    assert [a["kind"] for a in legal] == ["pick"] * len(s.game.tiles)
+    state = s.act("E pick 3m")
+    marks = {t["code"]: t["jing"] for t in state["table"]["hands"]["E"]["tiles"] if t["jing"]}
+    assert marks.get("4m") == "副精" and set(marks) <= {"3m", "4m"}  # seed 3: E holds 456m
