@@ -152,3 +152,20 @@ def test_the_web_table_offers_the_pick_and_marks_the_seats_own_jing():
     state = s.act("E pick 3m")
     marks = {t["code"]: t["jing"] for t in state["table"]["hands"]["E"]["tiles"] if t["jing"]}
     assert marks.get("4m") == "副精" and set(marks) <= {"3m", "4m"}  # seed 3: E holds 456m
+
+
+def test_the_next_hands_huitou_is_the_winners_pick(rs):
+    """回头一笑 (`previous upper`): the next hand settles the previous winner's pick after the deal
+    (MJTable_NanChang: shang_ju_jing = jing = personJing[winner]); after a 荒庄 there is none."""
+    from engine.table.match import Match
+
+    m = Match(rs, 11)
+    games = m.play({s: BOTS["greedy"](11) for s in rs.table["seats"].values}, 12)
+    checked = 0
+    for before, after in zip(games, games[1:]):
+        if before.result.winner:
+            assert after.indicators["回头"] == before.picked.chosen[before.result.winner]
+            checked += 1
+        else:
+            assert "回头" not in after.indicators
+    assert checked
