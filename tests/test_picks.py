@@ -31,6 +31,7 @@ def test_every_seat_picks_in_play_order_from_the_dealer_before_play(rs):
         assert g.to_act() == [seat]
         g.apply(f"{seat} pick {tile}")
     assert g.phase == ACT and g.current == "S"
+    assert g.observation("W")["pick"] == "东" and g.observation("N")["pick"] == "9s"
     code = g.tiles.code
     assert {s: sorted(map(code, w)) for s, w in g.wilds.items()} == {
         "S": ["3m", "4m"], "W": ["东", "南"], "N": ["1s", "9s"], "E": ["3m", "4m"]}
