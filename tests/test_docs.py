@@ -131,6 +131,7 @@ DOCUMENTED: dict[str, list[str]] = {
     "pos_each_tile": ["each tile where n >= 5"],
     "pos_flips": ["flips from tail up to 22 at most 2 per sum stop when n >= 3"],
     "family": ["left of upper, family"],
+    "picked": ["picked by each seat"],
     "pos_next_draw": ["= next draw 1, settle at end"],
     "wild": [", wild"],
     "hidden": [", hidden"],

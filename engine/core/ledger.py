@@ -38,7 +38,9 @@ class WinInfo:
 class Snapshot:
     """The table at one moment: seats in play order, dealer, 爬楼 floor, the indicator tiles
     (indicator name → kind) and every seat's hand; ``win`` None for a 荒庄. ``discards``: seat →
-    the tiles it discarded that nobody claimed (not the tile a discard win takes)."""
+    the tiles it discarded that nobody claimed (not the tile a discard win takes). ``picks``: seat →
+    the kind it picked for the ruleset's ``picked by each seat`` indicator (its own wilds); the
+    indicator's entry in ``indicators`` is the winner's pick (none on a 荒庄)."""
 
     seats: list[str]
     dealer: str
@@ -47,6 +49,7 @@ class Snapshot:
     hands: dict[str, SeatHand]
     win: WinInfo | None = None
     discards: dict[str, list[int]] = field(default_factory=dict)
+    picks: dict[str, int] = field(default_factory=dict)
 
 
 TILE_MARK = "@"  # an `each tile where …` indicator's settlements are named NAME@TILE (镜@3m)

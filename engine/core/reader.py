@@ -22,6 +22,8 @@ class RuleReader:
         values = rs.jing_rules("value")
         self.jing_value = values[0] if values else None
         self._compiled = ExprCache()
+        # the indicator each seat picks its own kind of (`picked by each seat`; at most one)
+        self.picked = next((n for n, i in rs.indicators.items() if i.picked), None)
 
     # ---- shared helpers ---------------------------------------------------------------------------
     def table_int(self, name: str) -> int:
@@ -40,12 +42,16 @@ class RuleReader:
         """(正精 kind, 副精 kind) for an indicator tile (RULES.md §1 精)."""
         return indicator_tile, self.tiles.successor(indicator_tile)
 
-    def wild_kinds(self, snap: Snapshot) -> frozenset[int]:
-        """The 正/副精 kinds of every wild indicator the snapshot gives a tile for."""
+    def wild_kinds(self, snap: Snapshot, seat: str | None = None) -> frozenset[int]:
+        """The 正/副精 kinds of every wild indicator the snapshot gives a tile for. With ``seat``,
+        that seat's own wilds: a ``picked by each seat`` indicator counts the seat's pick
+        (``snap.picks``) instead of its tile in ``snap.indicators`` (the winner's pick)."""
         out: set[int] = set()
+        own = snap.picks.get(seat) if seat is not None and self.picked is not None else None
         for name, ind in self.rs.indicators.items():
-            if ind.wild and name in snap.indicators:
-                out |= {k for k in self.jing_kinds(snap.indicators[name]) if k is not None}
+            tile = own if own is not None and name == self.picked else snap.indicators.get(name)
+            if ind.wild and tile is not None:
+                out |= {k for k in self.jing_kinds(tile) if k is not None}
         return frozenset(out)
 
     @staticmethod

@@ -147,8 +147,11 @@ def seats_of(scorer: Scorer) -> list[str]:
 def build_snapshot(scorer: Scorer, *, hands: Mapping[str, object], jing: str | None = None,
                    lower: str | None = None, dealer: str | None = None, floor: int = 1,
                    win: Mapping[str, object] | None = None,
-                   indicators: Mapping[str, object] | None = None) -> Snapshot:
+                   indicators: Mapping[str, object] | None = None,
+                   picks: Mapping[str, object] | None = None) -> Snapshot:
     """A checked snapshot: seats exist, no tile has more copies than the set, melds parse.
+    ``picks``: seat → the kind it picked for the ``picked by each seat`` indicator; that
+    indicator's tile is then the winner's pick (none on a 荒庄).
 
     Raises :class:`ScenarioError` with what is wrong.
     """
@@ -199,7 +202,8 @@ def build_snapshot(scorer: Scorer, *, hands: Mapping[str, object], jing: str | N
                                     at=("indicators", name))
             indicators_dict[name] = _tile_at(scorer, tile, ("indicators", name))
     w = parse_win(scorer, win, seats) if win is not None else None
-    snap = Snapshot(seats, dealer, floor, indicators_dict, parsed, w, discards)
+    chosen = parse_picks(scorer, picks, seats, indicators_dict, w) if picks is not None else {}
+    snap = Snapshot(seats, dealer, floor, indicators_dict, parsed, w, discards, chosen)
     check_copies(scorer, snap)
     if w is not None:
         h = parsed[w.seat]
@@ -209,6 +213,33 @@ def build_snapshot(scorer: Scorer, *, hands: Mapping[str, object], jing: str | N
         except IllegalAction as exc:  # here it is input to fix, not a move refused
             raise ScenarioError(exc.message, hint="the winner's concealed tiles exclude the winning tile") from None
     return snap
+
+
+def parse_picks(scorer: Scorer, picks: object, seats: list[str], indicators: dict[str, int],
+                win: WinInfo | None) -> dict[str, int]:
+    """The ``picks`` key: seat → tile, each seat's pick of the ruleset's ``picked by each seat``
+    indicator; with a win, the winner's pick becomes the indicator's tile in ``indicators``.
+    Raises :class:`ScenarioError` (no such indicator, a seat unknown, the winner's pick missing,
+    the indicator's tile given twice)."""
+    name = scorer.picked
+    if name is None:
+        raise ScenarioError("`picks` is given but no indicator of the ruleset is `picked by each seat`", at=("picks",))
+    if not isinstance(picks, dict):
+        raise ScenarioError("`picks` is a mapping seat → tile, e.g. {E: 3m, S: 5p}", at=("picks",))
+    out = {}
+    for seat, tile in picks.items():
+        if seat not in seats:
+            raise ScenarioError(f"picks: no seat {seat!r}", hint=f"seats: {' '.join(seats)}", at=("picks", seat))
+        out[seat] = _tile_at(scorer, tile, ("picks", seat))
+    if name in indicators:
+        raise ScenarioError(f"indicator {name!r} is picked by each seat: give the picks, not its tile "
+                            "(by `jing` or `indicators`)", at=("picks",))
+    if win is not None:
+        if win.seat not in out:
+            raise ScenarioError(f"picks: the winner {win.seat} has no pick (the end settles the winner's)",
+                                at=("picks",))
+        indicators[name] = out[win.seat]
+    return out
 
 
 def _tile_at(scorer: Scorer, text: object, at: tuple[str | int, ...]) -> int:
@@ -222,9 +253,11 @@ def _tile_at(scorer: Scorer, text: object, at: tuple[str | int, ...]) -> int:
 
 def check_copies(scorer: Scorer, snap: Snapshot) -> None:
     """No kind appears more often than its copies (indicators count one copy each — except one
-    carried over from the previous hand, ``previous upper``, which is no tile of this wall)."""
-    count: Counter[int] = Counter(t for n, t in snap.indicators.items()
-                                  if n not in scorer.rs.indicators or scorer.rs.indicators[n].position.type != "previous")
+    carried over from the previous hand, ``previous upper``, and a seat's pick, ``picked by each
+    seat``, which are no tiles of this wall)."""
+    count: Counter[int] = Counter(t for n, t in snap.indicators.items()  # a pick is a kind, no tile of the wall
+                                  if n not in scorer.rs.indicators or (scorer.rs.indicators[n].position.type != "previous"
+                                                                       and not scorer.rs.indicators[n].picked))
     for d in snap.discards.values():
         count.update(d)
     for h in snap.hands.values():

@@ -307,6 +307,13 @@ class Build(Transformer[Token, Any]):
             raise RuleError(f"indicator {name}: a `family` indicator settles one indicator for each tile of its "
                             "family; it is never wild, is placed on the wall, and must say when it is settled",
                             self.loc(meta), hint="e.g. `indicator 歌 = under upper, family, settle at end`")
+        if attrs.get("picked") and (pos.type not in ("stack_top", "under", "left", "right") or attrs.get("family")
+                                    or attrs.get("hidden") or attrs.get("settle") != "at_end"):
+            raise RuleError(f"indicator {name}: `picked by each seat` takes a place on the wall (the dice stack, or "
+                            "beside another indicator) whose tile is never turned, is one tile kind (not a `family`), "
+                            "is never shown before the end, and settles the winner's pick at the end", self.loc(meta),
+                            hint=f"e.g. `indicator {name} = top of dice stack from tail, picked by each seat, wild, "
+                                 "settle at end`")
         decl = Indicator(name=str(name), label=label, position=pos, origin=self.origin(meta), **attrs)
         if pos.type == "next_draw" and (decl.wild or decl.settle != "at_end"):
             raise RuleError(f"indicator {name} = next draw {pos.count} is turned only when the hand ends: it is "
@@ -356,6 +363,9 @@ class Build(Transformer[Token, Any]):
 
     def family(self, meta: Meta, c: Children) -> dict[str, bool]:
         return {"family": True}
+
+    def picked(self, meta: Meta, c: Children) -> dict[str, bool]:
+        return {"picked": True}
 
     def settle(self, meta: Meta, c: Children) -> dict[str, str | bool]:
         return {"settle": c[0], "with_kongs": len(c) > 1}

@@ -8,7 +8,7 @@ The layout, from the parse tree and the token stream (comments included):
   ``..``, ``/``, a unary ``-`` or the ``+`` of an amount (``+5``), none between a policy and
   its ``(``;
 - the clauses whose order carries no meaning are put in the grammar's order: an indicator's
-  ``wild, hidden, settle …``, a pattern's constraints (``concealed, honours natural,
+  ``picked by each seat, wild, hidden, settle …``, a pattern's constraints (``concealed, honours natural,
   honours >= N, quads as pairs, one of …, only …``), a fan's effects (``xN, +N …, fixed N …``)
   — only when the clause list stands on one line;
 - an ``option``'s choices one per line, indented one level; a choice with at most one
@@ -54,7 +54,7 @@ _SPACED_WORDS = {"WITH_KONGS", "AFTER_ADDERS", "AFTER_CAPS", "INSTEAD_KONG", "AN
 
 # clause kinds in the grammar's order: (statement, first token type(s) of a clause) → rank
 _Order: TypeAlias = dict[str | tuple[str, ...], int]
-_INDICATOR_ORDER: _Order = {"WILD": 0, "HIDDEN": 1, "SETTLE": 2}
+_INDICATOR_ORDER: _Order = {"PICKED": 0, "WILD": 1, "HIDDEN": 2, "SETTLE": 3}
 _PATTERN_ORDER: _Order = {"CONCEALED": 0, ("HONOURS", "NATURAL"): 1, ("HONOURS", "__ANON_2"): 2, "QUADS": 3,
                   "ONE": 4, "ONLY": 5}
 _FAN_ORDER: _Order = {"MULT": 0, "PLUS": 1, "FIXED": 2}

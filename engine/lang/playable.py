@@ -215,6 +215,10 @@ def check_playable(rs: Ruleset, texts: dict[str, str] | None = None) -> None:
     # ---- indicators: (fewest, most) stacks from the tail, level in the stack
     placed: dict[str, tuple[int, int, int] | None] = {}
     after_flips: set[str] = set()
+    picked = [ind for ind in rs.indicators.values() if ind.picked]
+    if len(picked) > 1:
+        raise fail.at(picked[1], f"indicator.{picked[1].name}", f"indicator {picked[1].name}: only one indicator "
+                      f"is picked by each seat (indicator {picked[0].name} is already)", "keep one")
     for name, ind in rs.indicators.items():
         pos, path = ind.position, f"indicator.{name}"
         if pos.type == "stack_top":

@@ -228,6 +228,7 @@ class Indicator(Decl):
     wild: bool = False
     hidden: bool = False
     family: bool = False  # the tile stands for its rank in every suit, or its whole honours group
+    picked: bool = False  # each seat picks its own kind after the deal; the wall place only anchors others
     settle: Literal["after_deal", "at_end"] | None = None
     with_kongs: bool = False
 

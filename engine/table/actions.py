@@ -1,15 +1,16 @@
 """What a seat does and how a hand ends: :class:`Action` (with its text form, ``S discard 5p``),
-the 弃先胡后 :class:`Lock` and the :class:`HandResult` of a finished hand (engine/table/game.py
+a seat's :class:`Claim` on a discard, the 弃先胡后 :class:`Lock` and the :class:`HandResult` of a finished hand (engine/table/game.py
 plays them)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from engine.core.scoring import Ledger, Scorer, WinInfo
 from engine.errors import IllegalAction
 
-DRAW, ACT, CLAIM, ROB, OVER, FLIP = "draw", "act", "claim", "rob", "over", "flip"
-KINDS = ("draw", "discard", "win", "pung", "kong", "chow", "concealed_kong", "added_kong", "pass", "stop")
+DRAW, ACT, CLAIM, ROB, OVER, FLIP, PICK = "draw", "act", "claim", "rob", "over", "flip", "pick"
+KINDS = ("draw", "discard", "win", "pung", "kong", "chow", "concealed_kong", "added_kong", "pass", "stop", "pick")
+TILE_KINDS = ("discard", "concealed_kong", "added_kong", "pick")  # the kinds that name one tile
 
 
 @dataclass(frozen=True)
@@ -23,11 +24,11 @@ class Action:
     tiles: tuple[int, ...] = ()
 
     def text(self, scorer: Scorer) -> str:
-        """``S discard 5p``, ``W pung``, ``N chow 46m``, ``E concealed_kong 8m``."""
+        """``S discard 5p``, ``W pung``, ``N chow 46m``, ``E concealed_kong 8m``, ``E pick 3m``."""
         out = f"{self.seat} {self.kind}"
         if self.kind == "chow":
             return f"{out} {scorer.tiles.format(list(self.tiles))}"
-        if self.tile is not None and self.kind in ("discard", "concealed_kong", "added_kong"):
+        if self.tile is not None and self.kind in TILE_KINDS:
             return f"{out} {scorer.tiles.code(self.tile)}"
         return out
 
@@ -44,7 +45,7 @@ class Action:
             if len(words) != 3:
                 raise IllegalAction(f"{text!r}: a chow names the two tiles from the hand, e.g. `N chow 46m`")
             return Action(seat, kind, None, tuple(sorted(scorer.tiles.parse(words[2]))))
-        if kind in ("discard", "concealed_kong", "added_kong"):
+        if kind in TILE_KINDS:
             if len(words) != 3:
                 raise IllegalAction(f"{text!r}: say which tile, e.g. `{seat} {kind} 5p`")
             return Action(seat, kind, scorer.tiles.parse_one(words[2]))
@@ -76,6 +77,19 @@ def check_shape(action: object, seats: list[str], n_tiles: int) -> None:
         raise IllegalAction(f"action {action.kind} names a tile this ruleset does not have: "
                             f"{action.tile if action.tile is not None else action.tiles!r:.80}",
                             hint=f"a tile is a whole number, a tile kind 0 … {n_tiles - 1}")
+
+
+@dataclass
+class Claim:
+    """A seat's claim on a discard or a robbed kong: what it may do, and its answer once given.
+    ``legal`` is ``options`` and a pass, built once (the same objects each time they are offered)."""
+
+    options: list[Action]
+    answer: Action | None = None
+    legal: list[Action] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.legal = self.options + [Action(self.options[0].seat, "pass")]
 
 
 @dataclass

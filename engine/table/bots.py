@@ -16,6 +16,7 @@ from engine.core.scoring import Scorer
 from engine.core.shanten import Shanten
 from engine.table.game import Action, Game
 from engine.table.match import Bot
+from engine.table.picks import likely_pick
 from engine.table.valuebot import ValueBot
 
 
@@ -56,7 +57,9 @@ class GreedyBot:
             return now
         sh = self._sh(game)
         hand = game.hands[seat]
-        wild = game.wild
+        if "pick" in by_kind:  # each seat's own 精 (picks.py): the kind the hand counts most
+            return by_kind["pick"][likely_pick(game.scorer, sh, hand.concealed, game.wild)]
+        wild = game.wilds[seat]
         if "discard" in by_kind:
             shanten: int | None = None  # the hand's shanten, needed only to weigh a kong
             for kind in ("concealed_kong", "added_kong"):
@@ -93,7 +96,7 @@ class GreedyBot:
 
     def _discard(self, game: Game, seat: str, options: list[Action], sh: Shanten) -> Action:
         hand = game.hands[seat]
-        wild = game.wild
+        wild = game.wilds[seat]
         counts = Counter(hand.concealed)
         plain = [a for a in options if a.tile not in wild] or options
         scored: list[tuple[int, int, float, Action]] = []

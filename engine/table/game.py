@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from engine.core.hands import MeldTiles
@@ -31,12 +30,17 @@ from engine.errors import IllegalAction, MjError
 from engine.lang import flow as FLOW
 from engine.lang.playable import DIE_FACES, same_size, seat_stacks
 from engine.lang.ruleset import Ruleset
-from engine.table.actions import ACT, CLAIM, DRAW, FLIP, KINDS, OVER, ROB, Action, HandResult, Lock, check_shape
+from engine.table.actions import ACT, CLAIM, DRAW, FLIP, OVER, PICK, ROB, Action, Claim, Lock, check_shape
+from engine.table.actions import KINDS as KINDS  # re-exported: the game's public names
+from engine.table.actions import HandResult as HandResult
+from engine.table.ending import close_hand
 from engine.table.flips import Flips
+from engine.table.observe import observation
+from engine.table.picks import Picks
 from engine.table.placing import next_draw_positions, relative_positions
 from engine.table.wall import Wall, break_position, roll
 
-__all__ = ["ACT", "CLAIM", "DRAW", "FLIP", "KINDS", "OVER", "ROB", "Action", "Game", "HandResult", "Lock"]
+__all__ = ["ACT", "CLAIM", "DRAW", "FLIP", "KINDS", "OVER", "PICK", "ROB", "Action", "Game", "HandResult", "Lock"]
 
 class _Offer(NamedTuple):
     """The actions :meth:`Game.legal_actions` offered ``seat`` at state ``version``, and the
@@ -46,19 +50,6 @@ class _Offer(NamedTuple):
     seat: str
     actions: list[Action]
     win: WinInfo | None
-
-
-@dataclass
-class _Claim:
-    """A seat's claim on a discard or a robbed kong: what it may do, and its answer once given.
-    ``legal`` is ``options`` and a pass, built once (the same objects each time they are offered)."""
-
-    options: list[Action]
-    answer: Action | None = None
-    legal: list[Action] = field(default_factory=list)
-
-    def __post_init__(self) -> None:
-        self.legal = self.options + [Action(self.options[0].seat, "pass")]
 
 
 class Game:
@@ -112,7 +103,7 @@ class Game:
         self.last_drawn: int | None = None
         self.from_tail = False
         self.must_discard = False
-        self.pending: dict[str, _Claim] = {}
+        self.pending: dict[str, Claim] = {}
         self.last_discard: tuple[str, int] | None = None
         self.robbed: tuple[str, int] | None = None
         self.discard_count = 0
@@ -123,6 +114,7 @@ class Game:
         self.parts: list[tuple[str, str, Ledger]] = []
         self.indicators: dict[str, int] = {}
         self.indicator_positions: dict[str, int] = {}
+        self.picked = None if s.picked is None else Picks(s.picked, self.seats, len(self.tiles))
         flipped = next(((n, i.position) for n, i in self.rs.indicators.items() if i.position.type == "flips"), None)
         self.flips = None if flipped is None else Flips(flipped[0], int(flipped[1].count or 0), str(flipped[1].end),
                                                         tuple(range(self.n_dice, self.n_dice * DIE_FACES + 1)),
@@ -187,7 +179,7 @@ class Game:
             self.last_drawn = t
         self._log("deal", hands={s: self.tiles.format(h.concealed) for s, h in self.hands.items()})
         self._flip_indicators()
-        self.wild = self.scorer.wild_kinds(self._snapshot())
+        self._set_wilds()
         for name, ind in self.rs.indicators.items():
             if ind.settle != "after_deal":
                 continue
@@ -203,8 +195,24 @@ class Game:
                 self.parts.append(("after_deal", name, lg))
                 self._log("settle", part=name, net=lg.net(self.seats))
         self.phase, self.current = ACT, self.dealer
-        if self.flips is not None:
+        if self.picked is not None:  # each seat picks its own 精 first, in play order (picks.py)
+            self.picked.asking, self.phase = list(self._after[self.dealer]), PICK
+        elif self.flips is not None:
             self._flip()
+
+    def _do_pick(self, a: Action) -> None:
+        assert a.tile is not None and self.picked is not None, "a pick names its tile (checked before)"
+        self._log("pick", seat=a.seat)  # the kind stays the seat's own until the end
+        self.current = self.picked.take(a.seat, a.tile) or self.dealer
+        if not self.picked.asking:
+            self._set_wilds()
+            self.phase = ACT
+            if self.flips is not None:
+                self._flip()
+
+    def _set_wilds(self) -> None:
+        """The wild kinds every seat shares (``wild``) and each seat's own (``wilds``; picks.py)."""
+        self.wild, self.wilds = Picks.wilds(self.scorer, self._snapshot(), self.seats)
 
     def _flip(self) -> None:
         """Turn and settle flips until a seat may stop one (phase ``flip``), else draw the hand (flips.py)."""
@@ -232,7 +240,7 @@ class Game:
         self._place(placed)
         for name in (n for n in placed if self.rs.indicators[n].settle == "after_deal"):
             self.parts.append(("after_deal", name, self.scorer.settle_indicator(self._snapshot(), name)))
-        self.wild = self.scorer.wild_kinds(self._snapshot())
+        self._set_wilds()
         self.phase, self.current = ACT, self.dealer
 
     def _flip_indicators(self) -> None:
@@ -283,13 +291,15 @@ class Game:
             i = self.seats.index(seat)  # ValueError for a seat not at this table, as before
         return self.seats[(i + k) % len(self.seats)]
 
-    def _snapshot(self, win: WinInfo | None = None) -> Snapshot:
+    def _snapshot(self, win: WinInfo | None = None, hands: dict[str, SeatHand] | None = None) -> Snapshot:
         discards = self.discards
         if win is not None and win.by == "discard":  # the tile won on is the winner's, not a discard
             assert win.from_seat is not None, "a discard win names the discarder"
             discards = dict(discards)
             discards[win.from_seat] = discards[win.from_seat][:-1]
-        return Snapshot(self.seats, self.dealer, self.floor, dict(self.indicators), self.hands, win, discards)
+        indicators = self.picked.indicators(self.indicators, win) if self.picked else dict(self.indicators)
+        return Snapshot(self.seats, self.dealer, self.floor, indicators, hands or self.hands, win, discards,
+                        self.picked.chosen if self.picked else {})
 
     def _log(self, kind: str, **data: Any) -> None:
         self.events.append({"n": len(self.events), "event": kind, **data})
@@ -322,6 +332,8 @@ class Game:
             return [self._draws[seat]]
         if self.phase == FLIP:
             return [Action(seat, "stop"), Action(seat, "pass")]
+        if self.phase == PICK:
+            return list(self.picked.offers[seat]) if self.picked else []
         offered = self._offered
         if offered is not None and offered.version == self._version and offered.seat == seat:
             return list(offered.actions)
@@ -382,18 +394,18 @@ class Game:
         """Whether ``seat``'s hand with ``tile`` wins (any reading)."""
         h = hand or self.hands[seat]
         ev = self.scorer.hands
-        return ev.is_win(h.concealed + [tile], h.melds, self.wild, tile, natural)
+        return ev.is_win(h.concealed + [tile], h.melds, self.wilds[seat], tile, natural)
 
     def _could_win_on_claim(self, seat: str) -> bool:
         """Whether some claimed tile could complete ``seat``'s hand (the tables'
         ``could_win_on_claim``), kept until the seat's tiles or the 精 change: three seats
         look at every discard, and a hand changes once a turn."""
         got = self._claimable.get(seat)
-        version = self._hand_version[seat]
-        if got is None or got[0] != version or got[1] is not self.wild:
+        version, wild = self._hand_version[seat], self.wilds[seat]
+        if got is None or got[0] != version or got[1] is not wild:
             h = self.hands[seat]
-            got = self._claimable[seat] = (version, self.wild, self.scorer.hands.tables.could_win_on_claim(
-                h.concealed, h.melds, self.wild))
+            got = self._claimable[seat] = (version, wild, self.scorer.hands.tables.could_win_on_claim(
+                h.concealed, h.melds, wild))
         return got[2]
 
     def _self_win(self, seat: str) -> WinInfo | None:
@@ -416,8 +428,7 @@ class Game:
         if hand is not None:
             hands[info.seat] = hand
         try:
-            self.scorer.check_win_allowed(Snapshot(self.seats, self.dealer, self.floor, dict(self.indicators), hands,
-                                                   info, self.discards))
+            self.scorer.check_win_allowed(self._snapshot(info, hands))
         except IllegalAction as exc:
             return exc
         return None
@@ -549,7 +560,7 @@ class Game:
         else:
             tile, pos = self.wall.draw_head()
         got = self._claimable.get(a.seat)  # no tile could complete the hand before the draw?
-        hopeless = got is not None and not got[2] and got[0] == self._hand_version[a.seat] and got[1] is self.wild
+        hopeless = got is not None and not got[2] and got[0] == self._hand_version[a.seat] and got[1] is self.wilds[a.seat]
         self._add(a.seat, tile)
         self._no_self_win = (a.seat, self._hand_version[a.seat]) if hopeless else None
         self.last_drawn = tile
@@ -567,14 +578,14 @@ class Game:
         self._log("discard", seat=a.seat, tile=self.tiles.code(a.tile))
         self._track_follow_first(a.seat, a.tile)
         pl = self.policies["pass_lock"]
-        if pl and "jing_discard" in pl["resets"] and a.tile in self.wild:
+        if pl and "jing_discard" in pl["resets"] and a.tile in self.wilds[a.seat]:
             self.locks.clear()
         self.last_discard = (a.seat, a.tile)
         self.pending = {}
         for seat in self._after[a.seat][1:]:
             opts = self._claim_options(seat, a.tile, a.seat)
             if opts:
-                self.pending[seat] = _Claim(opts)
+                self.pending[seat] = Claim(opts)
         if self.pending:
             self.phase = CLAIM
         else:
@@ -697,7 +708,7 @@ class Game:
             for k in range(1, len(self.seats)):
                 seat = self.next_seat(a.seat, k)
                 if self._discard_win(seat, a.tile, "rob_kong", a.seat):
-                    self.pending[seat] = _Claim([Action(seat, "win")])
+                    self.pending[seat] = Claim([Action(seat, "win")])
         self.robbed = (a.seat, a.tile)
         self._log("added_kong", seat=a.seat, tile=self.tiles.code(a.tile))
         if self.pending:
@@ -746,7 +757,10 @@ class Game:
     def _place(self, positions: dict[str, int]) -> None:
         """Put indicators at these wall positions (engine/table/placing.py), shown unless hidden."""
         for name, p in positions.items():
-            self.indicator_positions[name], self.indicators[name] = p, self.wall.tiles[p]
+            self.indicator_positions[name] = p
+            if self.rs.indicators[name].picked:  # its place anchors others; its tile is never turned
+                continue
+            self.indicators[name] = self.wall.tiles[p]
             if not self.rs.indicators[name].hidden:
                 self._log("indicator", name=name, tile=self.tiles.code(self.wall.tiles[p]), position=p)
 
@@ -755,19 +769,12 @@ class Game:
         snap = self._snapshot(win)
         if win is not None and win.by in ("self_draw", "kong_draw"):
             self._take(win.seat, win.tile)
-        parts, ws = self.scorer.settle_end_parts(snap)
-        penalty = self.flips and self.scorer.stop_penalty(self.flips.stopper, win.seat if win else None, self.seats)
-        if penalty:
-            parts.append(("stop_penalty", penalty))
-        if self.follow_first and not self.scorer.follow_first_stands(win is not None):
-            self.follow_first = False  # a 抄庄 that only a won hand pays: void on a drawn hand
-            self.parts = [p for p in self.parts if p[1] != "follow_first"]
-        self.parts += [("end", name, lg) for name, lg in parts]
-        capped = self.scorer.net_cap(self.seats, [lg for _, _, lg in self.parts])
-        if capped is not None:
-            self.parts.append(("end", self.scorer.NET_CAP_PART, capped))
-        self.result = HandResult(win.seat if win else None, win, ws.reading.pattern if ws else None,
-                                 ws.fans if ws else [], self.parts, self.follow_first)
+        self.result = close_hand(self.scorer, snap, self.flips.stopper if self.flips else None, self.follow_first,
+                                 self.parts)
+        self.parts, self.follow_first = self.result.parts, self.result.follow_first
+        if self.picked is not None and self.picked.name in snap.indicators:  # the winner's pick, from now on
+            self.indicators[self.picked.name] = tile = snap.indicators[self.picked.name]
+            self._log("indicator", name=self.picked.name, tile=self.tiles.code(tile))
         if win is not None:  # the winning tile ends in the winner's hand
             if win.by == "discard":
                 assert win.from_seat is not None, "a discard win names the discarder"
@@ -779,22 +786,6 @@ class Game:
 
     # ---- observation ---------------------------------------------------------------------------------------
     def observation(self, seat: str) -> dict[str, Any]:
-        """What ``seat`` may see: its own tiles, everyone's melds (others' concealed kongs face down),
+        """What ``seat`` may see (engine/table/observe.py): its own tiles, everyone's melds, the
         discards, the revealed indicators, the wall count, whose turn it is and its legal actions."""
-        fmt = self.tiles.format
-        melds: dict[str, list[str]] = {}
-        for s, h in self.hands.items():
-            melds[s] = [("kong ????" if (m.concealed and s != seat and not self.over) else
-                         f"{m.meld_kind} {fmt(list(m.tiles))}") for m in h.melds]
-        shown = {n: self.tiles.code(t) for n, t in self.indicators.items()
-                 if self.over or not self.rs.indicators[n].hidden}
-        return {
-            "seat": seat, "phase": self.phase, "current": self.current, "dealer": self.dealer, "floor": self.floor,
-            "hand": fmt(self.hands[seat].concealed),
-            "hand_sizes": {s: len(h.concealed) for s, h in self.hands.items()},
-            "melds": melds, "discards": {s: [self.tiles.code(t) for t in d] for s, d in self.discards.items()},
-            "indicators": shown, "wall": self.wall.remaining, "live_wall": self.live_remaining,
-            "last_discard": (self.last_discard[0], self.tiles.code(self.last_discard[1])) if self.last_discard else None,
-            "legal": [a.text(self.scorer) for a in self.legal_actions(seat)],
-            "flip": self.flips.shown(self.tiles.code) if self.flips is not None and self.phase == FLIP else None,
-        }
+        return observation(self, seat)

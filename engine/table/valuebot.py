@@ -61,11 +61,12 @@ from itertools import compress
 from typing import Any
 
 from engine.core.handparts import MeldTiles, Reading
-from engine.core.scoring import Roles, Scorer, SeatHand
+from engine.core.scoring import Roles, Scorer, SeatHand, WinInfo
 from engine.core.shanten import Shanten
 from engine.core.tiles import TileSet
 from engine.errors import MjError
 from engine.table.game import Action, Game
+from engine.table.picks import likely_pick
 
 # ---- play heuristics (not rules: how the bot estimates, tuned against the greedy bot) ----------
 DRAW_CHANCE_SETS = 0.3  # chance a draw (or a claim) brings a sets-and-pair hand one step closer
@@ -340,9 +341,10 @@ class ValueBot:
                     for t in meld.tiles:
                         unseen[t] -= 1
         jing_of: dict[int, int] = {}  # tile kind -> what one of it adds to n in the end settlements
-        for name in m.end_indicators:
-            if name in game.indicators:
-                main, nxt = game.scorer.jing_kinds(game.indicators[name])
+        own = game.picked.indicators(game.indicators, WinInfo(seat, 0, "self_draw")) if game.picked else game.indicators
+        for name in m.end_indicators:  # a picked indicator's: the seat's own pick (what its win would settle)
+            if name in own:
+                main, nxt = game.scorer.jing_kinds(own[name])
                 for k in {t for t in (main, nxt) if t is not None}:
                     jing_of[k] = jing_of.get(k, 0) + game.scorer.jing_count([k], main, nxt)
         jing_of = {k: v for k, v in jing_of.items() if v}
@@ -350,13 +352,13 @@ class ValueBot:
         claim_need = (game.meld_size.get("pung") or len(game.seats)) - 1  # copies another seat needs to claim
         value = m.value_as_dealer if seat == game.dealer else m.value
         return {"m": m, "unseen": unseen, "jing_of": jing_of, "draws": draws, "claim_need": claim_need,
-                "value": value}
+                "value": value, "wild": game.wilds[seat]}
 
     def _worth_each(self, ctx: dict[Any, Any], game: Game, concealed: list[int], melds: list[MeldTiles],
                     candidates: Sequence[int | None]) -> list[float]:
         """The worth of the hand after discarding each candidate (``None``: discarding nothing)."""
         m: ValueModel = ctx["m"]
-        wild = game.wild
+        wild = ctx["wild"]
         nm = len(melds)
         real = [c for c in candidates if c is not None]
         fits: Sequence[str] = m.fitting(melds)
@@ -453,6 +455,9 @@ class ValueBot:
         now = game.taken_at_once(by_kind)
         if now is not None:
             return now
+        if "pick" in by_kind:  # each seat's own 精 (picks.py): the kind the hand counts most
+            pick = likely_pick(game.scorer, model_of(game.scorer).any_shanten, game.hands[seat].concealed, game.wild)
+            return by_kind["pick"][pick]
         ctx = self._context(game, seat)
         hand = game.hands[seat]
         if "discard" in by_kind:
@@ -499,14 +504,14 @@ class ValueBot:
         reaching its nearest pattern with its remaining draws is below FOLD_REACH."""
         if not FOLD_REACH:
             return False
-        d = ctx["m"].any_shanten.of(concealed, len(melds), game.wild)
+        d = ctx["m"].any_shanten.of(concealed, len(melds), ctx["wild"])
         return reach(d, ctx["draws"], DRAW_CHANCE_SETS) < FOLD_REACH
 
     def _ukeire(self, ctx: dict[Any, Any], game: Game, concealed: list[int], n_melds: int, tiles: list[int]) -> list[int]:
         """For each candidate discard, the unseen copies of the kinds whose draw would bring the
         rest one step nearer its nearest pattern (ukeire: live useful tiles; a 精 always helps)."""
         sh: Shanten = ctx["m"].any_shanten
-        wild = game.wild
+        wild = ctx["wild"]
         counts, w = sh.natural_counts(concealed, wild)
         unseen = ctx["unseen"]
         kinds = [k for k, left in enumerate(unseen) if left > 0 and k not in wild]
@@ -581,7 +586,7 @@ class ValueBot:
         """Whether a claim (leaving ``rest`` and ``melds``, then a discard among ``kinds``) brings
         some pattern a step nearer and at least as near as the hand's nearest pattern now."""
         m: ValueModel = ctx["m"]
-        wild = game.wild
+        wild = ctx["wild"]
         key = ("now", id(hand))
         now = ctx.get(key)
         if now is None:

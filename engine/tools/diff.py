@@ -122,6 +122,7 @@ def decl_text(d: Decl) -> str:
                "next_draw": f"next draw {p.count}", "each_tile": f"each tile where {where}",
                "flips": f"flips from {p.end} up to {p.count}{per_sum} stop when {where}"}[p.type]
         attrs = (["wild"] if d.wild else []) + (["hidden"] if d.hidden else []) + (["family"] if d.family else []) + (
+            ["picked by each seat"] if d.picked else []) + (
             [("settle after deal" if d.settle == "after_deal" else "settle at end") + (" with kongs" if d.with_kongs else "")]
             if d.settle else [])
         return ", ".join([pos] + attrs)

@@ -271,6 +271,18 @@ def _deal(g: Game) -> dict[str, Any] | None:
     return next((e["hands"] for e in g.events if e["event"] == "deal"), None)
 
 
+
+def _picks(g: Game, y: Game) -> dict[str, int]:
+    """Each seat's pick for side ``y``'s ``picked by each seat`` indicator (随精): ``g``'s own picks
+    when it has them; else, when ``g`` turned a wild indicator of that name, every seat picks
+    that tile (the same hands with the table's 精 as everyone's pick); else none."""
+    if y.picked is None:
+        return {}
+    if g.picked is not None:
+        return dict(g.picked.chosen)
+    tile = g.indicators.get(y.picked.name)
+    return dict.fromkeys(g.seats, tile) if tile is not None and g.rs.indicators[y.picked.name].wild else {}
+
 def rescore(g: Game, rs: Ruleset, scorer: Scorer, previous: dict[str, int]) -> Rescored:
     """Score finished hand ``g`` (played under another ruleset with the same tiles and seats) by
     ``rs``: ``rs``'s indicators flipped on the same wall (``previous``: ``rs``'s indicators of
@@ -302,7 +314,10 @@ def rescore(g: Game, rs: Ruleset, scorer: Scorer, previous: dict[str, int]) -> R
         if win is not None:  # the winning tile ends in the winner's hand; a snapshot holds it apart
             hands[win.seat].concealed.remove(win.tile)
         discards = {s: list(d) for s, d in g.discards.items()}  # unclaimed; the tile a discard win took is the winner's
-        snap = Snapshot(list(g.seats), g.dealer, g.floor, indicators, hands, win, discards)
+        picks = _picks(g, y)
+        if y.picked is not None and win is not None and win.seat in picks:  # the end settles the winner's
+            indicators[y.picked.name] = picks[win.seat]
+        snap = Snapshot(list(g.seats), g.dealer, g.floor, indicators, hands, win, discards, picks)
         end, ws = scorer.settle_end_parts(snap)
         if not scorer.follow_first_stands(win is not None):
             follow = None

@@ -44,7 +44,7 @@ KEYWORD_SECTIONS: dict[str, str] = {
     **dict.fromkeys(("ranks", "cyclic", "copies"), "`suit`"),
     **dict.fromkeys(("chow", "pung", "kong", "pair", "run", "distinct", "same", "declared", "in"), "`meld`"),
     **dict.fromkeys(("sets", "of", "pairs", "rotten", "gap", "concealed", "natural", "quads", "as", "only", "one", "plus"), "`pattern`"),
-    **dict.fromkeys(("top", "dice", "stack", "under", "left", "right", "previous", "wild", "hidden", "settle", "after", "deal", "at", "end", "head", "tail", "with", "kongs"), "`indicator`"),
+    **dict.fromkeys(("top", "dice", "stack", "under", "left", "right", "previous", "wild", "hidden", "picked", "seat", "settle", "after", "deal", "at", "end", "head", "tail", "with", "kongs"), "`indicator`"),
     **dict.fromkeys(("正", "副", "main", "next"), "Tile values"),
     **dict.fromkeys(("exposed", "added"), "Kong points"),
     "score": "Score formula",

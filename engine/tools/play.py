@@ -40,7 +40,7 @@ def show_table(out: Console, game: Game, seat: str | None) -> None:
         t.add_column(c)
     for s in game.seats:
         mine = seat is None or s == seat
-        hand = tiles_text(game, game.hands[s].concealed, game.wild) if mine else f"{obs['hand_sizes'][s]} tiles"
+        hand = tiles_text(game, game.hands[s].concealed, game.wilds[s]) if mine else f"{obs['hand_sizes'][s]} tiles"
         t.add_row(s + (" ←" if s in game.to_act() else ""), hand, "  ".join(obs["melds"][s]),
                   " ".join(obs["discards"][s]))
     out.print(t)
@@ -70,7 +70,10 @@ class TerminalPlayer:
         show_table(self.out, game, seat)
         if game.last_discard and game.phase == "claim":
             self.out.print(f"{game.last_discard[0]} discarded {game.tiles.code(game.last_discard[1])}", markup=False)
-        for i, a in enumerate(acts, 1):
+        picking = all(a.kind == "pick" for a in acts)  # 随精: one line, not a menu of every kind
+        if picking:
+            self.out.print("pick your own 精: type a tile (e.g. 3m); its successor is your 副精", markup=False)
+        for i, a in enumerate([] if picking else acts, 1):
             self.out.print(f"  {i:2d}. {action_text(game, a)}", markup=False)
         import sys
 
@@ -80,10 +83,11 @@ class TerminalPlayer:
                 self.out.print(answer, markup=False)  # piped input: show it, and end the line
             if answer.isdigit() and 1 <= int(answer) <= len(acts):
                 return acts[int(answer) - 1]
-            match = [a for a in acts if action_text(game, a) == answer or a.text(game.scorer) == f"{seat} {answer}"]
+            match = [a for a in acts if action_text(game, a) == answer or a.text(game.scorer) == f"{seat} {answer}"
+                     or (picking and a.text(game.scorer) == f"{seat} pick {answer}")]
             if match:
                 return match[0]
-            self.out.print(f"type a number from 1 to {len(acts)}", markup=False)
+            self.out.print("type a tile, e.g. 3m" if picking else f"type a number from 1 to {len(acts)}", markup=False)
 
 
 def show_hand_end(out: Console, game: Game, seat: str | None) -> None:
@@ -149,6 +153,9 @@ class Narrator:
             return f"{label or e['name']}{e['name'][len(indicator_of(e['name'])):]}: {e['tile']}"
         if kind == "flip":  # 发电: a tile turned before play, settled at once; a seat may stop it
             return f"{e['name']} turned: {e['tile']} (dice {'+'.join(map(str, e['dice']))})"
+        if kind == "pick":  # 随精: the kind stays the seat's own until the end
+            mine = game.picked.chosen.get(seat) if game.picked and seat and not hide else None
+            return f"{seat} picks its 精" + (f": {game.tiles.code(mine)}" if mine is not None else "")
         if kind == "settle":
             return f"{e['part']} settled: " + ", ".join(f"{s} {v:+d}" for s, v in e["net"].items())
         if kind == "draw":

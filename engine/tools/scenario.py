@@ -139,6 +139,7 @@ class CaseSpec(Strict):
     expect: ExpectSpec
     game: GameSpec | None = None
     indicators: Named | None = None
+    picks: Named | None = None
 
 
 class ScenarioFile(Strict):
@@ -269,7 +270,7 @@ def _run_one(scorer: Scorer, file: str, text: str, doc: Any, i: int, case: Any, 
             raise err(f"case {name!r}: `game` is empty", case, "game",
                       hint="a scripted game is a mapping: dealt tiles, draws and actions (docs/scenarios.md)")
         bad = set(expect) - GAME_EXPECT_KEYS
-        table_keys = {"hands", "win", "jing", "lower", "dealer", "floor", "indicators"}
+        table_keys = {"hands", "win", "jing", "lower", "dealer", "floor", "indicators", "picks"}
         if bad or set(case) & table_keys:
             what = sorted(bad)[0] if bad else sorted(set(case) & table_keys)[0]
             raise err(f"case {name!r}: {what!r} does not go with `game` (put table keys inside `game`)",
@@ -284,13 +285,14 @@ def _run_one(scorer: Scorer, file: str, text: str, doc: Any, i: int, case: Any, 
     try:
         snap = build_snapshot(scorer, hands=case.get("hands") or {}, jing=case.get("jing"), lower=case.get("lower"),
                               dealer=case.get("dealer"), floor=case.get("floor", 1), win=case.get("win"),
-                              indicators=case.get("indicators"))
+                              indicators=case.get("indicators"), picks=case.get("picks"))
     except (ScenarioError, IllegalAction) as exc:
         at = getattr(exc, "at", ())
         if at and at[0] in case:
             where = node_location(file, case, at, key=len(at) == 1)
         else:
-            key = next((k for k in ("hands", "win", "jing", "lower", "indicators", "dealer", "floor") if k in case),
+            key = next((k for k in ("hands", "win", "jing", "lower", "indicators", "picks", "dealer", "floor")
+                        if k in case),
                        "name")
             where = _loc(file, case, key)
         raise type(exc)(f"case {name!r}: {exc.message}", where, hint=exc.hint, source_text=text) from None

@@ -32,12 +32,16 @@ def tile_json(game: Game, kind: int, jing: dict[int, str]) -> dict[str, Any]:
             "jing": jing.get(kind)}
 
 
-def _jing_marks(game: Game, shown: set[str]) -> dict[int, str]:
-    """正精 / 副精 of every wild indicator the viewer can see."""
+def _jing_marks(game: Game, shown: set[str], viewer: str) -> dict[int, str]:
+    """正精 / 副精 of every wild indicator the viewer can see (of one picked by each seat, 随精:
+    the viewer's own pick while the hand is played)."""
     marks: dict[int, str] = {}
+    picked = game.picked if not game.over else None
     for name, ind in game.rs.indicators.items():
-        if ind.wild and name in game.indicators and name in shown:
-            main, nxt = game.scorer.jing_kinds(game.indicators[name])
+        tile = picked.chosen.get(viewer) if picked is not None and name == picked.name else \
+            game.indicators.get(name) if name in shown else None
+        if ind.wild and tile is not None:
+            main, nxt = game.scorer.jing_kinds(tile)
             marks.setdefault(main, "正精")
             if nxt is not None:
                 marks.setdefault(nxt, "副精")
@@ -49,7 +53,7 @@ def table_json(game: Game, seat: str | None) -> dict[str, Any]:
     viewer = seat or game.seats[0]
     obs = game.observation(viewer)
     shown = set(obs["indicators"])
-    marks = _jing_marks(game, shown)
+    marks = _jing_marks(game, shown, viewer)
 
     def tj(k: int) -> dict[str, Any]:
         return tile_json(game, k, marks)
