@@ -21,6 +21,7 @@ class Client:
         self.ws = connect(ws_url, open_timeout=30, max_size=2**22)
         self.frames: list[dict] = []
         self.errors: list[dict] = []
+        self.oks: list[dict] = []  # the server's word that an action was applied (hand, seq)
         self.closed: tuple[int, str] | None = None
         self.cond = threading.Condition()
         self.thread = threading.Thread(target=self._read, daemon=True)
@@ -31,7 +32,8 @@ class Client:
             for raw in self.ws:
                 f = json.loads(raw)
                 with self.cond:
-                    (self.frames if f.get("type") == "state" else self.errors).append(f)
+                    kind = f.get("type")
+                    (self.frames if kind == "state" else self.oks if kind == "ok" else self.errors).append(f)
                     self.cond.notify_all()
         except Exception:
             pass

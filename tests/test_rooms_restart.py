@@ -164,3 +164,15 @@ def test_two_servers_on_one_postgresql_the_other_takes_a_room_over_when_its_owne
         a.stop()
         b.stop()
     assert record == _uninterrupted(tmp_path / "c", db)
+
+
+def test_the_load_benchmark_runs_clean_on_a_few_rooms():
+    """benchmarks/rooms.py, small: every room finishes, no error, no acknowledged action lost."""
+    need("websockets")
+    root = __import__("pathlib").Path(__file__).resolve().parent.parent
+    r = subprocess.run([sys.executable, str(root / "benchmarks" / "rooms.py"), "--rooms", "3", "--hands", "1",
+                        "--seconds", "120", "--json"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    report = json.loads(r.stdout)
+    assert report["errors"] == 0 and report["lost_actions"] == 0, report
+    assert report["actions_acknowledged"] > 0 and report["actions_applied"] >= report["actions_acknowledged"]

@@ -35,6 +35,7 @@ def serve(
     option: Annotated[list[str] | None, typer.Option("--option", "-o", metavar="NAME=VALUE", help="An option of --rules the pages start with (repeatable).")] = None,
     db: Annotated[str | None, typer.Option("--db", metavar="URL", help="Where rooms are kept: postgresql://user@host/db (the `postgres` extra) or a SQLite file; default DIR/rooms.db.")] = None,
     grace: Annotated[float, typer.Option(min=0, max=3600, help="Seconds a seat may be away before a bot plays for it (托管).")] = 30.0,
+    joins: Annotated[int, typer.Option(min=1, max=100_000, help="Rooms made and websockets joined per client address per 10 s, beyond which they are refused (429 / 4429). Raise it for a load test on loopback.")] = 30,
     lease: Annotated[float, typer.Option(min=1, max=600, help="Seconds this server holds a room it serves (renewed while it runs); another server on the same --db takes a room over once its owner's lease has run out.")] = 15.0,
     as_json: Annotated[bool, typer.Option("--json", help="Say where it listens as one line of JSON (url, data folder), and errors as JSON.")] = False,
 ) -> None:
@@ -69,7 +70,7 @@ def serve(
         print(json.dumps({"url": url, "data": str(folder)}), flush=True)
     else:
         out.print(f"mjrules serve: {url}  (data folder {folder}; Ctrl-C stops it)", markup=False)
-    run(host, port, folder, sock=sock, db=store_url, preselect=preselect, grace=grace, lease=lease)
+    run(host, port, folder, sock=sock, db=store_url, preselect=preselect, grace=grace, lease=lease, joins=joins)
 
 
 def _preselect(rules: str | None, option: list[str] | None, folder: Path, as_json: bool) -> dict[str, object]:

@@ -177,9 +177,10 @@ class Room:
             self._deal()
         self.version += 1
 
-    def act(self, seat: str, text: str, now: float) -> None:
-        """Apply ``seat``'s action ``text`` (one of its legal actions' texts). Raises
-        :class:`IllegalAction` (nothing changed) when it is not ``seat``'s to play now."""
+    def act(self, seat: str, text: str, now: float) -> tuple[int, int]:
+        """Apply ``seat``'s action ``text`` (one of its legal actions' texts); returns (hand,
+        action number) where it was stored (both 0-based). Raises :class:`IllegalAction`
+        (nothing changed) when it is not ``seat``'s to play now."""
         with self.lock:
             game = self.game
             if self.finished or game is None:
@@ -190,8 +191,10 @@ class Room:
                 said = " ".join(str(text).split())[:80]
                 raise IllegalAction(f"{said!r} is not an action {seat} may take now",
                                     hint=("one of: " + ", ".join(offered)) if offered else "wait for your turn")
+            where = (self.hand, len(game.actions))
             self._apply(action, "seat")
             self.turn_since = now
+            return where
 
     def stand_in(self, seat: str, now: float, grace: float) -> bool:
         """Whether a bot plays ``seat`` now: a bot seat, or a person away past ``grace``

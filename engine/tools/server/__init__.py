@@ -33,16 +33,16 @@ def listen(host: str = LOCALHOST, port: int = DEFAULT_PORT) -> socket.socket:
 
 def serve(host: str = LOCALHOST, port: int = DEFAULT_PORT, data_dir: Path | None = None,
           sock: socket.socket | None = None, db: str | None = None, preselect: dict[str, object] | None = None,
-          grace: float | None = None, lease: float | None = None) -> None:
+          grace: float | None = None, lease: float | None = None, joins: int | None = None) -> None:
     """Run the server until Ctrl-C (uvicorn), on ``sock`` (from :func:`listen`) or on a socket
-    it opens; ``db``, ``preselect``, ``grace`` and ``lease`` as :func:`~engine.tools.server.app.create_app`
+    it opens; ``db``, ``preselect``, ``grace``, ``lease`` and ``joins`` as :func:`~engine.tools.server.app.create_app`
     takes them. Raises :class:`OSError` when it cannot bind."""
     import uvicorn
 
     from engine.tools.server.app import create_app
     from engine.tools.server.caps import MAX_FRAME_BYTES
 
-    app = create_app(data_dir or default_data_dir(), db=db, preselect=preselect, grace=grace, lease=lease)
+    app = create_app(data_dir or default_data_dir(), db=db, preselect=preselect, grace=grace, lease=lease, joins=joins)
     sock = sock or listen(host, port)
     # a websocket message past the cap is refused by uvicorn itself (close 1009), never buffered whole
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", ws="auto", ws_max_size=4 * MAX_FRAME_BYTES))

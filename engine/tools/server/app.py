@@ -263,11 +263,12 @@ def _text(data: dict[str, Any], key: str, cap: int, what: str, required: bool = 
 
 
 def create_app(data_dir: Path, db: str | None = None, preselect: dict[str, Any] | None = None,
-               grace: float | None = None, lease: float | None = None) -> Starlette:
+               grace: float | None = None, lease: float | None = None, joins: int | None = None) -> Starlette:
     """The ASGI app, keeping its files in ``data_dir`` (created if missing) and its rooms in
     ``db`` (a database URL; default SQLite ``data_dir/rooms.db``). ``preselect``: ``{"ruleset",
     "options"}`` the pages start with (``mjrules serve --rules``); ``grace``: seconds a seat may
-    be away before a bot plays for it; ``lease``: seconds this server holds a room it serves."""
+    be away before a bot plays for it; ``lease``: seconds this server holds a room it serves;
+    ``joins``: rooms made and websockets joined per client address per 10 s."""
     from engine.tools.rooms.store import Store
     from engine.tools.server import rooms_api
 
@@ -277,6 +278,8 @@ def create_app(data_dir: Path, db: str | None = None, preselect: dict[str, Any] 
         hub.grace = grace
     if lease is not None:
         hub.lease = lease
+    if joins is not None:
+        hub.joins = rooms_api.Rate(joins, 10.0)
 
     def handle(fn: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
         async def endpoint(request: Request) -> Response:

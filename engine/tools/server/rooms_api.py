@@ -7,7 +7,8 @@
   /api/rooms/{room}/seats/{seat}/remove`` (a bot takes the seat), both with the host's token;
 - ``WS /ws/rooms/{room}?token=T`` (no token: watch): the server sends ``{"type": "state", …}``
   (:meth:`Room.view`) on every change; the client sends ``{"type": "act", "action": TEXT}``; a
-  refused message gets ``{"type": "error", "error", "hint"}`` and changes nothing;
+  refused message gets ``{"type": "error", "error", "hint"}`` and changes nothing; an applied
+  action, ``{"type": "ok", "action", "hand", "seq"}`` (stored as action ``seq`` of hand ``hand``);
 - ``GET /api/rooms/{room}/hands/{k}/record`` the record (YAML) of finished hand ``k`` (1-based).
 
 Every action is stored (committed) before any frame says it happened. A server owns the rooms
@@ -379,10 +380,12 @@ def routes(hub: Hub, handle: Callable[[Handler], Handler]) -> list[BaseRoute]:
                     await ws.send_text(_error(f"an action is at most {MAX_ACTION_CHARS} characters"))
                     continue
                 try:
-                    await run_in_threadpool(room.act, seat, action, t)
+                    hand, seq = await run_in_threadpool(room.act, seat, action, t)
                 except MjError as exc:
                     await ws.send_text(_error(str(exc), exc.hint))
                     continue
+                await ws.send_text(json.dumps({"type": "ok", "action": action, "hand": hand + 1, "seq": seq},
+                                              ensure_ascii=False))
                 await run_in_threadpool(room.step, time.monotonic(), hub.grace)
                 await hub.broadcast(room)
         except (WebSocketDisconnect, RuntimeError):
