@@ -31,7 +31,7 @@ def serve(
     host: Annotated[str, typer.Option(metavar="HOST", help="Address to listen on (default: this machine only).")] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=1, max=65535, help="Port to listen on.")] = 8000,
     data: Annotated[Path | None, typer.Option(metavar="DIR", help="The server's data folder (uploaded rule files, work files); default ~/.local/share/mjrules/serve.")] = None,
-    rules: Annotated[str | None, typer.Option("--rules", metavar="RULESET", help="The ruleset the pages start with: a bundled name or a .rules file (copied into the data folder's uploads). Default: nanchang.")] = None,
+    rules: Annotated[str | None, typer.Option("--rules", metavar="RULESET", help="The ruleset the pages start with: a bundled name or a .rules file (copied into the data folder's uploads). Default: the bundled ruleset the others extend.")] = None,
     option: Annotated[list[str] | None, typer.Option("--option", "-o", metavar="NAME=VALUE", help="An option of --rules the pages start with (repeatable).")] = None,
     db: Annotated[str | None, typer.Option("--db", metavar="URL", help="Where rooms are kept: postgresql://user@host/db (the `postgres` extra) or a SQLite file; default DIR/rooms.db.")] = None,
     grace: Annotated[float, typer.Option(min=0, max=3600, help="Seconds a seat may be away before a bot plays for it (托管).")] = 30.0,
@@ -73,15 +73,21 @@ def serve(
     run(host, port, folder, sock=sock, db=store_url, preselect=preselect, grace=grace, lease=lease, joins=joins)
 
 
-def _preselect(rules: str | None, option: list[str] | None, folder: Path, as_json: bool) -> dict[str, object]:
+def _preselect(rules: str | None, option: list[str] | None, folder: Path, as_json: bool) -> dict[str, object] | None:
     """``{"ruleset", "options"}`` for the pages from ``--rules``/``--option`` (compiled first: a
-    bad file or option is exit 2). A file is copied into the uploads under its name."""
+    bad file or option is exit 2), None without ``--rules``. A file is copied into the uploads
+    under its name."""
     import shutil
 
     from engine.cli.inputs import compile_or_fail, parse_options
     from engine.lang.resources import bundled_ruleset_names
 
-    ref = rules or "nanchang"
+    if rules is None:
+        if option:
+            fail(MjError("--option needs --rules: the ruleset whose options they are",
+                         hint="e.g. mjrules serve --rules RULESET --option NAME=VALUE"), as_json)
+        return None
+    ref = rules
     compile_or_fail(ref, option, as_json)
     name = ref
     if ref not in bundled_ruleset_names():

@@ -34,6 +34,7 @@ from engine.table.match import hand_seed, next_deal
 from engine.table.records import game_record, to_yaml
 from engine.tools.play import ledger_rows
 from engine.tools.rooms.store import RoomRow, Store
+from engine.tools.server.caps import MAX_ACTION_CHARS, MAX_STEPS
 
 HUMAN = "human"
 STAND_IN = "greedy"  # the bot that plays a person's seat while it is away (托管)
@@ -188,7 +189,7 @@ class Room:
             offered = {a.text(self.scorer): a for a in game.legal_actions(seat)}
             action = offered.get(text)
             if action is None:
-                said = " ".join(str(text).split())[:80]
+                said = " ".join(str(text).split())[:MAX_ACTION_CHARS]
                 raise IllegalAction(f"{said!r} is not an action {seat} may take now",
                                     hint=("one of: " + ", ".join(offered)) if offered else "wait for your turn")
             where = (self.hand, len(game.actions))
@@ -206,7 +207,7 @@ class Room:
             return True
         return self.row.timer is not None and now - self.turn_since >= self.row.timer
 
-    def step(self, now: float, grace: float, limit: int = 2_000) -> bool:
+    def step(self, now: float, grace: float, limit: int = MAX_STEPS) -> bool:
         """Let bots (and stand-ins) play until a person must choose, the match ends or
         ``limit`` actions; a person's lone draw is taken for them. Returns whether anything
         changed."""

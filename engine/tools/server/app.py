@@ -505,7 +505,7 @@ def create_app(data_dir: Path, db: str | None = None, preselect: dict[str, Any] 
             pass
 
     async def defaults(request: Request) -> Response:
-        return JSONResponse(preselect or {"ruleset": "nanchang", "options": {}})
+        return JSONResponse(preselect or {"ruleset": None, "options": {}})  # None: the page's own default
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

@@ -44,3 +44,10 @@ ACT_RATE = (20, 1.0)  # actions per connection: 20 a second
 GRACE_SECONDS = 30.0  # a seat away this long is played by a bot (托管) until it is back
 LEASE_SECONDS = 15.0  # a server's hold on a room, renewed every third of it while it runs
 TICK_SECONDS = 0.25  # how often stand-ins and leases are looked at
+MIN_TIMER_SECONDS = 5  # the shortest turn timer
+MAX_ID_CHARS = 40  # a room id in a path (longer: no such room)
+MAX_TOKEN_CHARS = 200  # a token read from a link
+MAX_STEPS = 2_000  # bot actions in a row one step may apply (a hand ends well within)
+RATE_KEYS = 10_000  # client addresses a rate remembers (past it, the idle half is forgotten)
+# websocket close codes (docs/serve.md): the HTTP status they stand for, + 4000
+CLOSE_BAD, CLOSE_FORBIDDEN, CLOSE_NO_ROOM, CLOSE_ELSEWHERE, CLOSE_BUSY = 4400, 4403, 4404, 4409, 4429

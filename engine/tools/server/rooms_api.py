@@ -46,15 +46,24 @@ from engine.tools.server import work
 from engine.tools.server.caps import (
     ACT_RATE,
     CLIP,
+    CLOSE_BAD,
+    CLOSE_BUSY,
+    CLOSE_ELSEWHERE,
+    CLOSE_FORBIDDEN,
+    CLOSE_NO_ROOM,
     GRACE_SECONDS,
     JOIN_RATE,
     LEASE_SECONDS,
     MAX_ACTION_CHARS,
     MAX_FRAME_BYTES,
+    MAX_ID_CHARS,
     MAX_MATCH_HANDS,
     MAX_ROOMS,
     MAX_TIMER_SECONDS,
+    MAX_TOKEN_CHARS,
     MAX_WATCHERS,
+    MIN_TIMER_SECONDS,
+    RATE_KEYS,
     SEED_SPACE,
     TICK_SECONDS,
 )
@@ -92,8 +101,8 @@ class Rate:
         if len(q) >= self.n:
             return False
         q.append(now)
-        if len(self.seen) > 10_000:  # bound the keys kept
-            for k in [k for k, v in self.seen.items() if not v][:5_000]:
+        if len(self.seen) > RATE_KEYS:  # bound the keys kept: forget the idle ones
+            for k in [k for k, v in self.seen.items() if not v or now - v[-1] > self.per]:
                 del self.seen[k]
         return True
 
@@ -138,8 +147,8 @@ class Hub:
         if type(seed) is not int or not 0 <= seed < SEED_SPACE:
             raise Refused(http.HTTP_400_BAD_REQUEST, f"`seed`: a whole number from 0 to {SEED_SPACE - 1}")
         timer = data.get("timer")
-        if timer is not None and (type(timer) not in (int, float) or not 5 <= timer <= MAX_TIMER_SECONDS):
-            raise Refused(http.HTTP_400_BAD_REQUEST, f"`timer`: seconds a seat has to act, 5 to {MAX_TIMER_SECONDS} (or none)")
+        if timer is not None and (type(timer) not in (int, float) or not MIN_TIMER_SECONDS <= timer <= MAX_TIMER_SECONDS):
+            raise Refused(http.HTTP_400_BAD_REQUEST, f"`timer`: seconds a seat has to act, {MIN_TIMER_SECONDS} to {MAX_TIMER_SECONDS} (or none)")
         bots = data.get("bots") or {}
         if not isinstance(bots, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in bots.items()):
             raise Refused(http.HTTP_400_BAD_REQUEST, "`bots`: a mapping of seat to bot, e.g. {\"南\": \"greedy\"}")
@@ -150,7 +159,7 @@ class Hub:
         if self.store.count_open() >= MAX_ROOMS:
             raise Refused(http.HTTP_429_TOO_MANY_REQUESTS, f"{MAX_ROOMS} rooms are open: close one first")
         if not isinstance(name, str):
-            raise Refused(http.HTTP_400_BAD_REQUEST, "`ruleset`: a ruleset's name", hint="e.g. nanchang")
+            raise Refused(http.HTTP_400_BAD_REQUEST, "`ruleset`: a ruleset's name", hint="GET /api/rulesets lists them")
         rs = self._compile(name, options)
         seats = [str(v) for v in rs.table["seats"].values]
         unknown = [s for s in bots if s not in seats]
@@ -182,7 +191,7 @@ class Hub:
             room = self.rooms.get(room_id)
             if room is not None:
                 return room
-            row = self.store.room(room_id) if len(room_id) <= 40 else None
+            row = self.store.room(room_id) if len(room_id) <= MAX_ID_CHARS else None
             if row is None:
                 raise Refused(http.HTTP_404_NOT_FOUND, f"no room {room_id[:CLIP]!r}")
             if not self.store.acquire(room_id, self.owner, self.lease):
@@ -229,7 +238,7 @@ class Hub:
                 for room_id in list(self.rooms):
                     ok = await run_in_threadpool(self.store.acquire, room_id, self.owner, self.lease)
                     if not ok:
-                        await self.drop(room_id, 4409, "another server serves this room now")
+                        await self.drop(room_id, CLOSE_ELSEWHERE, "another server serves this room now")
 
     async def drop(self, room_id: str, code: int, reason: str) -> None:
         self.rooms.pop(room_id, None)
@@ -299,7 +308,7 @@ def routes(hub: Hub, handle: Callable[[Handler], Handler]) -> list[BaseRoute]:
         for c in [c for c in hub.conns.get(room.row.id, []) if c.seat == seat]:
             with contextlib.suppress(Exception):
                 await c.ws.send_text(_error("the host gave your seat to a bot"))
-                await c.ws.close(code=4403)
+                await c.ws.close(code=CLOSE_FORBIDDEN)
         await run_in_threadpool(room.step, time.monotonic(), hub.grace)
         await hub.broadcast(room)
         return JSONResponse(room.summary())
@@ -309,7 +318,7 @@ def routes(hub: Hub, handle: Callable[[Handler], Handler]) -> list[BaseRoute]:
         k = request.path_params["k"]
         if not k.isdigit() or not 1 <= int(k) <= MAX_MATCH_HANDS:
             raise Refused(http.HTTP_404_NOT_FOUND, f"no hand {k[:CLIP]!r}")
-        rec = await run_in_threadpool(hub.store.record, room_id[:64], int(k) - 1)
+        rec = await run_in_threadpool(hub.store.record, room_id[:MAX_ID_CHARS], int(k) - 1)
         if rec is None:
             raise Refused(http.HTTP_404_NOT_FOUND, f"hand {k} of room {room_id[:CLIP]!r} is not finished (or no such room)")
         return Response(rec, media_type="application/x-yaml",
@@ -320,30 +329,30 @@ def routes(hub: Hub, handle: Callable[[Handler], Handler]) -> list[BaseRoute]:
         await ws.accept()
         if not hub.joins.allow(_client(ws), now):
             await ws.send_text(_error("too many joins from here: wait a little"))
-            await ws.close(code=4429)
+            await ws.close(code=CLOSE_BUSY)
             return
         try:
             room = await run_in_threadpool(hub.get, ws.path_params["room"])
         except Refused as exc:
             await ws.send_text(_error(str(exc.body["error"]), exc.body.get("hint")))
-            await ws.close(code=4404 if exc.status == 404 else 4409)
+            await ws.close(code=CLOSE_NO_ROOM if exc.status == http.HTTP_404_NOT_FOUND else CLOSE_ELSEWHERE)
             return
         except MjError as exc:
             await ws.send_text(_error(str(exc), exc.hint))
-            await ws.close(code=4400)
+            await ws.close(code=CLOSE_BAD)
             return
         token = ws.query_params.get("token")
         seat = None
         if token is not None:
-            seat = await run_in_threadpool(hub.seat_of, room, token[:200])
+            seat = await run_in_threadpool(hub.seat_of, room, token[:MAX_TOKEN_CHARS])
             if seat is None:
                 await ws.send_text(_error("this link's token opens no seat here", "ask the host for your link"))
-                await ws.close(code=4403)
+                await ws.close(code=CLOSE_FORBIDDEN)
                 return
         conns = hub.conns[room.row.id]
         if len(conns) >= MAX_WATCHERS:
             await ws.send_text(_error(f"{MAX_WATCHERS} people are connected to this room"))
-            await ws.close(code=4429)
+            await ws.close(code=CLOSE_BUSY)
             return
         conn = Conn(ws, seat)
         conns.append(conn)
