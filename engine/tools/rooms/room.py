@@ -65,7 +65,32 @@ def public_view(game: Game) -> dict[str, Any]:
     view.pop("hand", None)
     view["seat"] = None
     view["legal"] = []
+    view["pick"] = None  # a seat's own 精 pick (随精) is its own
     return view
+
+
+def tile_set(game: Game) -> dict[str, dict[str, Any]]:
+    """Every tile kind for the page, by code: its group and the group's label as the rule file
+    declares them (``万``, ``风``), suit or not, rank (the page names tiles from these)."""
+    out = {}
+    for k in game.tiles.kinds:
+        out[k.code] = {"code": k.code, "group": k.group, "label": game.tiles.groups[k.group].label,
+                       "suit": k.is_suit, "rank": k.rank if k.is_suit else None}
+    return out
+
+
+def jing_marks(game: Game, view: dict[str, Any]) -> dict[str, str]:
+    """``{code: "正精" | "副精"}`` of the wild indicators ``view`` shows (a seat's own pick too)."""
+    marks: dict[str, str] = {}
+    shown = [game.tiles.parse_one(c) for n, c in view["indicators"].items() if game.rs.indicators[n].wild]
+    if view.get("pick"):
+        shown.append(game.tiles.parse_one(view["pick"]))
+    for tile in shown:
+        main, nxt = game.scorer.jing_kinds(tile)
+        marks.setdefault(game.tiles.code(main), "正精")
+        if nxt is not None:
+            marks.setdefault(game.tiles.code(nxt), "副精")
+    return marks
 
 
 def result_view(game: Game) -> dict[str, Any] | None:
@@ -108,6 +133,7 @@ class Room:
         if unknown:
             raise MjError(f"no seat {sorted(unknown)[0]!r} at this table", hint=f"seats: {' '.join(self.seats)}")
         self.dealer = self.dealer or self.seats[0]
+        self.tiles: dict[str, dict[str, Any]] = {}  # filled at the first deal (tile_set)
         self.totals = self.totals or dict.fromkeys(self.seats, 0)
         self.away_since = {s: NEVER for s in self.seats if self.player(s) == HUMAN}  # nobody has joined yet
 
@@ -122,6 +148,7 @@ class Room:
     def _deal(self) -> None:
         self.game = Game(self.rs, hand_seed(self.row.seed, self.hand), dealer=self.dealer, floor=self.floor,
                          previous_indicators=self.previous, scorer=self.scorer)
+        self.tiles = self.tiles or tile_set(self.game)
 
     def start(self) -> None:
         """Deal the first hand (a new room)."""
@@ -249,11 +276,13 @@ class Room:
             if game is not None and not self.finished:
                 view = game.observation(seat) if seat is not None else public_view(game)
                 view["over"] = game.over
+                view["jing"] = jing_marks(game, view)
             return {"type": "state", "seat": seat, "version": self.version,
                     "hand": self.hand + 1 if not self.finished else self.row.hands,
                     "hands": self.row.hands, "totals": dict(self.totals), "view": view, "last": self.last_result,
                     "finished": self.finished, "ruleset": self.row.ruleset, "options": dict(self.row.options),
-                    "players": {s: self.player(s) for s in self.seats},
+                    "players": {s: self.player(s) for s in self.seats}, "seats": list(self.seats),
+                    "label": self.rs.label or self.rs.name, "tiles": self.tiles,
                     "away": sorted(s for s, t in self.away_since.items() if t is not None)}
 
     def summary(self) -> dict[str, Any]:

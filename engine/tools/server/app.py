@@ -504,6 +504,9 @@ def create_app(data_dir: Path, db: str | None = None, preselect: dict[str, Any] 
         except (WebSocketDisconnect, RuntimeError):
             pass
 
+    async def room_page(request: Request) -> Response:
+        return FileResponse(STATIC / "room.html", headers={"Cache-Control": "no-store"})
+
     async def defaults(request: Request) -> Response:
         return JSONResponse(preselect or {"ruleset": None, "options": {}})  # None: the page's own default
 
@@ -537,6 +540,8 @@ def create_app(data_dir: Path, db: str | None = None, preselect: dict[str, Any] 
         Route("/api/impact/{id}/cancel", handle(impact_cancel), methods=["POST"]),
         WebSocketRoute("/ws/impact/{id}", impact_ws),
         Route("/api/defaults", handle(defaults), methods=["GET"]),
+        Route("/rooms", room_page),
+        Route("/room/{room}", room_page),
         *rooms_api.routes(hub, handle),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]

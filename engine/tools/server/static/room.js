@@ -1,0 +1,289 @@
+// A room's page (docs/serve.md "Rooms"): /rooms makes a room (the host's form), /room/ID#token=T
+// sits at a seat (no token: watch). Every word comes from the catalogue (i18n.js); the table is
+// drawn from the server's frames ({"type": "state", …}) and actions go back as their texts.
+"use strict";
+import { t, lang, setLang, translatePage, tileName, tileFace, seatName } from "/static/i18n.js";
+
+const $ = (id) => document.getElementById(id);
+const el = (tag, cls, text) => {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  return e;
+};
+
+const roomId = (location.pathname.match(/^\/room\/([\w-]+)/) || [])[1] || null;
+const token = new URLSearchParams(location.hash.slice(1)).get("token");
+let frame = null;  // the last table the server sent
+let ws = null;
+let retry = 0;
+
+// ---- tiles -----------------------------------------------------------------------------------------
+function tileOf(code) { return (frame && frame.tiles[code]) || { code, suit: false, label: "", group: "" }; }
+
+function tileEl(code, opts = {}) {
+  const tile = tileOf(code);
+  const e = el("span", "tile " + (tile.suit ? tile.group : "honour h-" + code));
+  const face = tileFace(tile);
+  e.append(el("span", "rank", face[0]));
+  if (face[1]) e.append(el("span", "suit", face[1]));
+  e.title = tileName(tile);
+  e.dataset.code = code;
+  const mark = frame && frame.view && frame.view.jing ? frame.view.jing[code] : null;
+  if (mark) {
+    e.classList.add(mark === "正精" ? "jing-main" : "jing-sub");
+    e.append(el("span", "badge", t(mark === "正精" ? "jing.mainShort" : "jing.subShort")));
+  }
+  if (opts.small) e.classList.add("small");
+  return e;
+}
+
+function tilesRow(codes, opts) {
+  const row = el("div", "row");
+  for (const c of codes) row.append(tileEl(c, opts));
+  return row;
+}
+
+const codesOf = (text) => (text ? text.split(/\s+/).filter(Boolean) : []);
+
+// ---- actions ---------------------------------------------------------------------------------------
+function actionLabel(text) {
+  const [, kind, arg] = text.split(/\s+/);
+  const word = t("act." + kind);
+  const last = frame.view.last_discard;
+  if (arg && kind === "chow") {
+    const two = arg.match(/\d/g) ? arg.slice(0, -1).split("").map((r) => r + arg.slice(-1)) : [arg];
+    return `${word} ${two.map((c) => tileName(tileOf(c))).join("")}` + (last ? ` + ${tileName(tileOf(last[1]))}` : "");
+  }
+  if (arg) return `${word} ${tileName(tileOf(arg))}`;
+  if (last && ["pung", "kong", "win"].includes(kind) && frame.view.phase !== "act") return `${word} ${tileName(tileOf(last[1]))}`;
+  return word;
+}
+
+function send(text) {
+  $("error").textContent = "";
+  if (ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ type: "act", action: text }));
+}
+
+// ---- drawing the table ------------------------------------------------------------------------------
+function seatTitle(s) {
+  const v = frame.view;
+  return seatName(s, frame.seat || frame.seats[0], v ? v.dealer : null, frame.seats);
+}
+
+function drawTotals() {
+  const box = $("totals");
+  box.replaceChildren();
+  for (const s of frame.seats) {
+    const item = el("span", "total" + (frame.away.includes(s) ? " away" : ""));
+    const who = frame.players[s] === "human" ? "" : ` (${t("room.bot")})`;
+    item.append(el("b", "", seatTitle(s) + who), el("span", "num", ` ${frame.totals[s] > 0 ? "+" : ""}${frame.totals[s]}`));
+    box.append(item);
+  }
+}
+
+function drawStrip(v) {
+  const strip = $("strip");
+  strip.replaceChildren();
+  strip.append(el("span", "", t("board.wall", { n: v.live_wall })));
+  for (const [name, code] of Object.entries(v.indicators)) {
+    const box = el("span", "ind");
+    box.append(el("span", "", name + " "), tileEl(code, { small: true }));
+    strip.append(box);
+  }
+  const marks = Object.entries(v.jing || {});
+  for (const which of ["正精", "副精"]) {
+    const codes = marks.filter(([, m]) => m === which).map(([c]) => c);
+    if (codes.length) strip.append(el("span", "jing-name", `${t(which === "正精" ? "jing.main" : "jing.sub")}：${codes.map((c) => tileName(tileOf(c))).join("、")}`));
+  }
+}
+
+function drawSeat(s, v, box) {
+  const mine = s === frame.seat;
+  const area = el("div", "seat" + (v.current === s ? " to-act" : ""));
+  area.append(el("h3", "", seatTitle(s)));
+  if (!mine) area.append(el("div", "count", t("room.inHand", { n: v.hand_sizes[s] })));
+  const melds = el("div", "row melds");
+  for (const m of v.melds[s]) {
+    const [kind, ...rest] = m.split(/\s+/);
+    const g = el("span", "meld");
+    if (rest[0] === "????") g.append(el("span", "tile back"), el("span", "tile back"), el("span", "tile back"), el("span", "tile back"));
+    else for (const c of codesOf(rest.join(" "))) g.append(tileEl(c, { small: true }));
+    g.title = t("act." + kind);
+    melds.append(g);
+  }
+  area.append(melds);
+  const d = tilesRow(v.discards[s], { small: true });
+  d.classList.add("discards");
+  area.append(d);
+  box.append(area);
+}
+
+function drawTable() {
+  const v = frame.view;
+  $("room-label").textContent = frame.label;
+  $("room-hand").textContent = frame.finished ? t("room.finished") : t("room.handOf", { k: frame.hand, n: frame.hands });
+  drawTotals();
+  const others = $("others"), mine = $("mine"), dock = $("dock"), centre = $("centre");
+  for (const b of [others, mine, dock, centre]) b.replaceChildren();
+  if (v) {
+    drawStrip(v);
+    const me = frame.seat;
+    const order = me ? [1, 2, 3].map((i) => frame.seats[(frame.seats.indexOf(me) + i) % frame.seats.length]).filter((s) => s !== me)
+      : frame.seats;
+    for (const s of order) drawSeat(s, v, others);
+    if (v.last_discard) {
+      centre.append(el("span", "", t("board.discarded", { seat: seatTitle(v.last_discard[0]) }) + " "), tileEl(v.last_discard[1]));
+    }
+    centre.append(el("div", "turn", t("board.turn", { seats: seatTitle(v.current) })));
+    if (me) {
+      const discards = new Map(v.legal.filter((a) => a.split(/\s+/)[1] === "discard").map((a) => [a.split(/\s+/)[2], a]));
+      const hand = el("div", "row hand");
+      for (const c of codesOf(v.hand)) {
+        const e = tileEl(c);
+        if (discards.has(c)) {
+          e.classList.add("playable");
+          e.tabIndex = 0;
+          e.addEventListener("click", () => send(discards.get(c)));
+        }
+        hand.append(e);
+      }
+      drawSeat(me, v, mine);
+      mine.prepend(hand);
+      for (const a of v.legal) {
+        if (a.split(/\s+/)[1] === "discard") continue;
+        const b = el("button", "act " + a.split(/\s+/)[1], actionLabel(a));
+        b.type = "button";
+        b.dataset.action = a;
+        b.addEventListener("click", () => send(a));
+        dock.append(b);
+      }
+      if (discards.size) dock.append(el("span", "hint", t("room.clickToDiscard")));
+    }
+  }
+  drawLast();
+}
+
+function drawLast() {
+  const box = $("last");
+  box.replaceChildren();
+  const r = frame.last;
+  if (!r) return;
+  const head = r.winner ? t("result.wins", { seat: seatTitle(r.winner), by: t("by." + r.by), reading: r.reading || "", fans: (r.fans || []).join("、") || t("result.none") })
+    : t("result.exhaustive");
+  box.append(el("h3", "", t("room.handEnded", { k: r.hand + 1 }) + " " + head));
+  const table = el("table", "ledger");
+  const hr = el("tr");
+  for (const k of ["ledger.when", "ledger.part", "ledger.flow", "ledger.amount", "ledger.rule", "ledger.how"]) hr.append(el("th", "", t(k)));
+  table.append(hr);
+  for (const row of r.ledger) {
+    const tr = el("tr");
+    tr.append(el("td", "", t("when." + row.when)), el("td", "", row.part), el("td", "", `${seatTitle(row.payer)} → ${seatTitle(row.payee)}`),
+      el("td", "num", String(row.amount)), el("td", "", row.rule), el("td", "", row.how));
+    table.append(tr);
+  }
+  box.append(table);
+  const net = el("p", "net", t("ledger.net") + "：" + frame.seats.map((s) => `${seatTitle(s)} ${r.net[s] > 0 ? "+" : ""}${r.net[s]}`).join("，"));
+  box.append(net);
+  const a = el("a", "record", t("record.download"));
+  a.href = `/api/rooms/${roomId}/hands/${r.hand + 1}/record`;
+  a.download = `${roomId}-hand${r.hand + 1}.yaml`;
+  box.append(a);
+}
+
+// ---- the connection ---------------------------------------------------------------------------------
+function status(key) { $("room-status").textContent = t(key); $("room-status").dataset.state = key; }
+
+function connect() {
+  const proto = location.protocol === "https:" ? "wss:" : "ws:";
+  ws = new WebSocket(`${proto}//${location.host}/ws/rooms/${roomId}` + (token ? `?token=${encodeURIComponent(token)}` : ""));
+  ws.onopen = () => { retry = 0; status(token ? "room.connected" : "room.watching"); };
+  ws.onmessage = (m) => {
+    const msg = JSON.parse(m.data);
+    if (msg.type === "state") { frame = msg; drawTable(); }
+    else if (msg.type === "error") $("error").textContent = msg.error + (msg.hint ? `（${msg.hint}）` : "");
+  };
+  ws.onclose = (e) => {
+    if ([4403, 4404, 4409].includes(e.code)) { status("room.closed" + e.code); return; }
+    status("room.reconnecting");
+    retry = Math.min(retry + 1, 6);
+    setTimeout(connect, 250 * 2 ** retry);  // the seat keeps its place: come back with the same link
+  };
+}
+
+// ---- the host's form ----------------------------------------------------------------------------------
+async function host() {
+  $("host").hidden = false;
+  const [rulesets, defaults] = await Promise.all([fetch("/api/rulesets").then((r) => r.json()), fetch("/api/defaults").then((r) => r.json())]);
+  const sel = $("host-ruleset");
+  for (const r of rulesets.rulesets) sel.append(new Option(r.label + (r.bundled ? "" : t("setup.uploaded")), r.name));
+  sel.value = defaults.ruleset || rulesets.default || sel.value;
+  const showOptions = () => {
+    const r = rulesets.rulesets.find((x) => x.name === sel.value);
+    const box = $("host-options");
+    box.replaceChildren();
+    for (const [name, o] of Object.entries(r ? r.options : {})) {
+      const lab = el("label", "opt");
+      lab.title = o.label || name;
+      lab.append(el("span", "", name + " "));
+      const s = el("select");
+      s.name = name;
+      for (const c of o.choices) s.append(new Option(c, c));
+      s.value = (defaults.ruleset === sel.value && defaults.options[name]) || o.default;
+      lab.append(s);
+      box.append(lab);
+    }
+  };
+  sel.addEventListener("change", showOptions);
+  showOptions();
+  const seats = $("host-seats");
+  for (const s of ["E", "S", "W", "N"]) {
+    const lab = el("label", "seat-choice");
+    lab.append(el("span", "", seatName(s) + " "));
+    const who = el("select");
+    who.name = s;
+    who.append(new Option(t("room.person"), "human"));
+    for (const b of rulesets.bots) who.append(new Option(t("room.bot") + " " + b, b));
+    lab.append(who);
+    seats.append(lab);
+  }
+  $("host-form").addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const options = Object.fromEntries([...$("host-options").querySelectorAll("select")].map((s) => [s.name, s.value]));
+    const bots = Object.fromEntries([...seats.querySelectorAll("select")].filter((s) => s.value !== "human").map((s) => [s.name, s.value]));
+    const body = { ruleset: sel.value, options, hands: Number($("host-hands").value), bots };
+    if ($("host-seed").value !== "") body.seed = Number($("host-seed").value);
+    const r = await fetch("/api/rooms", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+    const out = await r.json();
+    if (!r.ok) { $("host-error").textContent = out.error + (out.hint ? `（${out.hint}）` : ""); return; }
+    $("host-error").textContent = "";
+    const links = $("host-links");
+    links.hidden = false;
+    links.replaceChildren(el("h2", "", t("room.links")));
+    for (const [s, v] of Object.entries(out.seats)) {
+      const p = el("p", "link");
+      const a = el("a", "", v.url);
+      a.href = v.url;
+      a.dataset.seat = s;
+      p.append(el("b", "", seatName(s) + "："), a);
+      links.append(p);
+    }
+    const w = el("p", "link");
+    const a = el("a", "", out.watch);
+    a.href = out.watch;
+    a.dataset.seat = "watch";
+    w.append(el("b", "", t("room.watchLink") + "："), a);
+    links.append(w, el("p", "hint", t("room.keepHost")));
+  });
+}
+
+function relabel() {
+  $("lang").textContent = t("lang.switch");
+  translatePage(document);
+  if (frame) drawTable();
+}
+
+$("lang").addEventListener("click", () => setLang(lang() === "zh-CN" ? "en" : "zh-CN"));
+window.addEventListener("langchange", relabel);
+relabel();
+if (roomId) { $("table").hidden = false; connect(); } else host();
