@@ -297,3 +297,46 @@ def test_a_port_in_use_is_bad_input_and_nothing_is_said_to_listen(tmp_path):
     got = json.loads(done.stdout)  # one JSON document: the error, no "url" line before it
     assert got["error"].startswith(f"--port {port}: cannot listen on 127.0.0.1:{port}: ")
     assert got["hint"] == "another program uses that port: try another --port"
+
+
+def test_the_default_ruleset_is_the_one_the_others_extend(srv):
+    from engine.tools.server.app import default_ruleset
+
+    body = srv.call("GET", "/api/rulesets")[1]
+    bundled = [r for r in body["rulesets"] if r["bundled"]]
+    assert body["default"] == "nanchang" != bundled[0]["name"]  # not the first by name (chongguan)
+    assert all("nanchang" in r["extends"] for r in bundled if r["name"] != "nanchang")
+    # the rule itself: most heirs first, then the name; uploaded files never count
+    entries = [{"name": "b", "bundled": True, "extends": []}, {"name": "a", "bundled": True, "extends": []},
+               {"name": "c", "bundled": True, "extends": ["b"]}, {"name": "u", "bundled": False, "extends": ["a", "a"]}]
+    assert default_ruleset(entries) == "b"
+    assert default_ruleset(entries[:2]) == "a"
+    assert default_ruleset([entries[3]]) is None
+
+
+def test_the_same_seed_deals_the_same_tiles_as_mjrules_play(srv):
+    from engine.lang.compiler import compile_ruleset
+    from engine.table.game import Game
+    from engine.table.match import Match
+    from engine.table.records import game_record
+
+    status, g = srv.call("POST", "/api/games", {"ruleset": "nanchang", "seat": "S", "seed": 7})
+    assert status == 200 and g["seed"] == 7
+    game = srv.app.state.server.sessions[g["id"]].game
+    rs = compile_ruleset("nanchang")
+    cli = Match(rs, 7).deal()  # the hand `mjrules play nanchang --seed 7` plays first
+    deal = ("seed", "ring", "wall", "dice")
+    assert {k: game_record(game)[k] for k in deal} == {k: game_record(cli)[k] for k in deal}
+    assert game.indicators == cli.indicators
+    old = Game(rs, 7)  # the old way: the seed asked for as the hand's own
+    assert (game_record(old)["ring"], game_record(old)["wall"]) != (game_record(cli)["ring"], game_record(cli)["wall"])
+
+
+def test_the_diff_names_files_not_server_paths(srv):
+    text = "ruleset y\nextends nanchang\noverride fan 大七对 = x4 when pattern 大七对\n"
+    status, d = srv.call("POST", "/api/diff", {"text": text, "base": "nanchang"})
+    assert status == 200 and [c["path"] for c in d["changes"]] == ["fan.大七对"]
+    c = d["changes"][0]
+    assert c["new"]["at"] == "edited.rules:3"
+    assert c["old"]["at"].startswith("nanchang.rules:")
+    assert "jobs" not in json.dumps(d) and str(srv.data) not in json.dumps(d)

@@ -169,7 +169,7 @@ def test_play_a_hand_by_clicking_until_the_ledger_shows(srv, browser):
     rows = [(r.get_attribute("data-payer"), r.get_attribute("data-payee"), int(r.get_attribute("data-amount")))
             for r in d.find_elements(By.CSS_SELECTOR, "#ledger .ledger-row")]
     sessions = srv.app.state.server.sessions
-    game = next(s.game for s in sessions.values() if s.game.seed == SEED and s.game.over)
+    game = next(s.game for s in sessions.values() if s.seed == SEED and s.game.over)
     from engine.tools.play import ledger_rows
 
     assert rows == [(r["payer"], r["payee"], r["amount"]) for r in ledger_rows(game.result)]

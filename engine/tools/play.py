@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from engine.core.ledger import indicator_of
+from engine.errors import MjError
 from engine.table.game import Action, Game, HandResult
 
 
@@ -81,9 +82,17 @@ class TerminalPlayer:
             if answer.isdigit() and 1 <= int(answer) <= len(acts):
                 return acts[int(answer) - 1]
             match = [a for a in acts if action_text(game, a) == answer or a.text(game.scorer) == f"{seat} {answer}"]
+            reason = ""
+            if not match and answer:
+                try:  # an action as a player writes it: `discard 5万`, `discard 南风`
+                    wanted = Action.parse(f"{seat} {answer}", game.scorer).text(game.scorer)
+                    match = [a for a in acts if a.text(game.scorer) == wanted]
+                except MjError as exc:
+                    reason = f" ({exc.message})"
             if match:
                 return match[0]
-            self.out.print(f"type a number from 1 to {len(acts)}", markup=False)
+            self.out.print(f"type a number from 1 to {len(acts)}, or an action as listed (tiles as 5p, 5万 or 南){reason}",
+                           markup=False)
 
 
 def show_hand_end(out: Console, game: Game, seat: str | None) -> None:

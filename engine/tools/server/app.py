@@ -7,7 +7,8 @@ are busy or :data:`MAX_SESSIONS` are open, 504 past :data:`REQUEST_SECONDS`):
 
 - ``GET /`` the page; ``GET /static/…`` its CSS and JavaScript; ``GET /grammar.json`` the
   TextMate grammar the editor highlights with.
-- ``GET /api/rulesets`` bundled and uploaded rulesets with their options and the bots;
+- ``GET /api/rulesets`` bundled and uploaded rulesets with their options (and which it
+  ``extends``), the ``default`` (:func:`default_ruleset`) and the bots;
   ``GET /api/rulesets/{name}`` one's text; ``POST /api/rulesets`` ``{name, text}`` uploads one
   into the data folder (it must compile).
 - ``POST /api/games`` ``{ruleset, options, seat, bots, seed}`` sits at a table; ``GET
@@ -259,6 +260,17 @@ def _clean_error(body: dict[str, Any], server: Server) -> dict[str, Any]:
     return out
 
 
+def default_ruleset(entries: list[dict[str, Any]]) -> str | None:
+    """The ruleset the page offers first: the bundled one the most other bundled rulesets
+    extend (the family's root), the first by name on a tie; None when nothing is bundled.
+    ``entries`` are ``/api/rulesets`` entries (``name``, ``bundled``, ``extends``)."""
+    bundled = [e for e in entries if e["bundled"]]
+    if not bundled:
+        return None
+    heirs = {e["name"]: sum(e["name"] in o["extends"] for o in bundled) for e in bundled}
+    return min(heirs, key=lambda n: (-heirs[n], n))
+
+
 async def _body(request: Request) -> dict[str, Any]:
     """The request's JSON object, read no further than MAX_BODY_BYTES."""
     size = request.headers.get("content-length")
@@ -343,13 +355,14 @@ def create_app(data_dir: Path) -> Starlette:
                     except MjError:
                         continue
                     server.described[key] = {
-                        "name": name, "label": rs.label or rs.name, "bundled": bundled,
+                        "name": name, "label": rs.label or rs.name, "bundled": bundled, "extends": list(rs.extends),
                         "options": {k: {"label": o.label, "default": o.default, "choices": list(o.choices)}
                                     for k, o in rs.options.items()}}
                 out.append(server.described[key])
             return out
 
-        return JSONResponse({"rulesets": await run_in_threadpool(describe), "bots": list(BOTS),
+        found = await run_in_threadpool(describe)
+        return JSONResponse({"rulesets": found, "default": default_ruleset(found), "bots": list(BOTS),
                              "caps": {"impact_hands": IMPACT_MAX_HANDS, "rule_bytes": MAX_RULE_BYTES}})
 
     async def ruleset_text(request: Request) -> Response:

@@ -19,7 +19,7 @@ from engine.errors import IllegalAction, MjError
 from engine.lang.compiler import compile_ruleset
 from engine.table.bots import BOTS
 from engine.table.game import Action, Game
-from engine.table.match import Bot
+from engine.table.match import Bot, Match
 from engine.tools.play import Narrator, action_text, ledger_rows
 from engine.tools.server.caps import CLIP, MAX_LOG, SEED_SPACE
 
@@ -102,8 +102,9 @@ def result_json(game: Game) -> dict[str, Any] | None:
 class Session:
     """A person at one seat of a game, the other seats bots (see the module docstring)."""
 
-    def __init__(self, game: Game, seat: str, bots: dict[str, Bot]):
+    def __init__(self, game: Game, seat: str, bots: dict[str, Bot], seed: int | None = None):
         self.game, self.seat, self.bots = game, seat, bots
+        self.seed = game.seed if seed is None else seed  # the seed asked for (the match's), shown on the page
         self.lock = threading.Lock()
         self.touched = time.monotonic()
         self.narrator = Narrator(None, seat)
@@ -125,9 +126,9 @@ class Session:
         if not isinstance(bots, str) or bots not in BOTS:  # a list or mapping is no bot, not a crash
             raise MjError(f"unknown bot {str(bots)[:CLIP]!r}", hint=f"one of: {', '.join(BOTS)}")
         seed = seed if seed is not None else random.SystemRandom().randrange(SEED_SPACE)
-        game = Game(rs, seed)
+        game = Match(rs, seed).deal()  # the first hand `mjrules play --seed SEED` deals
         players = {s: BOTS[bots](seed + i) for i, s in enumerate(seats) if s != seat}
-        return cls(game, seat, players)
+        return cls(game, seat, players, seed)
 
     def advance(self) -> None:
         """Let the bots play until the person has a choice or the hand ends (a lone draw is
@@ -171,7 +172,7 @@ class Session:
     def _state(self) -> dict[str, Any]:
         g = self.game
         lines = [x for x in (self.narrator.line(g, e) for e in g.events[-MAX_LOG - MAX_LOG:]) if x][-MAX_LOG:]
-        return {"ruleset": g.rs.name, "label": g.rs.label or g.rs.name, "seed": g.seed,
+        return {"ruleset": g.rs.name, "label": g.rs.label or g.rs.name, "seed": self.seed,
                 "table": table_json(g, None if g.over else self.seat), "you": self.seat,
                 "log": lines, "result": result_json(g)}
 
@@ -183,7 +184,7 @@ class Session:
             return to_yaml(game_record(self.game))
 
     def record_name(self) -> str:
-        return f"{self.game.rs.name}-{self.game.seed}.yaml"
+        return f"{self.game.rs.name}-{self.seed}.yaml"
 
 
 def replay_frames(text: str, rules_dir: Path) -> dict[str, Any]:
