@@ -356,6 +356,7 @@ def create_app(data_dir: Path) -> Starlette:
                         continue
                     server.described[key] = {
                         "name": name, "label": rs.label or rs.name, "bundled": bundled, "extends": list(rs.extends),
+                        "seats": [str(v) for v in rs.table["seats"].values],
                         "options": {k: {"label": o.label, "default": o.default, "choices": list(o.choices)}
                                     for k, o in rs.options.items()}}
                 out.append(server.described[key])

@@ -5,8 +5,10 @@ every other seat. The person's action (its text) goes to :meth:`Game.apply`, whi
 illegal one with :class:`~engine.errors.IllegalAction` and changes nothing; then the bots play
 until the person has a choice to make (a lone ``draw`` is taken for them, as ``mjrules play``
 does) or the hand is over. :meth:`Session.state` is the table as the seat may see it
-(:meth:`Game.observation`), with tiles as data for the page, and at the end the ledger as
-``mjrules play`` explains it (:func:`engine.tools.play.ledger_rows`).
+(:meth:`Game.observation`), with tiles as data for the page (the page names them, in its
+message catalogue ``static/i18n.js``, from the labels the rule file declares), the events the
+seat may see (:func:`engine.tools.play.public_event`), and at the end the ledger as ``mjrules
+play`` explains it (:func:`engine.tools.play.ledger_rows`).
 """
 from __future__ import annotations
 
@@ -20,16 +22,17 @@ from engine.lang.compiler import compile_ruleset
 from engine.table.bots import BOTS
 from engine.table.game import Action, Game
 from engine.table.match import Bot, Match
-from engine.tools.play import Narrator, action_text, ledger_rows
+from engine.tools.play import Narrator, action_text, ledger_rows, public_event
 from engine.tools.server.caps import CLIP, MAX_LOG, SEED_SPACE
 
 
 def tile_json(game: Game, kind: int, jing: dict[int, str]) -> dict[str, Any]:
-    """A tile for the page: its code, group (``m``/``p``/``s`` or the honours' group), rank
-    (suits) and ``jing`` (``正精``, ``副精`` or None)."""
+    """A tile for the page: its code (an honour's is its declared name), group (``m``/``p``/``s``
+    or the honours' group) and the group's ``label`` as the rule file declares it (``万``, ``风``:
+    the page names tiles from it, 六条, 南风), rank (suits) and ``jing`` (``正精``, ``副精`` or None)."""
     k = game.tiles.kinds[kind]
-    return {"code": k.code, "group": k.group, "suit": k.is_suit, "rank": k.rank if k.is_suit else None,
-            "jing": jing.get(kind)}
+    return {"code": k.code, "group": k.group, "label": game.tiles.groups[k.group].label, "suit": k.is_suit,
+            "rank": k.rank if k.is_suit else None, "jing": jing.get(kind)}
 
 
 def _jing_marks(game: Game, shown: set[str]) -> dict[int, str]:
@@ -78,8 +81,13 @@ def table_json(game: Game, seat: str | None) -> dict[str, Any]:
     legal: list[dict[str, Any]] = []
     if seat is not None:
         for a in game.legal_actions(seat):
+            claimed = (game.robbed or game.last_discard) if a.kind in ("pung", "kong", "win", "chow") and \
+                game.phase in ("claim", "rob") else None
             legal.append({"text": a.text(game.scorer), "label": action_text(game, a), "kind": a.kind,
-                          "tile": game.tiles.code(a.tile) if a.tile is not None else None})
+                          "tile": game.tiles.code(a.tile) if a.tile is not None else None,
+                          "tile_json": tj(a.tile) if a.tile is not None else None,
+                          "tiles": [tj(k) for k in a.tiles] if a.tiles else [],
+                          "claims": {"seat": claimed[0], "tile": tj(claimed[1])} if claimed else None})
     return {
         "seats": game.seats, "seat": seat, "dealer": game.dealer, "floor": game.floor, "phase": game.phase,
         "current": game.current, "to_act": game.to_act(), "wall": obs["wall"], "live_wall": obs["live_wall"],
@@ -87,6 +95,7 @@ def table_json(game: Game, seat: str | None) -> dict[str, Any]:
         "discards": {s: [tj(k) for k in d] for s, d in game.discards.items()},
         "last_discard": {"seat": game.last_discard[0], "tile": tj(game.last_discard[1])} if game.last_discard else None,
         "legal": legal, "over": game.over,
+        "tileset": [tile_json(game, k, marks) for k in range(len(game.tiles))],  # every kind, for a code the page names
     }
 
 
@@ -96,7 +105,8 @@ def result_json(game: Game) -> dict[str, Any] | None:
     if r is None:
         return None
     return {"winner": r.winner, "by": r.win.by if r.win else "exhaustive", "reading": r.reading,
-            "fans": list(r.fans), "ledger": ledger_rows(r), "net": r.net(game.seats)}
+            "fans": list(r.fans), "ledger": ledger_rows(r), "net": r.net(game.seats),
+            "labels": {n: ind.label for n, ind in game.rs.indicators.items() if ind.label}}
 
 
 class Session:
@@ -171,10 +181,12 @@ class Session:
 
     def _state(self) -> dict[str, Any]:
         g = self.game
-        lines = [x for x in (self.narrator.line(g, e) for e in g.events[-MAX_LOG - MAX_LOG:]) if x][-MAX_LOG:]
+        recent = g.events[-MAX_LOG - MAX_LOG:]
+        lines = [x for x in (self.narrator.line(g, e) for e in recent) if x][-MAX_LOG:]
+        events = [x for x in (public_event(e, self.seat) for e in recent) if x][-MAX_LOG:]
         return {"ruleset": g.rs.name, "label": g.rs.label or g.rs.name, "seed": self.seed,
                 "table": table_json(g, None if g.over else self.seat), "you": self.seat,
-                "log": lines, "result": result_json(g)}
+                "log": lines, "events": events, "result": result_json(g)}
 
     def record_yaml(self) -> str:
         """The hand's record (as ``mjrules play --record`` writes it), YAML."""
