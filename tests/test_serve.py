@@ -340,3 +340,24 @@ def test_the_diff_names_files_not_server_paths(srv):
     assert c["new"]["at"] == "edited.rules:3"
     assert c["old"]["at"].startswith("nanchang.rules:")
     assert "jobs" not in json.dumps(d) and str(srv.data) not in json.dumps(d)
+
+
+def test_every_word_of_the_pages_is_in_the_catalogue_in_both_languages():
+    """i18n.js holds the same keys in zh-CN and en; every key app.js and index.html use is there;
+    the page's markup carries no text of its own (each element says its catalogue key)."""
+    import re
+
+    from engine.tools.server.app import STATIC
+
+    src = (STATIC / "i18n.js").read_text(encoding="utf-8")
+    zh = src[src.index('"zh-CN": {'):src.index("\n  en: {")]
+    en = src[src.index("\n  en: {"):src.index("\n};")]
+    keys = re.compile(r'"([a-zA-Z]+\.[\w.]+)":')
+    assert set(keys.findall(zh)) == set(keys.findall(en)) and len(set(keys.findall(zh))) > 100
+    used = set(re.findall(r'\bt[r]?\("([a-zA-Z]+\.[\w.]+)"', (STATIC / "app.js").read_text(encoding="utf-8")))
+    html = (STATIC / "index.html").read_text(encoding="utf-8")
+    used |= set(re.findall(r'data-i18n(?:-title|-placeholder)?="([^"]+)"', html))
+    assert used and used <= set(keys.findall(zh)), used - set(keys.findall(zh))
+    body = re.sub(r"<(script|style|code)\b.*?</\1>", "", html, flags=re.S)
+    text = re.sub(r"<[^>]+>", " ", body)
+    assert set(text.split()) <= {"mjrules"}, text.split()  # the brand is the only word written in the page itself

@@ -267,7 +267,7 @@ def default_ruleset(entries: list[dict[str, Any]]) -> str | None:
     bundled = [e for e in entries if e["bundled"]]
     if not bundled:
         return None
-    heirs = {e["name"]: sum(e["name"] in o["extends"] for o in bundled) for e in bundled}
+    heirs: dict[str, int] = {str(e["name"]): sum(e["name"] in o["extends"] for o in bundled) for e in bundled}
     return min(heirs, key=lambda n: (-heirs[n], n))
 
 
