@@ -67,6 +67,8 @@ NOT_RULES = {
                           3: "value bot heuristic: discards whose live tiles are counted"},
     "core/shanten.py": {2: "shanten counts a set as two partial steps", 50_000: "cache size", 5_000: "cache size",
                         4096: "cache size"},
+    "core/shanten_blocks.py": {2: "shanten counts a set as two partial steps (cells 2·sets + head)",
+                               50_000: "MEMO_LIMIT, a bound on a memo", 4096: "lru_cache size"},
     "table/match.py": {2: "seed space 2**31", 31: "seed space 2**31", 1_000_003: "seed mixing prime"},
     "tools/server/caps.py": {3: "MAX_BODY_BYTES: three files' worth", 20: "REQUEST_SECONDS", 4: "MAX_RUNS",
                              2_000: "IMPACT_MAX_HANDS", 600: "IMPACT_SECONDS", 2: "MAX_IMPACT_RUNS; SEED_SPACE = 2**31",

@@ -34,9 +34,11 @@ def test_page_and_static_files_are_served(srv):
     import urllib.request
 
     html = urllib.request.urlopen(srv.url + "/").read().decode()
-    assert "<script src=\"/static/app.js\">" in html and "cdn" not in html.lower()
+    assert "<script type=\"module\" src=\"/static/app.js\">" in html and "cdn" not in html.lower()
     js = urllib.request.urlopen(srv.url + "/static/app.js").read().decode()
     assert 'fetch("/grammar.json")' in js and "//cdn" not in js and "https://" not in js  # nothing from elsewhere
+    with urllib.request.urlopen(srv.url + "/static/i18n.js") as r:  # the catalogue, a module another page imports
+        assert "javascript" in r.headers["Content-Type"] and "export function tileName" in r.read().decode()
     grammar = json.loads(urllib.request.urlopen(srv.url + "/grammar.json").read())
     assert grammar["scopeName"] == "source.mjrules"
 

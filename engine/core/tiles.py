@@ -23,7 +23,7 @@ from engine.errors import ScenarioError
 from engine.lang.ruleset import Ruleset
 
 # how a rank is written in Chinese before a suit's name (五万): the language's numerals, not a rule
-NUMERALS = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+NUMERALS = "一二三四五六七八九"  # 一 is rank 1, … 九 rank 9
 
 
 @dataclass(frozen=True)
@@ -163,7 +163,7 @@ class TileSet:
             while end < len(s) and s[end] in NUMERALS:
                 end += 1
             if end > i and (word := self._suit_word_at(s, end)) is not None:  # 五万, 四五六万
-                out += [self._suited(f"{NUMERALS[c]}{self.suit_words[word]}", text) for c in s[i:end]]
+                out += [self._suited(f"{NUMERALS.index(c) + 1}{self.suit_words[word]}", text) for c in s[i:end]]
                 i = end + len(word)
                 continue
             match = None

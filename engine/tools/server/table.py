@@ -48,7 +48,8 @@ def _jing_marks(game: Game, shown: set[str]) -> dict[int, str]:
 
 
 def table_json(game: Game, seat: str | None) -> dict[str, Any]:
-    """The table as ``seat`` sees it (every hand when ``seat`` is None or the hand is over)."""
+    """The table as ``seat`` sees it (every hand when ``seat`` is None or the hand is over);
+    ``jing`` lists the 正精 and 副精 of the face-up wild indicators (``{mark, tile}``, 正精 first)."""
     viewer = seat or game.seats[0]
     obs = game.observation(viewer)
     shown = set(obs["indicators"])
@@ -95,18 +96,21 @@ def table_json(game: Game, seat: str | None) -> dict[str, Any]:
         "discards": {s: [tj(k) for k in d] for s, d in game.discards.items()},
         "last_discard": {"seat": game.last_discard[0], "tile": tj(game.last_discard[1])} if game.last_discard else None,
         "legal": legal, "over": game.over,
-        "tileset": [tile_json(game, k, marks) for k in range(len(game.tiles))],  # every kind, for a code the page names
+        "jing": [{"mark": m, "tile": tj(k)} for k, m in sorted(marks.items(), key=lambda x: (x[1] != "正精", x[0]))],
     }
 
 
 def result_json(game: Game) -> dict[str, Any] | None:
-    """How a finished hand ended and its ledger, a row per transfer (rule and factors)."""
+    """How a finished hand ended and its ledger, a row per transfer (rule and factors); ``labels``
+    names what the rule file names: an indicator's label by its name (``lower`` → 下精), a flow
+    rule by its policy (``flow.follow_first_discard`` → its declaration's name)."""
     r = game.result
     if r is None:
         return None
     return {"winner": r.winner, "by": r.win.by if r.win else "exhaustive", "reading": r.reading,
             "fans": list(r.fans), "ledger": ledger_rows(r), "net": r.net(game.seats),
-            "labels": {n: ind.label for n, ind in game.rs.indicators.items() if ind.label}}
+            "labels": {**{n: ind.label for n, ind in game.rs.indicators.items() if ind.label},
+                       **{f"flow.{f.policy}": name for name, f in game.rs.flow.items()}}}
 
 
 class Session:
@@ -186,7 +190,8 @@ class Session:
         events = [x for x in (public_event(e, self.seat) for e in recent) if x][-MAX_LOG:]
         return {"ruleset": g.rs.name, "label": g.rs.label or g.rs.name, "seed": self.seed,
                 "table": table_json(g, None if g.over else self.seat), "you": self.seat,
-                "log": lines, "events": events, "result": result_json(g)}
+                "log": lines, "events": events, "result": result_json(g),
+                "tileset": [tile_json(g, k, {}) for k in range(len(g.tiles))]}  # every kind: the page names an event's tile code
 
     def record_yaml(self) -> str:
         """The hand's record (as ``mjrules play --record`` writes it), YAML."""

@@ -62,7 +62,7 @@ function tileEl(tile, extra = {}) {
 }
 const miniTile = (tile) => { const e = tileEl(tile); e.classList.add("mini"); return e; };
 // a code from the server's events → the tile JSON of the table's tile set (for its name)
-const tileOf = (table, code) => (table.tileset || []).find((x) => x.code === code) || { code, suit: false };
+const tileOf = (state, code) => (state.tileset || []).find((x) => x.code === code) || { code, suit: false };
 
 // ---- the board (the table and the replay) ------------------------------------------------------------
 function renderBoard(root, table, opts = {}) {
@@ -73,8 +73,7 @@ function renderBoard(root, table, opts = {}) {
   const places = ["bottom", "right", "top", "left"];
   // the indicator strip: each face-up indicator, then the 正精 and 副精 it makes, by name
   const inds = table.indicators.map((x) => el("span", { class: "indicator" }, `${x.label} `, tileEl(x.tile)));
-  const marks = (table.tileset || []).filter((x) => JING[x.jing]).sort((a, b) => (JING[a.jing] === "main" ? -1 : 1) - (JING[b.jing] === "main" ? -1 : 1));
-  const jingStrip = marks.map((x) => el("span", { class: "jing-name", "data-jing": x.jing }, `${t("jing." + JING[x.jing])} `, miniTile(x), tileName(x)));
+  const jingStrip = (table.jing || []).map((j) => el("span", { class: "jing-name", "data-jing": j.mark }, `${t("jing." + JING[j.mark])} `, miniTile(j.tile), tileName(j.tile)));
   root.append(el("div", { class: "info" }, el("div", { class: "dealer", text: t("board.dealer", { seat: seatName(table.dealer), floor: table.floor }) }),
     el("div", { class: "strip" }, ...inds), el("div", { class: "strip jing" }, ...jingStrip)));
   root.append(el("div", { class: "meta" }, el("div", { id: opts.wallId || "", class: "wall", "data-n": table.live_wall, text: t("board.wall", { n: table.live_wall }) }),
@@ -140,8 +139,9 @@ function ledgerEl(result, seats) {
 }
 
 // one event of the hand, as the seat may see it (the server left out what it may not)
-function eventText(table, e) {
-  const name = (code) => tileName(tileOf(table, code));
+function eventText(state, e) {
+  const table = state.table;
+  const name = (code) => tileName(tileOf(state, code));
   const seat = e.seat ? seatName(e.seat) : "";
   switch (e.event) {
     case "break": return t("log.break", { rolls: e.rolls.map((r) => r.join("+")).join(" "), stack: e.stack });
@@ -251,7 +251,7 @@ function show(state) {
       " · " + tr("record.seed", { seed: state.seed })));
   }
   $("#log").innerHTML = "";
-  for (const e of state.events || []) $("#log").append(el("li", { "data-event": e.event, text: eventText(t, e) }));
+  for (const e of state.events || []) $("#log").append(el("li", { "data-event": e.event, text: eventText(state, e) }));
 }
 
 document.addEventListener("keydown", (ev) => {
