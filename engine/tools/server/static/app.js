@@ -84,7 +84,7 @@ function renderBoard(root, table, opts = {}) {
   for (let k = 0; k < n; k++) {
     const s = seats[(i + k) % n];
     const box = el("div", { class: `seat pos-${places[k] || "top"}` + (table.to_act.includes(s) ? " to-act" : ""), "data-seat": s });
-    const title = seatName(s, me, table.dealer, seats) + (s === me && opts.you ? ` (${t("board.you")})` : "");
+    const title = seatName(s, opts.you ? me : null, table.dealer, seats);  // a replay has no viewer: no 上家/下家
     box.append(el("h3", { text: title }));
     const melds = el("div", { class: "row melds" });
     for (const m of table.melds[s]) {

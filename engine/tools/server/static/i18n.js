@@ -21,11 +21,11 @@ export const CATALOGUE = {
   "zh-CN": {
     "lang.name": "中文", "lang.switch": "English", "lang.switchTitle": "Switch to English",
     "tab.table": "牌桌", "tab.replay": "回放", "tab.playground": "规则试验场",
-    "setup.ruleset": "规则", "setup.options": "选项", "setup.upload": "上传规则", "setup.seat": "座位",
+    "setup.ruleset": "规则", "setup.options": "选项", "setup.upload": "上传规则…", "setup.seat": "座位",
     "setup.bots": "机器人", "setup.seed": "种子", "setup.random": "随机", "setup.sitDown": "入座",
     "setup.uploaded": "（上传）",
     "board.dealer": "庄家 {seat} · 第 {floor} 楼", "board.wall": "牌墙余 {n} 张", "board.over": "本局结束",
-    "board.turn": "轮到：{seats}", "board.discarded": "{seat} 打出", "board.you": "你",
+    "board.turn": "轮到：{seats}", "board.discarded": "{seat} 打出",
     "board.dealerMark": "庄", "board.hidden": "暗牌", "board.concealed": "暗",
     "phase.act": "出牌", "phase.claim": "吃碰杠胡", "phase.rob": "抢杠",
     "prompt.claim": "{seat} 打出 {tile}：要还是过？（不限时）",
@@ -46,10 +46,10 @@ export const CATALOGUE = {
     "log.indicator": "{label}：{tile}", "log.flip": "{name} 翻出：{tile}（骰子 {dice}）",
     "log.settle": "{part} 结算：{net}", "log.draw": "{seat} 摸牌", "log.drawTile": "{seat} 摸 {tile}",
     "log.replacement": "（补牌）", "log.act": "{seat} {act} {tile}", "log.from": "（{seat} 打出）",
-    "rel.self": "自己", "rel.next": "下家", "rel.opposite": "对家", "rel.previous": "上家",
+    "rel.self": "自己（你）", "rel.next": "下家", "rel.opposite": "对家", "rel.previous": "上家",
     "replay.intro": "载入牌谱（来自 mjrules play --record、simulate --records 或牌桌的下载），逐步回放。",
     "replay.back": "◀ 上一步", "replay.next": "下一步 ▶", "replay.step": "第 {i} 步 / 共 {n} 步：{action}",
-    "replay.deal": "配牌", "replay.differs": "与牌谱不符：{diffs}",
+    "replay.deal": "配牌", "replay.load": "载入牌谱…", "replay.differs": "与牌谱不符：{diffs}",
     "pg.base": "基础规则", "pg.load": "把基础规则载入编辑器", "pg.diff": "与基础规则比较",
     "pg.sheet": "规则表", "pg.diffTab": "差异", "pg.scenarios": "场景", "pg.impact": "影响",
     "pg.scenarioIntro": "场景文件（docs/scenarios.md）；ruleset: edited.rules 测试编辑器里的文本。",
@@ -64,11 +64,11 @@ export const CATALOGUE = {
   en: {
     "lang.name": "English", "lang.switch": "中文", "lang.switchTitle": "切换到中文",
     "tab.table": "Table", "tab.replay": "Replay", "tab.playground": "Rule playground",
-    "setup.ruleset": "ruleset", "setup.options": "options", "setup.upload": "upload", "setup.seat": "seat",
+    "setup.ruleset": "ruleset", "setup.options": "options", "setup.upload": "Upload rules…", "setup.seat": "seat",
     "setup.bots": "bots", "setup.seed": "seed", "setup.random": "random", "setup.sitDown": "Sit down",
     "setup.uploaded": " (uploaded)",
     "board.dealer": "dealer {seat} · floor {floor}", "board.wall": "wall {n}", "board.over": "hand over",
-    "board.turn": "to act: {seats}", "board.discarded": "{seat} discarded", "board.you": "you",
+    "board.turn": "to act: {seats}", "board.discarded": "{seat} discarded",
     "board.dealerMark": "dealer", "board.hidden": "hidden", "board.concealed": "concealed",
     "phase.act": "play", "phase.claim": "claims", "phase.rob": "robbing a kong",
     "prompt.claim": "{seat} discarded {tile}: claim it or pass (no hurry).",
@@ -90,10 +90,10 @@ export const CATALOGUE = {
     "log.indicator": "{label}: {tile}", "log.flip": "{name} turned: {tile} (dice {dice})",
     "log.settle": "{part} settled: {net}", "log.draw": "{seat} draws", "log.drawTile": "{seat} draws {tile}",
     "log.replacement": " (replacement)", "log.act": "{seat} {act} {tile}", "log.from": " (from {seat})",
-    "rel.self": "you", "rel.next": "next (下家)", "rel.opposite": "opposite (对家)", "rel.previous": "previous (上家)",
+    "rel.self": "you", "rel.next": "next", "rel.opposite": "opposite", "rel.previous": "previous",
     "replay.intro": "Load a record (from mjrules play --record, simulate --records or the table's download) and step through it.",
     "replay.back": "◀ back", "replay.next": "next ▶", "replay.step": "step {i} of {n}: {action}",
-    "replay.deal": "deal", "replay.differs": "differs from the record: {diffs}",
+    "replay.deal": "deal", "replay.load": "Load a record…", "replay.differs": "differs from the record: {diffs}",
     "pg.base": "base", "pg.load": "Load base into the editor", "pg.diff": "Diff against base",
     "pg.sheet": "Rule sheet", "pg.diffTab": "Diff", "pg.scenarios": "Scenarios", "pg.impact": "Impact",
     "pg.scenarioIntro": "A scenario file (docs/scenarios.md); ruleset: edited.rules tests the editor's text.",
@@ -116,7 +116,7 @@ const WORDS = {
   },
   en: {
     numerals: null,
-    suits: { 万: "characters", 筒: "dots", 条: "bamboo" },
+    suits: { 万: "Characters", 筒: "Dots", 条: "Bamboo" },
     honours: { 东: "East wind", 南: "South wind", 西: "West wind", 北: "North wind", 中: "Red dragon", 发: "Green dragon", 白: "White dragon" },
     seats: { E: "East", S: "South", W: "West", N: "North" },
   },
@@ -156,7 +156,7 @@ export function translatePage(root) {
   root.querySelectorAll("[data-i18n-placeholder]").forEach((e) => { e.placeholder = t(e.dataset.i18nPlaceholder); });
 }
 
-/** A tile's name: 六条 / "6 bamboo", 南风 / "South wind", 红中. `tile`: {code, suit, rank, label}. */
+/** A tile's name: 六条 / "6 Bamboo", 南风 / "South wind", 红中. `tile`: {code, suit, rank, label}. */
 export function tileName(tile) {
   if (!tile) return t("board.hidden");
   const w = WORDS[current];
