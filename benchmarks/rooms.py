@@ -120,7 +120,7 @@ def main() -> None:
         url = json.loads(line)["url"].rstrip("/")
         for _ in range(300):
             try:
-                urllib.request.urlopen(url + "/api/defaults", timeout=5).read()
+                urllib.request.urlopen(url + "/", timeout=5).read()
                 break
             except OSError:
                 time.sleep(0.1)

@@ -41,7 +41,7 @@ class Proc:
         deadline = time.monotonic() + 60
         while True:
             try:
-                urllib.request.urlopen(self.url + "/api/defaults", timeout=5).read()
+                urllib.request.urlopen(self.url + "/", timeout=5).read()
                 break
             except (urllib.error.URLError, ConnectionError):
                 assert time.monotonic() < deadline, "the server did not start"

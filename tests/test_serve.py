@@ -34,9 +34,11 @@ def test_page_and_static_files_are_served(srv):
     import urllib.request
 
     html = urllib.request.urlopen(srv.url + "/").read().decode()
-    assert "<script src=\"/static/app.js\">" in html and "cdn" not in html.lower()
+    assert "<script type=\"module\" src=\"/static/app.js\">" in html and "cdn" not in html.lower()
     js = urllib.request.urlopen(srv.url + "/static/app.js").read().decode()
     assert 'fetch("/grammar.json")' in js and "//cdn" not in js and "https://" not in js  # nothing from elsewhere
+    with urllib.request.urlopen(srv.url + "/static/i18n.js") as r:  # the catalogue, a module another page imports
+        assert "javascript" in r.headers["Content-Type"] and "export function tileName" in r.read().decode()
     grammar = json.loads(urllib.request.urlopen(srv.url + "/grammar.json").read())
     assert grammar["scopeName"] == "source.mjrules"
 
@@ -298,3 +300,67 @@ def test_a_port_in_use_is_bad_input_and_nothing_is_said_to_listen(tmp_path):
     got = json.loads(done.stdout)  # one JSON document: the error, no "url" line before it
     assert got["error"].startswith(f"--port {port}: cannot listen on 127.0.0.1:{port}: ")
     assert got["hint"] == "another program uses that port: try another --port"
+
+
+def test_the_default_ruleset_is_the_one_the_others_extend(srv):
+    from engine.tools.server.app import default_ruleset
+
+    body = srv.call("GET", "/api/rulesets")[1]
+    bundled = [r for r in body["rulesets"] if r["bundled"]]
+    assert body["default"] == "nanchang" != bundled[0]["name"]  # not the first by name (chongguan)
+    assert all("nanchang" in r["extends"] for r in bundled if r["name"] != "nanchang")
+    # the rule itself: most heirs first, then the name; uploaded files never count
+    entries = [{"name": "b", "bundled": True, "extends": []}, {"name": "a", "bundled": True, "extends": []},
+               {"name": "c", "bundled": True, "extends": ["b"]}, {"name": "u", "bundled": False, "extends": ["a", "a"]}]
+    assert default_ruleset(entries) == "b"
+    assert default_ruleset(entries[:2]) == "a"
+    assert default_ruleset([entries[3]]) is None
+
+
+def test_the_same_seed_deals_the_same_tiles_as_mjrules_play(srv):
+    from engine.lang.compiler import compile_ruleset
+    from engine.table.game import Game
+    from engine.table.match import Match
+    from engine.table.records import game_record
+
+    status, g = srv.call("POST", "/api/games", {"ruleset": "nanchang", "seat": "S", "seed": 7})
+    assert status == 200 and g["seed"] == 7
+    game = srv.app.state.server.sessions[g["id"]].game
+    rs = compile_ruleset("nanchang")
+    cli = Match(rs, 7).deal()  # the hand `mjrules play nanchang --seed 7` plays first
+    deal = ("seed", "ring", "wall", "dice")
+    assert {k: game_record(game)[k] for k in deal} == {k: game_record(cli)[k] for k in deal}
+    assert game.indicators == cli.indicators
+    old = Game(rs, 7)  # the old way: the seed asked for as the hand's own
+    assert (game_record(old)["ring"], game_record(old)["wall"]) != (game_record(cli)["ring"], game_record(cli)["wall"])
+
+
+def test_the_diff_names_files_not_server_paths(srv):
+    text = "ruleset y\nextends nanchang\noverride fan 大七对 = x4 when pattern 大七对\n"
+    status, d = srv.call("POST", "/api/diff", {"text": text, "base": "nanchang"})
+    assert status == 200 and [c["path"] for c in d["changes"]] == ["fan.大七对"]
+    c = d["changes"][0]
+    assert c["new"]["at"] == "edited.rules:3"
+    assert c["old"]["at"].startswith("nanchang.rules:")
+    assert "jobs" not in json.dumps(d) and str(srv.data) not in json.dumps(d)
+
+
+def test_every_word_of_the_pages_is_in_the_catalogue_in_both_languages():
+    """i18n.js holds the same keys in zh-CN and en; every key app.js and index.html use is there;
+    the page's markup carries no text of its own (each element says its catalogue key)."""
+    import re
+
+    from engine.tools.server.app import STATIC
+
+    src = (STATIC / "i18n.js").read_text(encoding="utf-8")
+    zh = src[src.index('"zh-CN": {'):src.index("\n  en: {")]
+    en = src[src.index("\n  en: {"):src.index("\n};")]
+    keys = re.compile(r'"([a-zA-Z]+\.[\w.]+)":')
+    assert set(keys.findall(zh)) == set(keys.findall(en)) and len(set(keys.findall(zh))) > 100
+    used = set(re.findall(r'\bt[r]?\("([a-zA-Z]+\.[\w.]+)"', (STATIC / "app.js").read_text(encoding="utf-8")))
+    html = (STATIC / "index.html").read_text(encoding="utf-8")
+    used |= set(re.findall(r'data-i18n(?:-title|-placeholder)?="([^"]+)"', html))
+    assert used and used <= set(keys.findall(zh)), used - set(keys.findall(zh))
+    body = re.sub(r"<(script|style|code)\b.*?</\1>", "", html, flags=re.S)
+    text = re.sub(r"<[^>]+>", " ", body)
+    assert set(text.split()) <= {"mjrules"}, text.split()  # the brand is the only word written in the page itself

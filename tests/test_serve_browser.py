@@ -3,7 +3,10 @@
 Plays a whole hand by clicking until the ledger shows, and checks its numbers against
 ``mjrules score`` for the same final state; types a mistake into the playground and sees the
 diagnostic at its line; changes 大七对 to x4 and sees the diff and a finished impact report.
-Takes the screenshots table.png and playground.png: into the test's temporary folder, or into
+Checks the page is 简体中文 first (seats 东南西北 with 上家/下家/对家 and 庄, tiles and actions by
+name, the 正精 and 副精 named) with an English switch that is remembered, and that at 1366 × 768
+and at 390 × 844 a decision needs no scrolling. Takes the screenshots table.png, table-1366.png,
+table-390.png and playground.png: into the test's temporary folder, or into
 docs/img (the README's pictures) with MJRULES_SCREENSHOTS=docs, so a test run changes no
 tracked file.
 
@@ -160,7 +163,7 @@ def test_play_a_hand_by_clicking_until_the_ledger_shows(srv, browser):
         clicks += 1
         if clicks == 3:
             wait_for(d, lambda: d.find_element(By.ID, "board").get_attribute("innerHTML") != before, "the table")
-            assert d.find_element(By.ID, "wall").text.startswith("wall ")
+            assert d.find_element(By.ID, "wall").text.startswith("牌墙余 ")  # 简体中文 by default
             SHOTS.mkdir(parents=True, exist_ok=True)
             d.save_screenshot(str(SHOTS / "table.png"))
         wait_for(d, lambda: d.find_element(By.ID, "board").get_attribute("innerHTML") != before
@@ -169,7 +172,7 @@ def test_play_a_hand_by_clicking_until_the_ledger_shows(srv, browser):
     rows = [(r.get_attribute("data-payer"), r.get_attribute("data-payee"), int(r.get_attribute("data-amount")))
             for r in d.find_elements(By.CSS_SELECTOR, "#ledger .ledger-row")]
     sessions = srv.app.state.server.sessions
-    game = next(s.game for s in sessions.values() if s.game.seed == SEED and s.game.over)
+    game = next(s.game for s in sessions.values() if s.seed == SEED and s.game.over)
     from engine.tools.play import ledger_rows
 
     assert rows == [(r["payer"], r["payee"], r["amount"]) for r in ledger_rows(game.result)]
@@ -191,7 +194,7 @@ def test_play_a_hand_by_clicking_until_the_ledger_shows(srv, browser):
     assert score["net"]["total"] == {s: end[s] for s in game.seats}
     page_end = Counter()
     for row in d.find_elements(By.CSS_SELECTOR, "#ledger .ledger-row"):
-        if row.find_element(By.CSS_SELECTOR, "td").text == "end":
+        if row.get_attribute("data-when") == "end":
             a = int(row.get_attribute("data-amount"))
             page_end[row.get_attribute("data-payee")] += a
             page_end[row.get_attribute("data-payer")] -= a
@@ -214,7 +217,7 @@ def load_base(d, name: str) -> None:
     d.find_element(By.ID, "tab-playground").click()
     select(d, "#pg-base", name)
     d.find_element(By.ID, "pg-load").click()
-    wait_for(d, lambda: d.find_element(By.ID, "pg-status").text.startswith("ok"), "the base to check clean")
+    wait_for(d, lambda: d.find_element(By.ID, "pg-status").get_attribute("data-ok") == "1", "the base to check clean")
 
 
 def test_a_mistake_shows_its_diagnostic_at_its_line(srv, browser):
@@ -255,19 +258,21 @@ def test_big_seven_pairs_x4_shows_the_diff_and_an_impact_report(srv, browser):
     d.execute_script("arguments[0].focus(); arguments[0].setSelectionRange(arguments[1], arguments[1] + 1)", src, at)
     src.send_keys("4")  # typed over the selected 2
     assert "fan 大七对 = x4" in src.get_attribute("value")
-    wait_for(d, lambda: d.find_element(By.ID, "pg-status").text.startswith("ok"), "the edit to check clean")
+    wait_for(d, lambda: d.find_element(By.ID, "pg-status").get_attribute("data-ok") == "1", "the edit to check clean")
     d.find_element(By.ID, "pg-diff").click()
     wait_for(d, lambda: d.find_elements(By.CSS_SELECTOR, "#diff .change"), "the diff")
     changes = d.find_elements(By.CSS_SELECTOR, "#diff .change")
     assert [c.get_attribute("data-path") for c in changes] == ["fan.大七对"]
     assert "- x2 when pattern 大七对" in changes[0].text and "+ x4 when pattern 大七对" in changes[0].text
-    assert d.find_element(By.ID, "diff-summary").text.endswith("1 differences: 0 added, 0 removed, 1 changed")
+    assert d.find_element(By.ID, "diff-summary").get_attribute("data-changes") == "0/0/1"
+    assert d.find_element(By.ID, "diff-summary").text.endswith("1 处差异：增 0，删 0，改 1")
+    assert "edited.rules:" in changes[0].text and "jobs" not in d.find_element(By.ID, "diff").text  # no server path
     d.find_element(By.CSS_SELECTOR, ".subtab[data-pane='impact']").click()
     hands = d.find_element(By.ID, "impact-hands")
     hands.clear()
     hands.send_keys("20")
     d.find_element(By.ID, "impact-start").click()
-    wait_for(d, lambda: d.find_element(By.ID, "impact-state").text.startswith("done"), "the impact run")
+    wait_for(d, lambda: d.find_element(By.ID, "impact-state").get_attribute("data-state") == "done", "the impact run")
     report = d.find_element(By.ID, "impact-report")
     assert report.find_element(By.TAG_NAME, "h2").text == "Impact of nanchang over nanchang: 20 paired hands"
     titles = [h.text for h in report.find_elements(By.TAG_NAME, "h3")]
@@ -295,19 +300,110 @@ def test_a_record_replays_step_by_step(srv, browser, tmp_path):
     d.find_element(By.ID, "tab-replay").click()
     d.find_element(By.ID, "record-file").send_keys(str(record))
     step = d.find_element(By.ID, "replay-step")
-    wait_for(d, lambda: step.text.startswith("step 0 of"), "the record")
-    assert step.text == f"step 0 of {n}: deal"
+    wait_for(d, lambda: step.get_attribute("data-step") == "0", "the record")
+    assert step.text == f"第 0 步 / 共 {n} 步：配牌"
     d.find_element(By.ID, "replay-next").click()
     d.find_element(By.ID, "replay-next").click()
-    assert step.text.startswith(f"step 2 of {n}: ")
+    assert step.text.startswith(f"第 2 步 / 共 {n} 步：")
     d.find_element(By.ID, "replay-prev").click()
-    assert step.text.startswith(f"step 1 of {n}: ")
+    assert step.text.startswith(f"第 1 步 / 共 {n} 步：")
     assert len(d.find_elements(By.CSS_SELECTOR, "#replay-board .seat")) == 4
     assert not d.find_elements(By.CSS_SELECTOR, "#replay-board .hand .tile.back")  # every hand face up
     for _ in range(n):
         d.find_element(By.ID, "replay-next").click()
-    line = d.find_element(By.ID, "result-line").text
-    assert line.startswith(f"{g['result']['winner']} wins" if g["result"]["winner"] else "荒庄")
+    line = d.find_element(By.ID, "result-line")
+    assert line.get_attribute("data-winner") == (g["result"]["winner"] or "")
+    assert ("胡牌" if g["result"]["winner"] else "荒庄") in line.text
     shown = {c.get_attribute("data-seat"): int(c.text) for c in d.find_elements(By.CSS_SELECTOR, "#replay-result #net td")}
     assert shown == g["result"]["net"]
     assert d.find_element(By.ID, "replay-error").text == ""
+
+
+# ---- 简体中文 first, English by the switch; a laptop and a phone ---------------------------------------
+
+
+def sit_down(d, srv, seed: int) -> None:
+    from selenium.webdriver.common.by import By
+
+    open_page(d, srv)
+    assert d.find_element(By.ID, "ruleset").get_attribute("value") == "nanchang"  # the default, not the first by name
+    d.find_element(By.ID, "seed").send_keys(str(seed))
+    d.find_element(By.ID, "start").click()
+    wait_for(d, lambda: d.find_elements(By.CSS_SELECTOR, "#actions button"), "the first decision")
+
+
+def test_the_page_is_chinese_first_and_english_by_the_switch(srv, browser):
+    from selenium.webdriver.common.by import By
+
+    d = browser
+    open_page(d, srv)
+    d.execute_script("localStorage.clear()")
+    sit_down(d, srv, SEED)
+    assert d.find_element(By.ID, "start").text == "入座" and d.find_element(By.ID, "tab-table").text == "牌桌"
+    heads = {b.get_attribute("data-seat"): b.find_element(By.TAG_NAME, "h3").text for b in d.find_elements(By.CSS_SELECTOR, "#board .seat")}
+    assert heads["S"].startswith("南 · 自己") and heads["W"].startswith("西 · 下家") and heads["N"].startswith("北 · 对家")
+    assert heads["E"] == "东 · 上家 · 庄"  # E deals the first hand
+    # the 正精 and the 副精 both named on the indicator strip, and marked on the tiles
+    strip = {e.get_attribute("data-jing"): e.text for e in d.find_elements(By.CSS_SELECTOR, "#board .jing-name")}
+    assert set(strip) == {"正精", "副精"} and strip["正精"].startswith("正精") and strip["副精"].startswith("副精")
+    assert d.find_elements(By.CSS_SELECTOR, "#board .tile.jing-main") and d.find_elements(By.CSS_SELECTOR, "#board .tile.jing-sub")
+    names = [t.get_attribute("data-name") for t in d.find_elements(By.CSS_SELECTOR, "#board .seat[data-seat='S'] .hand .tile")]
+    assert names and all(n[-1] in "万筒条" or n in "东风南风西风北风红中发财白板" for n in names), names
+    labels = [b.text for b in d.find_elements(By.CSS_SELECTOR, "#actions button")]
+    assert all(any(w in x for w in ("吃", "碰", "杠", "胡", "过", "打")) for x in labels), labels
+    assert not any(c in "".join(labels) for c in "mps"), labels  # tiles by name, not by code
+    # English by the switch, remembered across a reload
+    d.find_element(By.ID, "lang").click()
+    assert d.find_element(By.ID, "start").text == "Sit down"
+    assert d.find_element(By.CSS_SELECTOR, "#board .seat[data-seat='S'] h3").text.startswith("South · you")
+    assert any("pass" in b.text for b in d.find_elements(By.CSS_SELECTOR, "#actions button"))
+    open_page(d, srv)
+    assert d.find_element(By.ID, "start").text == "Sit down" and d.find_element(By.TAG_NAME, "html").get_attribute("lang") == "en"
+    d.find_element(By.ID, "lang").click()
+    assert d.find_element(By.ID, "start").text == "入座"
+
+
+@pytest.mark.parametrize("width, height", [(1366, 768), (390, 844)])
+def test_a_decision_needs_no_scrolling_on_a_laptop_and_a_phone(srv, browser, width, height):
+    from selenium.webdriver.common.by import By
+
+    d = browser
+    d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                      {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 700})
+    try:
+        sit_down(d, srv, SEED)  # seed 5: the first decision is a claim of E's discard
+        assert d.find_element(By.ID, "prompt").is_displayed()
+
+        def seen(css: str) -> list[dict]:
+            return d.execute_script(
+                "return [...document.querySelectorAll(arguments[0])].map(e => { const r = e.getBoundingClientRect();"
+                " return {top: r.top, bottom: r.bottom, left: r.left, right: r.right, h: r.height}; })", css)
+
+        assert d.execute_script("return window.scrollY") == 0
+        view_w, view_h = d.execute_script("return [innerWidth, innerHeight]")
+        assert (view_w, view_h) == (width, height)
+        for css in ("#actions button", "#prompt", "#board .seat[data-seat='S'] .hand .tile"):
+            boxes = seen(css)
+            assert boxes and all(b["top"] >= 0 and b["bottom"] <= view_h and b["right"] <= view_w for b in boxes), (css, boxes)
+        # the other seats' concealed tiles are one compact row, never a column of tiles
+        tile_h = seen("#board .seat[data-seat='S'] .hand .tile")[0]["h"]
+        for s in ("E", "W", "N"):
+            hand = seen(f"#board .seat[data-seat='{s}'] .hand")[0]
+            assert hand["h"] <= tile_h * 1.3, (s, hand, tile_h)
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        d.save_screenshot(str(SHOTS / f"table-{width}.png"))  # the claim of the first discard
+        # play a few discards by clicking: each one reachable where it is
+        for _ in range(6):
+            tiles = d.find_elements(By.CSS_SELECTOR, "#board .seat[data-seat='S'] .hand .tile.playable")
+            buttons = d.find_elements(By.CSS_SELECTOR, "#actions button")
+            before = d.find_element(By.ID, "board").get_attribute("innerHTML")
+            if d.find_elements(By.CSS_SELECTOR, "#ledger"):
+                break
+            target = tiles[-1] if tiles else next((b for b in buttons if b.get_attribute("data-kind") == "pass"), buttons[-1])
+            r = seen("#actions button") + seen("#board .seat[data-seat='S'] .hand .tile")
+            assert all(b["bottom"] <= view_h for b in r) and d.execute_script("return window.scrollY") == 0
+            target.click()
+            wait_for(d, lambda: d.find_element(By.ID, "board").get_attribute("innerHTML") != before
+                     or d.find_elements(By.CSS_SELECTOR, "#ledger"), "the table to change")
+    finally:
+        d.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})

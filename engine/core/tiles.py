@@ -9,6 +9,10 @@ group in its listed order). A hand is a ``list[int]`` of kinds, or a count vecto
 Notation (SCENARIOS.md): a rank followed by its suit letter, ranks may share a letter
 (``123m 9s 55p``); an honour by its name (``东``) or its code (``1z``: the digit-and-letter
 code the rule file gives it). Spaces are ignored.
+
+Players' names are read too, from the same declarations: a suit's label after ranks (``5万``,
+``55万``, the label ``suit m "万"`` gives), a Chinese numeral for a rank before it (``五万``, ``四五六万``), and
+an honour's name followed by its group's label (``南风`` from ``honours winds "风" = 东 …``).
 """
 from __future__ import annotations
 
@@ -17,6 +21,9 @@ from functools import cached_property
 
 from engine.errors import ScenarioError
 from engine.lang.ruleset import Ruleset
+
+# how a rank is written in Chinese before a suit's name (五万): the language's numerals, not a rule
+NUMERALS = "一二三四五六七八九"  # 一 is rank 1, … 九 rank 9
 
 
 @dataclass(frozen=True)
@@ -71,6 +78,17 @@ class TileSet:
             self.by_name[k.code] = k.index
             if k.alias:
                 self.by_name[k.alias] = k.index
+        for k in kinds:  # 南风: an honour's name and its group's label, when no tile is so named
+            label = groups[k.group].label
+            if not k.is_suit and label:
+                self.by_name.setdefault(k.code + label, k.index)
+        # what may follow a rank: a suit's letter or its label (万), longest first when read
+        self.suit_words: dict[str, str] = {}
+        for g in groups.values():
+            if g.is_suit:
+                self.suit_words.setdefault(g.name, g.name)
+                if g.label:
+                    self.suit_words.setdefault(g.label, g.name)
         self.suit_letters = {g.name for g in groups.values() if g.is_suit and len(g.name) == 1}
         self.code_letters = {a[-1] for a in (k.alias for k in kinds) if a and len(a) >= 2}
 
@@ -120,26 +138,33 @@ class TileSet:
 
     # ---- notation ------------------------------------------------------------------------
     def parse(self, text: str) -> list[int]:
-        """``"123m东 5z"`` → kinds. Raises :class:`ScenarioError` naming the bad part."""
+        """``"123m东 5z"``, ``"5万 五万 南风"`` → kinds (see the module docstring). Raises
+        :class:`ScenarioError` naming the bad part and saying what is accepted."""
         out: list[int] = []
         digits = ""
         i = 0
         s = "".join(text.split())
         while i < len(s):
             ch = s[i]
-            if ch.isdigit():
+            if ch.isdigit() and ch.isascii():
                 digits += ch
                 i += 1
                 continue
             if digits:
+                word = self._suit_word_at(s, i)
+                if word is None:  # an honour's digit code (5z), or a mistake
+                    word = ch
                 for d in digits:
-                    code = f"{d}{ch}"
-                    if code not in self.by_name:
-                        raise ScenarioError(f"no tile {code!r} in this ruleset (in {text!r})",
-                                            hint=self._notation_hint())
-                    out.append(self.by_name[code])
+                    out.append(self._suited(f"{d}{self.suit_words.get(word, word)}", text))
                 digits = ""
-                i += 1
+                i += len(word)
+                continue
+            end = i
+            while end < len(s) and s[end] in NUMERALS:
+                end += 1
+            if end > i and (word := self._suit_word_at(s, end)) is not None:  # 五万, 四五六万
+                out += [self._suited(f"{NUMERALS.index(c) + 1}{self.suit_words[word]}", text) for c in s[i:end]]
+                i = end + len(word)
                 continue
             match = None
             for j in range(min(len(s), i + 4), i, -1):
@@ -153,6 +178,18 @@ class TileSet:
         if digits:
             raise ScenarioError(f"ranks {digits!r} have no suit letter in {text!r}", hint=self._notation_hint())
         return out
+
+    def _suit_word_at(self, s: str, i: int) -> str | None:
+        """The longest suit letter or label at ``s[i:]`` (``m``, ``万``), or None."""
+        for word in sorted(self.suit_words, key=len, reverse=True):
+            if s.startswith(word, i):
+                return word
+        return None
+
+    def _suited(self, code: str, text: str) -> int:
+        if code not in self.by_name:
+            raise ScenarioError(f"no tile {code!r} in this ruleset (in {text!r})", hint=self._notation_hint())
+        return self.by_name[code]
 
     def parse_one(self, text: str) -> int:
         """Exactly one tile kind; raises :class:`ScenarioError` otherwise."""
@@ -190,6 +227,17 @@ class TileSet:
         return c
 
     def _notation_hint(self) -> str:
-        suits = ", ".join(sorted(self.suit_letters))
-        honours = "".join(k.code for k in self.kinds if not k.is_suit)
-        return f"write ranks then a suit letter ({suits}), e.g. 123m; honours as {honours} or 1z…"
+        suits = [g for g in self.groups.values() if g.is_suit]
+        letters = ", ".join(g.name for g in suits)
+        labels = ", ".join(g.label for g in suits if g.label)
+        example = next((g for g in suits if g.label), None)
+        named = f" or its name ({labels}), e.g. 123m, 5{example.label}, 五{example.label}" if example else ", e.g. 123m"
+        honours = [k for k in self.kinds if not k.is_suit]
+        text = f"write ranks then a suit letter ({letters}){named}"
+        if honours:
+            first = honours[0]
+            label = self.groups[first.group].label
+            text += f"; honours by name ({''.join(k.code for k in honours)})"
+            text += f", with their group's name ({first.code}{label})" if label else ""
+            text += f", or by code ({first.alias}…)" if first.alias else ""
+        return text

@@ -65,18 +65,31 @@ class Match:
         """Play ``hands`` hands; ``on_hand`` is called after each one (progress, records) and
         ``on_action`` after every action."""
         for _ in range(hands):
-            g = Game(self.ruleset, hand_seed(self.seed, len(self.games)), dealer=self.dealer, floor=self.floor,
-                     previous_indicators=self.previous, scorer=self.scorer)
+            g = self.deal()
             if on_action:
                 on_action(g)  # the deal and the 精 flip
-            result = play_hand(g, bots, on_action)
-            self.games.append(g)
-            self.previous = dict(g.indicators)
-            assert self.dealer is not None, "__post_init__ chose the first dealer"
-            self.dealer, self.floor = next_deal(self.ruleset, self.seats, result, self.dealer, self.floor)
+            play_hand(g, bots, on_action)
+            self.finish(g)
             if on_hand:
                 on_hand(g)
         return self.games
+
+    def deal(self) -> Game:
+        """The match's next hand, dealt: its seed is :func:`hand_seed` of the match's seed and the
+        hand's index, so a match seeded ``seed`` deals the same tiles wherever it is played
+        (``mjrules play --seed``, the browser's table). Play it, then :meth:`finish` it."""
+        return Game(self.ruleset, hand_seed(self.seed, len(self.games)), dealer=self.dealer, floor=self.floor,
+                    previous_indicators=self.previous, scorer=self.scorer)
+
+    def finish(self, game: Game) -> None:
+        """Count a hand :meth:`deal` gave, now over: the next hand's dealer, floor and previous
+        indicators follow from it. Raises :class:`ValueError` for a hand not over."""
+        if game.result is None:
+            raise ValueError("the hand is not over")
+        self.games.append(game)
+        self.previous = dict(game.indicators)
+        assert self.dealer is not None, "__post_init__ chose the first dealer"
+        self.dealer, self.floor = next_deal(self.ruleset, self.seats, game.result, self.dealer, self.floor)
 
 
 def hand_seed(seed: int, index: int) -> int:

@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from engine.core.ledger import indicator_of
+from engine.errors import MjError
 from engine.table.game import Action, Game, HandResult
 
 
@@ -85,9 +86,18 @@ class TerminalPlayer:
                 return acts[int(answer) - 1]
             match = [a for a in acts if action_text(game, a) == answer or a.text(game.scorer) == f"{seat} {answer}"
                      or (picking and a.text(game.scorer) == f"{seat} pick {answer}")]
+            reason = ""
+            if not match and answer:
+                try:  # an action as a player writes it: `discard 5万`, `discard 南风` (`5万` alone: a pick)
+                    wanted = Action.parse(f"{seat} {'pick ' if picking else ''}{answer}", game.scorer).text(game.scorer)
+                    match = [a for a in acts if a.text(game.scorer) == wanted]
+                except MjError as exc:
+                    reason = f" ({exc.message})"
             if match:
                 return match[0]
-            self.out.print("type a tile, e.g. 3m" if picking else f"type a number from 1 to {len(acts)}", markup=False)
+            self.out.print(("type a tile, e.g. 3m or 3万" if picking else
+                            f"type a number from 1 to {len(acts)}, or an action as listed (tiles as 5p, 5万 or 南)")
+                           + reason, markup=False)
 
 
 def show_hand_end(out: Console, game: Game, seat: str | None) -> None:
@@ -120,6 +130,22 @@ def ledger_rows(result: HandResult) -> list[dict[str, Any]]:
             for when, part, lg in result.parts for tr in lg.transfers]
 
 
+def public_event(e: dict[str, Any], viewer: str | None) -> dict[str, Any] | None:
+    """An event of :attr:`Game.events` as ``viewer`` may see it (None: every seat's view): another
+    seat's drawn tile, its concealed kong's tile and its dealt hand left out; None for the
+    ``end`` event (the hand's result tells it). A new dict; ``e`` is not changed."""
+    kind, seat = e["event"], e.get("seat")
+    if kind == "end":
+        return None
+    hide = viewer is not None and seat is not None and seat != viewer
+    out = dict(e)
+    if kind == "deal" and viewer is not None:
+        out["hands"] = {viewer: e["hands"][viewer]}
+    if kind in ("draw", "concealed_kong") and hide:
+        out["tile"] = None
+    return out
+
+
 class Narrator:
     """Prints each new event of a game as it happens, hiding what ``viewer`` may not see
     (another seat's drawn tile, its dealt hand, a hidden indicator). ``out`` None: a narrator
@@ -140,30 +166,31 @@ class Narrator:
 
     def line(self, game: Game, e: dict[str, Any]) -> str | None:
         """One event as the viewer may read it, or None to say nothing."""
-        kind, seat = e["event"], e.get("seat")
-        hide = self.viewer is not None and seat is not None and seat != self.viewer
+        seen = public_event(e, self.viewer)
+        if seen is None:
+            return None
+        kind, seat = seen["event"], seen.get("seat")
         if kind == "break":
-            return f"dice {e['rolls']}: the wall breaks at stack {e['stack']}"
+            return f"dice {seen['rolls']}: the wall breaks at stack {seen['stack']}"
         if kind == "deal":
             if self.viewer is None:
-                return "deal: " + "  ".join(f"{s} {h}" for s, h in e["hands"].items())
-            return f"deal: you hold {e['hands'][self.viewer]}"
+                return "deal: " + "  ".join(f"{s} {h}" for s, h in seen["hands"].items())
+            return f"deal: you hold {seen['hands'][self.viewer]}"
         if kind == "indicator":
-            label = game.rs.indicators[indicator_of(e["name"])].label
-            return f"{label or e['name']}{e['name'][len(indicator_of(e['name'])):]}: {e['tile']}"
+            label = game.rs.indicators[indicator_of(seen["name"])].label
+            return f"{label or seen['name']}{seen['name'][len(indicator_of(seen['name'])):]}: {seen['tile']}"
         if kind == "flip":  # 发电: a tile turned before play, settled at once; a seat may stop it
-            return f"{e['name']} turned: {e['tile']} (dice {'+'.join(map(str, e['dice']))})"
+            return f"{seen['name']} turned: {seen['tile']} (dice {'+'.join(map(str, seen['dice']))})"
         if kind == "pick":  # 随精: the kind stays the seat's own until the end
+            hide = self.viewer is not None and seat is not None and seat != self.viewer
             mine = game.picked.chosen.get(seat) if game.picked and seat and not hide else None
             return f"{seat} picks its 精" + (f": {game.tiles.code(mine)}" if mine is not None else "")
         if kind == "settle":
-            return f"{e['part']} settled: " + ", ".join(f"{s} {v:+d}" for s, v in e["net"].items())
+            return f"{seen['part']} settled: " + ", ".join(f"{s} {v:+d}" for s, v in seen["net"].items())
+        tile = seen.get("tile")
         if kind == "draw":
-            return f"{seat} draws" + ("" if hide else f" {e['tile']}") + (" (replacement)" if e.get("tail") else "")
-        if kind == "end":
-            return None  # show_hand_end tells it
-        tile = e.get("tile")
-        extra = f" from {e['source']}" if e.get("source") else ""
-        if kind == "concealed_kong" and hide:
+            return f"{seat} draws" + (f" {tile}" if tile else "") + (" (replacement)" if seen.get("tail") else "")
+        extra = f" from {seen['source']}" if seen.get("source") else ""
+        if kind == "concealed_kong" and tile is None:
             tile = "????"
         return f"{seat} {kind} {tile or ''}{extra}".rstrip()

@@ -7,7 +7,8 @@ are busy or :data:`MAX_SESSIONS` are open, 504 past :data:`REQUEST_SECONDS`):
 
 - ``GET /`` the page; ``GET /static/…`` its CSS and JavaScript; ``GET /grammar.json`` the
   TextMate grammar the editor highlights with.
-- ``GET /api/rulesets`` bundled and uploaded rulesets with their options and the bots;
+- ``GET /api/rulesets`` bundled and uploaded rulesets with their options (and which it
+  ``extends``), the ``default`` (:func:`default_ruleset`) and the bots;
   ``GET /api/rulesets/{name}`` one's text; ``POST /api/rulesets`` ``{name, text}`` uploads one
   into the data folder (it must compile).
 - ``POST /api/games`` ``{ruleset, options, seat, bots, seed}`` sits at a table; ``GET
@@ -251,6 +252,17 @@ def _clean_error(body: dict[str, Any], server: Server) -> dict[str, Any]:
     return out
 
 
+def default_ruleset(entries: list[dict[str, Any]]) -> str | None:
+    """The ruleset the page offers first: the bundled one the most other bundled rulesets
+    extend (the family's root), the first by name on a tie; None when nothing is bundled.
+    ``entries`` are ``/api/rulesets`` entries (``name``, ``bundled``, ``extends``)."""
+    bundled = [e for e in entries if e["bundled"]]
+    if not bundled:
+        return None
+    heirs: dict[str, int] = {str(e["name"]): sum(e["name"] in o["extends"] for o in bundled) for e in bundled}
+    return min(heirs, key=lambda n: (-heirs[n], n))
+
+
 def _text(data: dict[str, Any], key: str, cap: int, what: str, required: bool = True) -> str:
     v = data.get(key)
     if v is None and not required:
@@ -322,13 +334,17 @@ def create_app(data_dir: Path, db: str | None = None, preselect: dict[str, Any] 
                     except MjError:
                         continue
                     server.described[key] = {
-                        "name": name, "label": rs.label or rs.name, "bundled": bundled,
+                        "name": name, "label": rs.label or rs.name, "bundled": bundled, "extends": list(rs.extends),
+                        "seats": [str(v) for v in rs.table["seats"].values],
                         "options": {k: {"label": o.label, "default": o.default, "choices": list(o.choices)}
                                     for k, o in rs.options.items()}}
                 out.append(server.described[key])
             return out
 
-        return JSONResponse({"rulesets": await run_in_threadpool(describe), "bots": list(BOTS),
+        found = await run_in_threadpool(describe)
+        chosen = (preselect or {}).get("ruleset")  # `serve --rules`, else the family's root
+        return JSONResponse({"rulesets": found, "default": chosen or default_ruleset(found),
+                             "default_options": (preselect or {}).get("options", {}), "bots": list(BOTS),
                              "caps": {"impact_hands": IMPACT_MAX_HANDS, "rule_bytes": MAX_RULE_BYTES}})
 
     async def ruleset_text(request: Request) -> Response:
@@ -507,9 +523,6 @@ def create_app(data_dir: Path, db: str | None = None, preselect: dict[str, Any] 
     async def room_page(request: Request) -> Response:
         return FileResponse(STATIC / "room.html", headers={"Cache-Control": "no-store"})
 
-    async def defaults(request: Request) -> Response:
-        return JSONResponse(preselect or {"ruleset": None, "options": {}})  # None: the page's own default
-
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         ticker = asyncio.create_task(hub.tick())
@@ -539,7 +552,6 @@ def create_app(data_dir: Path, db: str | None = None, preselect: dict[str, Any] 
         Route("/api/impact/{id}", handle(impact_state), methods=["GET"]),
         Route("/api/impact/{id}/cancel", handle(impact_cancel), methods=["POST"]),
         WebSocketRoute("/ws/impact/{id}", impact_ws),
-        Route("/api/defaults", handle(defaults), methods=["GET"]),
         Route("/rooms", room_page),
         Route("/room/{room}", room_page),
         *rooms_api.routes(hub, handle),

@@ -5,8 +5,10 @@ every other seat. The person's action (its text) goes to :meth:`Game.apply`, whi
 illegal one with :class:`~engine.errors.IllegalAction` and changes nothing; then the bots play
 until the person has a choice to make (a lone ``draw`` is taken for them, as ``mjrules play``
 does) or the hand is over. :meth:`Session.state` is the table as the seat may see it
-(:meth:`Game.observation`), with tiles as data for the page, and at the end the ledger as
-``mjrules play`` explains it (:func:`engine.tools.play.ledger_rows`).
+(:meth:`Game.observation`), with tiles as data for the page (the page names them, in its
+message catalogue ``static/i18n.js``, from the labels the rule file declares), the events the
+seat may see (:func:`engine.tools.play.public_event`), and at the end the ledger as ``mjrules
+play`` explains it (:func:`engine.tools.play.ledger_rows`).
 """
 from __future__ import annotations
 
@@ -19,17 +21,18 @@ from engine.errors import IllegalAction, MjError
 from engine.lang.compiler import compile_ruleset
 from engine.table.bots import BOTS
 from engine.table.game import Action, Game
-from engine.table.match import Bot
-from engine.tools.play import Narrator, action_text, ledger_rows
+from engine.table.match import Bot, Match
+from engine.tools.play import Narrator, action_text, ledger_rows, public_event
 from engine.tools.server.caps import CLIP, MAX_LOG, SEED_SPACE
 
 
 def tile_json(game: Game, kind: int, jing: dict[int, str]) -> dict[str, Any]:
-    """A tile for the page: its code, group (``m``/``p``/``s`` or the honours' group), rank
-    (suits) and ``jing`` (``正精``, ``副精`` or None)."""
+    """A tile for the page: its code (an honour's is its declared name), group (``m``/``p``/``s``
+    or the honours' group) and the group's ``label`` as the rule file declares it (``万``, ``风``:
+    the page names tiles from it, 六条, 南风), rank (suits) and ``jing`` (``正精``, ``副精`` or None)."""
     k = game.tiles.kinds[kind]
-    return {"code": k.code, "group": k.group, "suit": k.is_suit, "rank": k.rank if k.is_suit else None,
-            "jing": jing.get(kind)}
+    return {"code": k.code, "group": k.group, "label": game.tiles.groups[k.group].label, "suit": k.is_suit,
+            "rank": k.rank if k.is_suit else None, "jing": jing.get(kind)}
 
 
 def _jing_marks(game: Game, shown: set[str], viewer: str) -> dict[int, str]:
@@ -49,7 +52,8 @@ def _jing_marks(game: Game, shown: set[str], viewer: str) -> dict[int, str]:
 
 
 def table_json(game: Game, seat: str | None) -> dict[str, Any]:
-    """The table as ``seat`` sees it (every hand when ``seat`` is None or the hand is over)."""
+    """The table as ``seat`` sees it (every hand when ``seat`` is None or the hand is over);
+    ``jing`` lists the 正精 and 副精 of the face-up wild indicators (``{mark, tile}``, 正精 first)."""
     viewer = seat or game.seats[0]
     obs = game.observation(viewer)
     shown = set(obs["indicators"])
@@ -82,8 +86,13 @@ def table_json(game: Game, seat: str | None) -> dict[str, Any]:
     legal: list[dict[str, Any]] = []
     if seat is not None:
         for a in game.legal_actions(seat):
+            claimed = (game.robbed or game.last_discard) if a.kind in ("pung", "kong", "win", "chow") and \
+                game.phase in ("claim", "rob") else None
             legal.append({"text": a.text(game.scorer), "label": action_text(game, a), "kind": a.kind,
-                          "tile": game.tiles.code(a.tile) if a.tile is not None else None})
+                          "tile": game.tiles.code(a.tile) if a.tile is not None else None,
+                          "tile_json": tj(a.tile) if a.tile is not None else None,
+                          "tiles": [tj(k) for k in a.tiles] if a.tiles else [],
+                          "claims": {"seat": claimed[0], "tile": tj(claimed[1])} if claimed else None})
     return {
         "seats": game.seats, "seat": seat, "dealer": game.dealer, "floor": game.floor, "phase": game.phase,
         "current": game.current, "to_act": game.to_act(), "wall": obs["wall"], "live_wall": obs["live_wall"],
@@ -91,23 +100,29 @@ def table_json(game: Game, seat: str | None) -> dict[str, Any]:
         "discards": {s: [tj(k) for k in d] for s, d in game.discards.items()},
         "last_discard": {"seat": game.last_discard[0], "tile": tj(game.last_discard[1])} if game.last_discard else None,
         "legal": legal, "over": game.over,
+        "jing": [{"mark": m, "tile": tj(k)} for k, m in sorted(marks.items(), key=lambda x: (x[1] != "正精", x[0]))],
     }
 
 
 def result_json(game: Game) -> dict[str, Any] | None:
-    """How a finished hand ended and its ledger, a row per transfer (rule and factors)."""
+    """How a finished hand ended and its ledger, a row per transfer (rule and factors); ``labels``
+    names what the rule file names: an indicator's label by its name (``lower`` → 下精), a flow
+    rule by its policy (``flow.follow_first_discard`` → its declaration's name)."""
     r = game.result
     if r is None:
         return None
     return {"winner": r.winner, "by": r.win.by if r.win else "exhaustive", "reading": r.reading,
-            "fans": list(r.fans), "ledger": ledger_rows(r), "net": r.net(game.seats)}
+            "fans": list(r.fans), "ledger": ledger_rows(r), "net": r.net(game.seats),
+            "labels": {**{n: ind.label for n, ind in game.rs.indicators.items() if ind.label},
+                       **{f"flow.{f.policy}": name for name, f in game.rs.flow.items()}}}
 
 
 class Session:
     """A person at one seat of a game, the other seats bots (see the module docstring)."""
 
-    def __init__(self, game: Game, seat: str, bots: dict[str, Bot]):
+    def __init__(self, game: Game, seat: str, bots: dict[str, Bot], seed: int | None = None):
         self.game, self.seat, self.bots = game, seat, bots
+        self.seed = game.seed if seed is None else seed  # the seed asked for (the match's), shown on the page
         self.lock = threading.Lock()
         self.touched = time.monotonic()
         self.narrator = Narrator(None, seat)
@@ -129,9 +144,9 @@ class Session:
         if not isinstance(bots, str) or bots not in BOTS:  # a list or mapping is no bot, not a crash
             raise MjError(f"unknown bot {str(bots)[:CLIP]!r}", hint=f"one of: {', '.join(BOTS)}")
         seed = seed if seed is not None else random.SystemRandom().randrange(SEED_SPACE)
-        game = Game(rs, seed)
+        game = Match(rs, seed).deal()  # the first hand `mjrules play --seed SEED` deals
         players = {s: BOTS[bots](seed + i) for i, s in enumerate(seats) if s != seat}
-        return cls(game, seat, players)
+        return cls(game, seat, players, seed)
 
     def advance(self) -> None:
         """Let the bots play until the person has a choice or the hand ends (a lone draw is
@@ -174,10 +189,13 @@ class Session:
 
     def _state(self) -> dict[str, Any]:
         g = self.game
-        lines = [x for x in (self.narrator.line(g, e) for e in g.events[-MAX_LOG - MAX_LOG:]) if x][-MAX_LOG:]
-        return {"ruleset": g.rs.name, "label": g.rs.label or g.rs.name, "seed": g.seed,
+        recent = g.events[-MAX_LOG - MAX_LOG:]
+        lines = [x for x in (self.narrator.line(g, e) for e in recent) if x][-MAX_LOG:]
+        events = [x for x in (public_event(e, self.seat) for e in recent) if x][-MAX_LOG:]
+        return {"ruleset": g.rs.name, "label": g.rs.label or g.rs.name, "seed": self.seed,
                 "table": table_json(g, None if g.over else self.seat), "you": self.seat,
-                "log": lines, "result": result_json(g)}
+                "log": lines, "events": events, "result": result_json(g),
+                "tileset": [tile_json(g, k, {}) for k in range(len(g.tiles))]}  # every kind: the page names an event's tile code
 
     def record_yaml(self) -> str:
         """The hand's record (as ``mjrules play --record`` writes it), YAML."""
@@ -187,7 +205,7 @@ class Session:
             return to_yaml(game_record(self.game))
 
     def record_name(self) -> str:
-        return f"{self.game.rs.name}-{self.game.seed}.yaml"
+        return f"{self.game.rs.name}-{self.seed}.yaml"
 
 
 def replay_frames(text: str, rules_dir: Path) -> dict[str, Any]:

@@ -105,13 +105,20 @@ def compile_edited(raw: str, options: dict[str, str], rules_dir: Path, job: Path
 def diff(raw: str, options: dict[str, str], base: str, base_options: dict[str, str], rules_dir: Path,
          job: Path) -> dict[str, Any]:
     """What the editor's text changes from ``base`` (a bundled or uploaded name), as ``mjrules
-    diff --json`` gives it."""
+    diff --json`` gives it, each rule's place written ``NAME.rules:LINE`` (``edited.rules:13``)."""
     from engine.tools.diff import diff as compare
 
     ra = compile_ruleset(ruleset_ref(base, rules_dir), base_options)
     rb = compile_edited(raw, options, rules_dir, job)
     changes = compare(ra, rb)
-    return {"a": ra.name, "b": rb.name, "changes": [c.to_json() for c in changes],
+    shown = []
+    for c in changes:  # each side at FILE.rules:LINE, the file by its name: no server path on the page
+        j = c.to_json()
+        for side, rule in (("old", c.old), ("new", c.new)):
+            if j[side] is not None and rule is not None and rule.origin is not None:
+                j[side]["at"] = f"{Path(rule.origin.file).name}:{rule.origin.line}"
+        shown.append(j)
+    return {"a": ra.name, "b": rb.name, "changes": shown,
             "added": sum(c.op == "+" for c in changes), "removed": sum(c.op == "-" for c in changes),
             "changed": sum(c.op == "~" for c in changes)}
 

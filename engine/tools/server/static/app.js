@@ -1,6 +1,7 @@
 // mjrules serve: the table, the replay and the rule playground. Plain JavaScript, no build step,
 // nothing fetched from elsewhere. Every change of a game goes through the server's game API.
-"use strict";
+// Every word shown comes from the message catalogue (i18n.js): 简体中文 by default, English by the switch.
+import { actionLabel, has, lang, seatName, setLang, t, tileFace, tileName, translatePage } from "./i18n.js";
 
 const $ = (sel, root = document) => root.querySelector(sel);
 const el = (tag, attrs = {}, ...kids) => {
@@ -22,7 +23,17 @@ async function api(method, path, body) {
   try { data = await r.json(); } catch (e) { data = { error: `HTTP ${r.status}` }; }
   return { ok: r.ok, status: r.status, data };
 }
-const errText = (d) => (d && d.error ? d.error + (d.line ? ` (line ${d.line}, column ${d.column})` : "") + (d.hint ? `\nhint: ${d.hint}` : "") : "error");
+const errText = (d) => (d && d.error ? d.error + (d.line ? t("err.at", { line: d.line, column: d.column }) : "") + (d.hint ? "\n" + t("err.hint", { hint: d.hint }) : "") : t("err.generic"));
+
+// ---- the language switch ------------------------------------------------------------------------------
+document.documentElement.lang = lang();
+translatePage(document);
+$("#lang").addEventListener("click", () => setLang(lang() === "en" ? "zh-CN" : "en"));
+window.addEventListener("langchange", () => {
+  fillSeats();
+  if (game.state) show(game.state);
+  if (rep.frames.length) showFrame();
+});
 
 // ---- tabs ------------------------------------------------------------------------------------------
 document.querySelectorAll("nav .tab").forEach((b) => b.addEventListener("click", () => {
@@ -36,20 +47,22 @@ function showPane(name) {
 }
 
 // ---- tiles -----------------------------------------------------------------------------------------
-const NUMERALS = ["", "一", "二", "三", "四", "五", "六", "七", "八", "九"];
-const SUITS = { m: "万", p: "筒", s: "条" };
-function tileEl(t, extra = {}) {
-  if (!t) return el("span", { class: "tile back", title: "hidden" });
-  const cls = ["tile", t.suit ? t.group : "honour", t.suit ? "" : "h-" + t.code];
-  if (t.jing === "正精") cls.push("jing-main");
-  if (t.jing === "副精") cls.push("jing-sub");
-  const face = t.suit
-    ? [el("span", { class: "rank", text: NUMERALS[t.rank] || String(t.rank) }), el("span", { class: "suit", text: SUITS[t.group] || t.group })]
-    : [el("span", { class: "rank", text: t.code })];
-  const e = el("span", { class: cls.join(" ").trim(), "data-code": t.code, title: t.code + (t.jing ? " " + t.jing : ""), ...extra }, ...face);
-  if (t.jing) e.append(el("span", { class: "badge", text: t.jing === "正精" ? "正" : "副" }));
+const JING = { 正精: "main", 副精: "sub" };  // the server's marks → the catalogue's jing.main / jing.sub
+function tileEl(tile, extra = {}) {
+  if (!tile) return el("span", { class: "tile back", title: t("board.hidden") });
+  const cls = ["tile", tile.suit ? tile.group : "honour", tile.suit ? "" : "h-" + tile.code];
+  const jing = JING[tile.jing];
+  if (jing) cls.push("jing-" + jing);
+  const [rank, suit] = tileFace(tile);
+  const face = [el("span", { class: "rank", text: rank }), suit ? el("span", { class: "suit", text: suit }) : null];
+  const name = tileName(tile) + (jing ? " · " + t("jing." + jing) : "");
+  const e = el("span", { class: cls.join(" ").trim(), "data-code": tile.code, "data-name": tileName(tile), title: name, "aria-label": name, ...extra }, ...face);
+  if (jing) e.append(el("span", { class: "badge", text: t(`jing.${jing}Short`) }));
   return e;
 }
+const miniTile = (tile) => { const e = tileEl(tile); e.classList.add("mini"); return e; };
+// a code from the server's events → the tile JSON of the table's tile set (for its name)
+const tileOf = (state, code) => (state.tileset || []).find((x) => x.code === code) || { code, suit: false };
 
 // ---- the board (the table and the replay) ------------------------------------------------------------
 function renderBoard(root, table, opts = {}) {
@@ -58,31 +71,36 @@ function renderBoard(root, table, opts = {}) {
   const seats = table.seats, me = opts.you || table.seat || seats[0];
   const i = seats.indexOf(me), n = seats.length;
   const places = ["bottom", "right", "top", "left"];
-  const inds = table.indicators.map((x) => el("span", {}, `${x.label} `, tileEl(x.tile), " "));
-  root.append(el("div", { class: "info" }, el("div", { text: `dealer ${table.dealer} · floor ${table.floor}` }), el("div", {}, ...inds)));
-  root.append(el("div", { class: "meta" }, el("div", { id: opts.wallId || "", class: "wall", text: `wall ${table.live_wall}` }),
-    el("div", { class: "phase", text: table.over ? "hand over" : `${table.phase}: ${table.to_act.join(" ")}` })));
+  // the indicator strip: each face-up indicator, then the 正精 and 副精 it makes, by name
+  const inds = table.indicators.map((x) => el("span", { class: "indicator" }, `${x.label} `, tileEl(x.tile)));
+  const jingStrip = (table.jing || []).map((j) => el("span", { class: "jing-name", "data-jing": j.mark }, `${t("jing." + JING[j.mark])} `, miniTile(j.tile), tileName(j.tile)));
+  root.append(el("div", { class: "info" }, el("div", { class: "dealer", text: t("board.dealer", { seat: seatName(table.dealer), floor: table.floor }) }),
+    el("div", { class: "strip" }, ...inds), el("div", { class: "strip jing" }, ...jingStrip)));
+  root.append(el("div", { class: "meta" }, el("div", { id: opts.wallId || "", class: "wall", "data-n": table.live_wall, text: t("board.wall", { n: table.live_wall }) }),
+    el("div", { class: "phase", text: table.over ? t("board.over") : `${t("phase." + table.phase)} · ${t("board.turn", { seats: table.to_act.map((s) => seatName(s)).join(" ") })}` })));
   const center = el("div", { class: "center" });
-  if (table.last_discard) center.append(el("div", { text: `${table.last_discard.seat} discarded ` }, tileEl(table.last_discard.tile)));
+  if (table.last_discard) center.append(el("div", { text: t("board.discarded", { seat: seatName(table.last_discard.seat) }) + " " }, tileEl(table.last_discard.tile)));
   root.append(center);
   for (let k = 0; k < n; k++) {
     const s = seats[(i + k) % n];
     const box = el("div", { class: `seat pos-${places[k] || "top"}` + (table.to_act.includes(s) ? " to-act" : ""), "data-seat": s });
-    box.append(el("h3", { text: s + (s === me && opts.you ? " (you)" : "") + (s === table.dealer ? " · dealer" : "") }));
+    const title = seatName(s, opts.you ? me : null, table.dealer, seats);  // a replay has no viewer: no 上家/下家
+    box.append(el("h3", { text: title }));
     const melds = el("div", { class: "row melds" });
     for (const m of table.melds[s]) {
-      const tiles = m.tiles.length ? m.tiles.map((t) => tileEl(t)) : [tileEl(null), tileEl(null), tileEl(null), tileEl(null)];
-      melds.append(el("span", { class: "meld", title: m.kind + (m.concealed ? " (concealed)" : "") }, ...tiles));
+      const tiles = m.tiles.length ? m.tiles.map((x) => tileEl(x)) : [tileEl(null), tileEl(null), tileEl(null), tileEl(null)];
+      melds.append(el("span", { class: "meld", title: m.concealed ? t("board.concealed") : "" }, ...tiles));
     }
     const hand = el("div", { class: "row hand" });
     const h = table.hands[s];
     if (h) {
-      for (const t of h.tiles) hand.append(tileEl(t));
+      for (const x of h.tiles) hand.append(tileEl(x));
       if (h.drawn) hand.append(el("span", { class: "drawn" }, tileEl(h.drawn)));
     } else {
-      for (let j = 0; j < table.hand_sizes[s]; j++) hand.append(tileEl(null));
+      // another seat's concealed tiles: one compact back with the count (they never wrap into columns)
+      hand.append(el("span", { class: "backs", "data-count": table.hand_sizes[s], title: t("board.hidden") }, tileEl(null), el("b", { text: `×${table.hand_sizes[s]}` })));
     }
-    const discards = el("div", { class: "row discards" }, ...table.discards[s].map((t) => tileEl(t)));
+    const discards = el("div", { class: "row discards" }, ...table.discards[s].map((x) => tileEl(x)));
     box.append(hand, melds, discards);
     root.append(box);
   }
@@ -97,21 +115,44 @@ function renderBoard(root, table, opts = {}) {
   }
 }
 
+// a ledger word: the catalogue's when/part/rule name, else an indicator's label from the rule file, else as written
+const named = (kind, v, labels) => (has(`${kind}.${v}`) ? t(`${kind}.${v}`) : (labels && labels[v]) || v);
 function ledgerEl(result, seats) {
   const box = el("div");
-  const how = result.winner ? `${result.winner} wins (${result.by}) — ${result.reading}; fans: ${result.fans.join(", ") || "none"}` : "荒庄: the wall is empty, no winner";
-  box.append(el("p", { id: "result-line", text: how }));
-  const t = el("table", { id: "ledger" }, el("tr", {}, ...["when", "part", "payer → payee", "子", "rule", "how"].map((h) => el("th", { text: h }))));
+  const how = result.winner
+    ? t("result.wins", { seat: seatName(result.winner), by: named("by", result.by), reading: result.reading, fans: result.fans.join("、") || t("result.none") })
+    : t("result.exhaustive");
+  box.append(el("p", { id: "result-line", "data-winner": result.winner || "", text: how }));
+  const heads = ["when", "part", "flow", "amount", "rule", "how"].map((h) => el("th", { text: t("ledger." + h) }));
+  const table = el("table", { id: "ledger" }, el("tr", {}, ...heads));
   for (const r of result.ledger) {
-    t.append(el("tr", { class: "ledger-row", "data-payer": r.payer, "data-payee": r.payee, "data-amount": r.amount },
-      el("td", { text: r.when }), el("td", { text: r.part }), el("td", { text: `${r.payer} → ${r.payee}` }),
-      el("td", { class: "num", text: r.amount }), el("td", { text: r.rule }), el("td", { text: r.how })));
+    table.append(el("tr", { class: "ledger-row", "data-payer": r.payer, "data-payee": r.payee, "data-amount": r.amount, "data-when": r.when },
+      el("td", { text: named("when", r.when) }), el("td", { text: named("part", r.part, result.labels) }),
+      el("td", { text: `${seatName(r.payer)} → ${seatName(r.payee)}` }),
+      el("td", { class: "num", text: r.amount }), el("td", { text: named("rule", r.rule, result.labels) }), el("td", { text: r.how })));
   }
-  box.append(el("h3", { text: "ledger" }), t);
-  const net = el("table", { id: "net" }, el("tr", {}, ...seats.map((s) => el("th", { text: s }))),
+  box.append(el("h3", { text: t("ledger.title") }), table);
+  const net = el("table", { id: "net" }, el("tr", {}, ...seats.map((s) => el("th", { text: seatName(s) }))),
     el("tr", {}, ...seats.map((s) => el("td", { class: "num", "data-seat": s, text: (result.net[s] > 0 ? "+" : "") + result.net[s] }))));
-  box.append(el("h3", { text: "net 子" }), net);
+  box.append(el("h3", { text: t("ledger.net") }), net);
   return box;
+}
+
+// one event of the hand, as the seat may see it (the server left out what it may not)
+function eventText(state, e) {
+  const table = state.table;
+  const name = (code) => tileName(tileOf(state, code));
+  const seat = e.seat ? seatName(e.seat) : "";
+  switch (e.event) {
+    case "break": return t("log.break", { rolls: e.rolls.map((r) => r.join("+")).join(" "), stack: e.stack });
+    case "deal": return t("log.deal", { hand: Object.values(e.hands).join(" ") });
+    case "indicator": return t("log.indicator", { label: (table.indicators.find((x) => x.name === e.name) || {}).label || e.name, tile: name(e.tile) });
+    case "flip": return t("log.flip", { name: e.name, tile: name(e.tile), dice: e.dice.join("+") });
+    case "settle": return t("log.settle", { part: e.part, net: Object.entries(e.net).map(([s, v]) => `${seatName(s)} ${v > 0 ? "+" : ""}${v}`).join("，") });
+    case "draw": return (e.tile ? t("log.drawTile", { seat, tile: name(e.tile) }) : t("log.draw", { seat })) + (e.tail ? t("log.replacement") : "");
+    default: return t("log.act", { seat, act: has("act." + e.event) ? t("act." + e.event) : e.event, tile: e.tile ? name(e.tile) : "" }).trim()
+      + (e.source ? t("log.from", { seat: seatName(e.source) }) : "");
+  }
 }
 
 // ---- the table ---------------------------------------------------------------------------------------
@@ -121,11 +162,12 @@ async function loadRulesets(select) {
   const r = await api("GET", "/api/rulesets");
   if (!r.ok) return;
   game.rulesets = r.data.rulesets;
+  game.defaults = { name: r.data.default, options: r.data.default_options || {} };  // `serve --rules`, `--option`
   for (const sel of [$("#ruleset"), $("#pg-base")]) {
     const keep = sel.value;
     sel.innerHTML = "";
-    for (const rs of r.data.rulesets) sel.append(el("option", { value: rs.name, text: rs.name + (rs.bundled ? "" : " (uploaded)") }));
-    if (keep) sel.value = keep;
+    for (const rs of r.data.rulesets) sel.append(el("option", { value: rs.name, text: `${rs.label} (${rs.name})` + (rs.bundled ? "" : t("setup.uploaded")) }));
+    sel.value = keep || r.data.default || sel.value;  // the default: the ruleset the others extend
   }
   if (select) $("#ruleset").value = select;
   $("#bots").innerHTML = "";
@@ -135,7 +177,16 @@ async function loadRulesets(select) {
   showOptions();
 }
 
+function fillSeats() {
+  const rs = game.rulesets.find((x) => x.name === $("#ruleset").value);
+  const sel = $("#seat"), keep = sel.value, seats = rs ? rs.seats : ["E", "S", "W", "N"];
+  sel.innerHTML = "";
+  for (const s of seats) sel.append(el("option", { value: s, text: seatName(s) }));
+  sel.value = seats.includes(keep) ? keep : seats[Math.min(1, seats.length - 1)];
+}
+
 function showOptions() {
+  fillSeats();
   const rs = game.rulesets.find((x) => x.name === $("#ruleset").value);
   const box = $("#options");
   box.innerHTML = "";
@@ -143,7 +194,7 @@ function showOptions() {
   for (const [name, o] of Object.entries(rs.options)) {
     const sel = el("select", { "data-option": name, title: o.label || name });
     for (const c of o.choices) sel.append(el("option", { value: c, text: c }));
-    sel.value = o.default;
+    sel.value = (game.defaults && rs.name === game.defaults.name && game.defaults.options[name]) || o.default;
     box.append(el("label", { title: o.label || "" }, name + " ", sel));
   }
 }
@@ -174,32 +225,34 @@ async function act(text) {
   show(r.ok ? r.data : r.data.state ? { id: game.id, ...r.data.state } : game.state);
 }
 
+const tr = t;  // in show(), `t` is the table
 function show(state) {
   if (!state) return;
   game.state = state;
   const t = state.table;
+  document.body.classList.toggle("playing", !t.over);  // a phone hides the setup while a hand is on
   renderBoard($("#board"), t, { you: state.you, playable: t.over ? null : act, wallId: "wall" });
   const prompt = $("#prompt");
   const claim = (t.phase === "claim" || t.phase === "rob") && t.legal.length;
   prompt.classList.toggle("hidden", !claim);
-  if (claim && t.last_discard) prompt.textContent = `${t.last_discard.seat} discarded ${t.last_discard.tile.code}: claim it or pass (no hurry).`;
+  if (claim && t.last_discard) prompt.textContent = tr("prompt.claim", { seat: seatName(t.last_discard.seat, state.you, null, t.seats), tile: tileName(t.last_discard.tile) });
   const acts = $("#actions");
   acts.innerHTML = "";
   t.legal.forEach((a, k) => {
     const key = k < 9 ? String(k + 1) : "";
     acts.append(el("button", { class: "action " + a.kind, "data-text": a.text, "data-kind": a.kind, "data-key": key, onclick: () => act(a.text) },
-      key ? el("kbd", { text: key }) : null, a.label));
+      key ? el("kbd", { text: key }) : null, actionLabel(a)));
   });
   const res = $("#result");
   res.innerHTML = "";
   res.classList.toggle("hidden", !state.result);
   if (state.result) {
     res.append(ledgerEl(state.result, t.seats));
-    res.append(el("p", {}, el("a", { id: "download", href: `/api/games/${state.id}/record`, download: `${state.ruleset}-${state.seed}.yaml` }, "download the record"),
-      " · seed " + state.seed));
+    res.append(el("p", {}, el("a", { id: "download", href: `/api/games/${state.id}/record`, download: `${state.ruleset}-${state.seed}.yaml` }, tr("record.download")),
+      " · " + tr("record.seed", { seed: state.seed })));
   }
   $("#log").innerHTML = "";
-  for (const line of state.log) $("#log").append(el("li", { text: line }));
+  for (const e of state.events || []) $("#log").append(el("li", { "data-event": e.event, text: eventText(state, e) }));
 }
 
 document.addEventListener("keydown", (ev) => {
@@ -218,7 +271,7 @@ $("#record-file").addEventListener("change", async (ev) => {
   const f = ev.target.files[0];
   if (!f) return;
   const r = await api("POST", "/api/replay", { record: await f.text() });
-  $("#replay-error").textContent = r.ok ? (r.data.identical ? "" : "differs from the record: " + r.data.differences.join("; ")) : errText(r.data);
+  $("#replay-error").textContent = r.ok ? (r.data.identical ? "" : t("replay.differs", { diffs: r.data.differences.join("; ") })) : errText(r.data);
   if (r.ok) { rep.data = r.data; rep.frames = r.data.frames; rep.i = 0; showFrame(); }
 });
 $("#replay-prev").addEventListener("click", () => { if (rep.i > 0) { rep.i--; showFrame(); } });
@@ -226,7 +279,8 @@ $("#replay-next").addEventListener("click", () => { if (rep.i < rep.frames.lengt
 function showFrame() {
   const f = rep.frames[rep.i];
   if (!f) return;
-  $("#replay-step").textContent = `step ${rep.i} of ${rep.frames.length - 1}: ${f.action}`;
+  $("#replay-step").textContent = t("replay.step", { i: rep.i, n: rep.frames.length - 1, action: f.action === "deal" ? t("replay.deal") : f.action });
+  $("#replay-step").dataset.step = rep.i;
   renderBoard($("#replay-board"), f.table, {});
   const res = $("#replay-result");
   res.innerHTML = "";
@@ -322,7 +376,7 @@ $("#source").addEventListener("keydown", (ev) => {
 
 async function check() {
   const seq = ++pg.seq;
-  $("#pg-status").textContent = "checking…";
+  $("#pg-status").textContent = t("pg.checking");
   const r = await api("POST", "/api/check", { text: $("#source").value });
   if (seq !== pg.seq) return; // a newer check is on its way
   const list = $("#diagnostics");
@@ -333,8 +387,9 @@ async function check() {
     list.append(el("li", { class: "diag " + d.severity, "data-line": d.line, "data-code": d.code, onclick: () => goTo(d.line, d.column) },
       `${d.line}:${d.column} ${d.code} ${d.message}` + (d.hint ? ` — ${d.hint}` : "")));
   }
-  if (!pg.diags.length) list.append(el("li", { class: "ok", text: "no errors, no warnings" }));
-  $("#pg-status").textContent = r.data.ok ? `ok (${r.data.warnings || 0} warnings)` : `${r.data.errors} error${r.data.errors === 1 ? "" : "s"}`;
+  if (!pg.diags.length) list.append(el("li", { class: "ok", text: t("pg.clean") }));
+  $("#pg-status").textContent = r.data.ok ? t("pg.ok", { n: r.data.warnings || 0 }) : t("pg.errors", { n: r.data.errors });
+  $("#pg-status").dataset.ok = r.data.ok ? "1" : "0";
   if (r.data.sheet) $("#pane-sheet").innerHTML = markdown(r.data.sheet);
   renderEditor();
 }
@@ -361,7 +416,8 @@ $("#pg-diff").addEventListener("click", async () => {
   box.innerHTML = "";
   if (!r.ok) { box.append(el("p", { class: "error", text: errText(r.data) })); return; }
   const d = r.data;
-  box.append(el("p", { id: "diff-summary", text: `${d.a} → ${d.b}: ${d.changes.length ? `${d.changes.length} differences: ${d.added} added, ${d.removed} removed, ${d.changed} changed` : "no differences"}` }));
+  box.append(el("p", { id: "diff-summary", "data-changes": `${d.added}/${d.removed}/${d.changed}`,
+    text: `${d.a} → ${d.b}: ${d.changes.length ? t("pg.diffSummary", { n: d.changes.length, added: d.added, removed: d.removed, changed: d.changed }) : t("pg.noDiff")}` }));
   for (const c of d.changes) {
     const cls = c.op === "+" ? "add" : c.op === "-" ? "del" : "mod";
     const text = c.op === "~" ? `~ ${c.path}\n    - ${c.old.text}    [${c.old.at}]\n    + ${c.new.text}    [${c.new.at}]`
@@ -381,7 +437,7 @@ $("#run-tests").addEventListener("click", async () => {
     if (c.error) div.append(el("div", { text: "    " + errText(c.error) }));
     box.append(div);
   }
-  box.append(el("p", { id: "test-summary", text: `${r.data.passed} passed, ${r.data.failed} failed` + (r.data.errors ? `, ${r.data.errors} errors` : "") }));
+  box.append(el("p", { id: "test-summary", text: t("pg.passed", { passed: r.data.passed, failed: r.data.failed }) + (r.data.errors ? t("pg.caseErrors", { n: r.data.errors }) : "") }));
 });
 
 $("#impact-start").addEventListener("click", async () => {
@@ -417,7 +473,8 @@ function showImpact(j) {
   if (!j) return;
   $("#impact-progress").max = j.total || 1;
   $("#impact-progress").value = j.done || 0;
-  $("#impact-state").textContent = j.state === "running" ? `${j.done} of ${j.total} hands played…` : j.state === "done" ? `done in ${j.seconds} s` : `${j.state}${j.error ? ": " + errText(j.error) : ""}`;
+  $("#impact-state").textContent = j.state === "running" ? t("pg.running", { done: j.done, total: j.total }) : j.state === "done" ? t("pg.done", { s: j.seconds }) : `${j.state}${j.error ? ": " + errText(j.error) : ""}`;
+  $("#impact-state").dataset.state = j.state;
   if (j.state !== "running") {
     $("#impact-cancel").disabled = true;
     $("#impact-start").disabled = false;

@@ -214,10 +214,11 @@ function connect() {
 // ---- the host's form ----------------------------------------------------------------------------------
 async function host() {
   $("host").hidden = false;
-  const [rulesets, defaults] = await Promise.all([fetch("/api/rulesets").then((r) => r.json()), fetch("/api/defaults").then((r) => r.json())]);
+  const rulesets = await fetch("/api/rulesets").then((r) => r.json());
+  const defaults = { ruleset: rulesets.default, options: rulesets.default_options || {} };  // `serve --rules`
   const sel = $("host-ruleset");
   for (const r of rulesets.rulesets) sel.append(new Option(r.label + (r.bundled ? "" : t("setup.uploaded")), r.name));
-  sel.value = defaults.ruleset || rulesets.default || sel.value;
+  sel.value = defaults.ruleset || sel.value;
   const showOptions = () => {
     const r = rulesets.rulesets.find((x) => x.name === sel.value);
     const box = $("host-options");
@@ -237,7 +238,8 @@ async function host() {
   sel.addEventListener("change", showOptions);
   showOptions();
   const seats = $("host-seats");
-  for (const s of ["E", "S", "W", "N"]) {
+  const chosen = rulesets.rulesets.find((x) => x.name === sel.value);
+  for (const s of (chosen && chosen.seats) || ["E", "S", "W", "N"]) {
     const lab = el("label", "seat-choice");
     lab.append(el("span", "", seatName(s) + " "));
     const who = el("select");
