@@ -357,10 +357,11 @@ def test_every_word_of_the_pages_is_in_the_catalogue_in_both_languages():
     en = src[src.index("\n  en: {"):src.index("\n};")]
     keys = re.compile(r'"([a-zA-Z]+\.[\w.]+)":')
     assert set(keys.findall(zh)) == set(keys.findall(en)) and len(set(keys.findall(zh))) > 100
-    used = set(re.findall(r'\bt[r]?\("([a-zA-Z]+\.[\w.]+)"', (STATIC / "app.js").read_text(encoding="utf-8")))
-    html = (STATIC / "index.html").read_text(encoding="utf-8")
-    used |= set(re.findall(r'data-i18n(?:-title|-placeholder)?="([^"]+)"', html))
-    assert used and used <= set(keys.findall(zh)), used - set(keys.findall(zh))
-    body = re.sub(r"<(script|style|code)\b.*?</\1>", "", html, flags=re.S)
-    text = re.sub(r"<[^>]+>", " ", body)
-    assert set(text.split()) <= {"mjrules"}, text.split()  # the brand is the only word written in the page itself
+    for page, script in (("index.html", "app.js"), ("room.html", "room.js")):
+        used = set(re.findall(r'\bt[r]?\("([a-zA-Z]+\.[\w.]+)"', (STATIC / script).read_text(encoding="utf-8")))
+        html = (STATIC / page).read_text(encoding="utf-8")
+        used |= set(re.findall(r'data-i18n(?:-title|-placeholder)?="([^"]+)"', html))
+        assert used and used <= set(keys.findall(zh)), (script, used - set(keys.findall(zh)))
+        body = re.sub(r"<(script|style|code|title)\b.*?</\1>", "", html, flags=re.S)
+        text = re.sub(r"<[^>]+>", " ", body)
+        assert set(text.split()) <= {"mjrules"}, text.split()  # the brand is the only word written in the page itself

@@ -69,6 +69,17 @@ def public_view(game: Game) -> dict[str, Any]:
     return view
 
 
+def tile_lists(game: Game, seat: str | None) -> dict[str, Any]:
+    """The view's tiles as lists of codes, for a page to draw: ``hand_codes`` (``seat``'s own,
+    sorted; none for a spectator) and ``meld_codes`` {seat: [{"kind", "tiles"}]}, another seat's
+    concealed kong with ``tiles`` None until the hand is over (as :meth:`Game.observation`)."""
+    code = game.tiles.code
+    melds = {s: [{"kind": m.meld_kind, "tiles": None if (m.concealed and s != seat and not game.over)
+                  else [code(t) for t in m.tiles]} for m in h.melds] for s, h in game.hands.items()}
+    hand = [code(t) for t in sorted(game.hands[seat].concealed)] if seat is not None else []
+    return {"hand_codes": hand, "meld_codes": melds}
+
+
 def tile_set(game: Game) -> dict[str, dict[str, Any]]:
     """Every tile kind for the page, by code: its group and the group's label as the rule file
     declares them (``万``, ``风``), suit or not, rank (the page names tiles from these)."""
@@ -277,12 +288,14 @@ class Room:
                 view = game.observation(seat) if seat is not None else public_view(game)
                 view["over"] = game.over
                 view["jing"] = jing_marks(game, view)
+                view.update(tile_lists(game, seat))
             return {"type": "state", "seat": seat, "version": self.version,
                     "hand": self.hand + 1 if not self.finished else self.row.hands,
                     "hands": self.row.hands, "totals": dict(self.totals), "view": view, "last": self.last_result,
                     "finished": self.finished, "ruleset": self.row.ruleset, "options": dict(self.row.options),
                     "players": {s: self.player(s) for s in self.seats}, "seats": list(self.seats),
                     "label": self.rs.label or self.rs.name, "tiles": self.tiles,
+                    "indicator_labels": {n: ind.label or n for n, ind in self.rs.indicators.items()},
                     "away": sorted(s for s, t in self.away_since.items() if t is not None)}
 
     def summary(self) -> dict[str, Any]:

@@ -44,15 +44,13 @@ function tilesRow(codes, opts) {
   return row;
 }
 
-const codesOf = (text) => (text ? text.split(/\s+/).filter(Boolean) : []);
-
 // ---- actions ---------------------------------------------------------------------------------------
 function actionLabel(text) {
   const [, kind, arg] = text.split(/\s+/);
   const word = t("act." + kind);
   const last = frame.view.last_discard;
   if (arg && kind === "chow") {
-    const two = arg.match(/\d/g) ? arg.slice(0, -1).split("").map((r) => r + arg.slice(-1)) : [arg];
+    const two = /\d/.test(arg) ? arg.slice(0, -1).split("").map((r) => r + arg.slice(-1)) : [...arg];  // 46m → 4m 6m; 西北 → 西 北
     return `${word} ${two.map((c) => tileName(tileOf(c))).join("")}` + (last ? ` + ${tileName(tileOf(last[1]))}` : "");
   }
   if (arg) return `${word} ${tileName(tileOf(arg))}`;
@@ -88,7 +86,7 @@ function drawStrip(v) {
   strip.append(el("span", "", t("board.wall", { n: v.live_wall })));
   for (const [name, code] of Object.entries(v.indicators)) {
     const box = el("span", "ind");
-    box.append(el("span", "", name + " "), tileEl(code, { small: true }));
+    box.append(el("span", "", (frame.indicator_labels[name] || name) + " "), tileEl(code, { small: true }));
     strip.append(box);
   }
   const marks = Object.entries(v.jing || {});
@@ -101,15 +99,15 @@ function drawStrip(v) {
 function drawSeat(s, v, box) {
   const mine = s === frame.seat;
   const area = el("div", "seat" + (v.current === s ? " to-act" : ""));
+  area.dataset.seat = s;
   area.append(el("h3", "", seatTitle(s)));
   if (!mine) area.append(el("div", "count", t("room.inHand", { n: v.hand_sizes[s] })));
   const melds = el("div", "row melds");
-  for (const m of v.melds[s]) {
-    const [kind, ...rest] = m.split(/\s+/);
+  for (const m of v.meld_codes[s]) {
     const g = el("span", "meld");
-    if (rest[0] === "????") g.append(el("span", "tile back"), el("span", "tile back"), el("span", "tile back"), el("span", "tile back"));
-    else for (const c of codesOf(rest.join(" "))) g.append(tileEl(c, { small: true }));
-    g.title = t("act." + kind);
+    if (m.tiles === null) for (let i = 0; i < 4; i++) g.append(el("span", "tile back small"));
+    else for (const c of m.tiles) g.append(tileEl(c, { small: true }));
+    g.title = t("act." + m.kind);
     melds.append(g);
   }
   area.append(melds);
@@ -139,7 +137,7 @@ function drawTable() {
     if (me) {
       const discards = new Map(v.legal.filter((a) => a.split(/\s+/)[1] === "discard").map((a) => [a.split(/\s+/)[2], a]));
       const hand = el("div", "row hand");
-      for (const c of codesOf(v.hand)) {
+      for (const c of v.hand_codes) {
         const e = tileEl(c);
         if (discards.has(c)) {
           e.classList.add("playable");
@@ -177,12 +175,14 @@ function drawLast() {
   for (const k of ["ledger.when", "ledger.part", "ledger.flow", "ledger.amount", "ledger.rule", "ledger.how"]) hr.append(el("th", "", t(k)));
   table.append(hr);
   for (const row of r.ledger) {
-    const tr = el("tr");
+    const tr = el("tr", "ledger-row");
+    Object.assign(tr.dataset, { when: row.when, payer: row.payer, payee: row.payee, amount: String(row.amount) });
     tr.append(el("td", "", t("when." + row.when)), el("td", "", row.part), el("td", "", `${seatTitle(row.payer)} → ${seatTitle(row.payee)}`),
       el("td", "num", String(row.amount)), el("td", "", row.rule), el("td", "", row.how));
     table.append(tr);
   }
   box.append(table);
+  box.dataset.hand = String(r.hand);
   const net = el("p", "net", t("ledger.net") + "：" + frame.seats.map((s) => `${seatTitle(s)} ${r.net[s] > 0 ? "+" : ""}${r.net[s]}`).join("，"));
   box.append(net);
   const a = el("a", "record", t("record.download"));
@@ -200,7 +200,7 @@ function connect() {
   ws.onopen = () => { retry = 0; status(token ? "room.connected" : "room.watching"); };
   ws.onmessage = (m) => {
     const msg = JSON.parse(m.data);
-    if (msg.type === "state") { frame = msg; drawTable(); }
+    if (msg.type === "state") { frame = msg; drawTable(); document.body.dataset.version = String(msg.version); }
     else if (msg.type === "error") $("error").textContent = msg.error + (msg.hint ? `（${msg.hint}）` : "");
   };
   ws.onclose = (e) => {
@@ -214,6 +214,7 @@ function connect() {
 // ---- the host's form ----------------------------------------------------------------------------------
 async function host() {
   $("host").hidden = false;
+  for (const n of [4, 8, 16, 1]) $("host-hands").append(new Option(String(n), String(n)));  // 局数
   const rulesets = await fetch("/api/rulesets").then((r) => r.json());
   const defaults = { ruleset: rulesets.default, options: rulesets.default_options || {} };  // `serve --rules`
   const sel = $("host-ruleset");

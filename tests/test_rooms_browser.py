@@ -1,0 +1,167 @@
+"""Rooms in real browsers (issue 18): four headless Chromium sessions, one per seat, join by the
+links the host's form gives and play a whole hand by clicking to the ledger, which is the
+stored record's and what ``mjrules score`` says for its final state; one seat reloads mid-hand
+and plays on. Screenshots room-1366.png and room-390.png (docs/img with MJRULES_SCREENSHOTS=docs,
+else a scratch folder), each checked for an action needing no scrolling."""
+from __future__ import annotations
+
+import json
+import urllib.request
+from collections import Counter
+
+import pytest
+
+from .serve_support import REQUIRED, Running, need
+from .test_serve_browser import SHOTS, WAIT, _binary, score_args, wait_for
+
+SEED = 17
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+
+@pytest.fixture(scope="module")
+def srv(tmp_path_factory):
+    need("sqlalchemy")
+    s = Running(tmp_path_factory.mktemp("rooms-browser"), grace=600)
+    yield s
+    s.stop()
+
+
+@pytest.fixture(scope="module")
+def browsers(tmp_path_factory):
+    need("selenium")
+    chromium = _binary("chromium", "chromium-browser", "google-chrome")
+    driver = _binary("chromedriver", "/usr/lib/chromium/chromedriver")
+    if not chromium or not driver:
+        if REQUIRED:
+            pytest.fail("chromium or chromium-driver is missing, and MJRULES_REQUIRE_BROWSER=1")
+        pytest.skip("chromium and chromium-driver are not installed")
+    from selenium import webdriver
+    from selenium.webdriver.chrome.options import Options
+    from selenium.webdriver.chrome.service import Service
+
+    out = []
+    try:
+        for i in range(4):
+            opts = Options()
+            opts.binary_location = chromium
+            for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                      "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
+                      f"--user-data-dir={tmp_path_factory.mktemp(f'chromium-{i}')}", "--window-size=1366,768"):
+                opts.add_argument(a)
+            d = webdriver.Chrome(options=opts, service=Service(driver))
+            d.set_page_load_timeout(WAIT)
+            out.append(d)
+        yield out
+    finally:
+        for d in out:
+            d.quit()
+
+
+def _version(d) -> int:
+    v = d.execute_script("return document.body.dataset.version")
+    return int(v) if v is not None else -1
+
+
+def _seen(d, css: str) -> list[dict]:
+    return d.execute_script(
+        "return [...document.querySelectorAll(arguments[0])].map(e => { const r = e.getBoundingClientRect();"
+        " return {top: r.top, bottom: r.bottom, right: r.right}; })", css)
+
+
+def _shot(d, width: int, height: int) -> None:
+    """A screenshot at width × height; the seat's action buttons and hand are in view without scrolling."""
+    d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                      {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 700})
+    try:
+        d.execute_script("window.scrollTo(0, 0)")
+        for css in (".room-dock button", ".room-mine .hand .tile"):
+            boxes = _seen(d, css)
+            assert all(b["top"] >= 0 and b["bottom"] <= height and b["right"] <= width + 1 for b in boxes), (css, boxes)
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        d.save_screenshot(str(SHOTS / f"room-{width}.png"))
+    finally:
+        d.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def test_four_browsers_play_a_hand_by_their_links_to_the_ledger(srv, browsers):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    host = browsers[0]
+    host.get(srv.url + "/rooms")
+    wait_for(host, lambda: host.find_elements(By.CSS_SELECTOR, "#host-seats select"), "the host's form")
+    assert host.find_element(By.CSS_SELECTOR, "#host h1").text == "开房间"  # 简体中文 first
+    Select(host.find_element(By.ID, "host-ruleset")).select_by_value("nanchang")
+    Select(host.find_element(By.ID, "host-hands")).select_by_value("1")
+    host.find_element(By.ID, "host-seed").send_keys(str(SEED))
+    host.find_element(By.ID, "host-create").click()
+    wait_for(host, lambda: len(host.find_elements(By.CSS_SELECTOR, "#host-links a")) == 5, "the links")
+    links = {a.get_attribute("data-seat"): a.get_attribute("href") for a in host.find_elements(By.CSS_SELECTOR, "#host-links a")}
+    room = links["watch"].rsplit("/", 1)[1]
+    seats = ["E", "S", "W", "N"]
+    by_seat = dict(zip(seats, browsers))
+    for s, d in by_seat.items():
+        d.get(links[s])
+    for d in browsers:
+        wait_for(d, lambda d=d: _version(d) >= 0, "the first table")
+    assert "牌墙余" in by_seat["E"].find_element(By.ID, "strip").text
+    clicks, reloaded, shot = 0, False, False
+    while not by_seat["E"].find_elements(By.CSS_SELECTOR, "#last .ledger-row"):
+        assert clicks < 600, "the hand did not end"
+        acted = False
+        for s, d in by_seat.items():
+            buttons = {b.get_attribute("data-action").split()[1]: b for b in d.find_elements(By.CSS_SELECTOR, ".room-dock button")}
+            tiles = d.find_elements(By.CSS_SELECTOR, ".room-mine .hand .tile.playable")
+            target = buttons.get("win") or buttons.get("rob") or buttons.get("pass") or (tiles[-1] if tiles else None) \
+                or next(iter(buttons.values()), None)
+            if target is None:
+                continue
+            if not shot and tiles:
+                _shot(d, 1366, 768)
+                _shot(d, 390, 844)
+                shot = True
+            before = _version(d)
+            target.click()
+            clicks += 1
+            acted = True
+            wait_for(d, lambda d=d: _version(d) > before or d.find_elements(By.CSS_SELECTOR, "#last .ledger-row"),
+                     f"{s}'s table to change")
+            if clicks == 12 and not reloaded:  # a seat reloads mid-hand: same link, the table as it is
+                top = max(_version(x) for x in browsers)
+                by_seat["S"].refresh()
+                wait_for(by_seat["S"], lambda: _version(by_seat["S"]) >= 0, "S back at the table")
+                assert by_seat["S"].find_elements(By.CSS_SELECTOR, ".room-mine .hand .tile")
+                assert _version(by_seat["S"]) >= 0 and top >= 0
+                reloaded = True
+            break
+        if not acted:
+            wait_for(by_seat["E"], lambda: any(x.find_elements(By.CSS_SELECTOR, ".room-dock button, .room-mine .tile.playable")
+                                               for x in browsers) or by_seat["E"].find_elements(By.CSS_SELECTOR, "#last .ledger-row"),
+                     "someone to have a choice")
+    assert reloaded and shot
+    # the ledger every seat was shown is the stored record's, and `score`'s for its final state
+    from engine.lang.yamlio import load_text
+    from engine.table.records import replay
+    from engine.tools.play import ledger_rows
+
+    with urllib.request.urlopen(f"{srv.url}/api/rooms/{room}/hands/1/record", timeout=60) as r:
+        game, diffs = replay(load_text(r.read().decode(), "hand1.yaml"))
+    assert diffs == []
+    want = [(x["payer"], x["payee"], x["amount"]) for x in ledger_rows(game.result)]
+    for d in browsers:
+        wait_for(d, lambda d=d: d.find_elements(By.CSS_SELECTOR, "#last .ledger-row"), "the ledger")
+        rows = [(r.get_attribute("data-payer"), r.get_attribute("data-payee"), int(r.get_attribute("data-amount")))
+                for r in d.find_elements(By.CSS_SELECTOR, "#last .ledger-row")]
+        assert rows == want
+    from typer.testing import CliRunner
+
+    from engine.cli import app
+
+    r = CliRunner().invoke(app, score_args(game))
+    assert r.exit_code == 0, r.output
+    end = Counter()
+    for when, _, lg in game.result.parts:
+        if when == "end":
+            for s, v in lg.net(game.seats).items():
+                end[s] += v
+    assert json.loads(r.stdout)["net"]["total"] == {s: end[s] for s in game.seats}
