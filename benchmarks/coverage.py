@@ -33,10 +33,21 @@ import argparse
 import json
 import sys
 import time
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from engine.errors import MjError
 from engine.lang.compiler import compile_ruleset
-from engine.tools.simulate import simulate
+from engine.lang.ruleset import Ruleset
+from engine.table.bots import BOTS
+from engine.table.game import Game
+from engine.table.match import Match, hand_seed
+from engine.tools.diff import diff
+from engine.tools.impact import RESCORED_POLICY, Report, coverage_kind, impact, scored_as_played
+from engine.tools.runner import run_blocks
+from engine.tools.simulate import BLOCK, compiled, seat_bots, simulate
 
 RULESETS = Path(__file__).resolve().parent.parent / "rulesets"
 
@@ -60,42 +71,199 @@ def coverage(rules: str, hands: int, seed: int, bots: str, workers: int) -> dict
             "cpu_s_parent": round(time.process_time() - start, 1)}
 
 
-def option_coverage(rules: str, hands: int, seed: int, bots: str, workers: int) -> list[dict]:
-    """One row per option value (and one for every option at its first other value together):
-    the changed rules, the hands each fired in under the choice, and what never fired."""
-    from engine.errors import MjError
-    from engine.tools.impact import coverage_kind, impact
+@dataclass
+class Played:
+    """Hands played under one ruleset and option values, unpaired: the hands each rule path
+    fired in (:func:`engine.tools.impact.fired_paths`), and the largest amounts a cap would
+    meet: the most one payer paid for a win (part ``hand``, in 子) and the largest |net| of a
+    seat in a hand."""
 
+    hands: int = 0
+    fired: Counter[str] = field(default_factory=Counter)
+    largest_win_payment: int = 0
+    largest_net: int = 0
+
+    def merge(self, o: Played) -> None:
+        """Add another block's counts."""
+        self.hands += o.hands
+        self.fired.update(o.fired)
+        self.largest_win_payment = max(self.largest_win_payment, o.largest_win_payment)
+        self.largest_net = max(self.largest_net, o.largest_net)
+
+
+def played_block(job: tuple[str, dict[str, str], int, int, int, list[str]]) -> Played:
+    """Play one block of ``simulate``'s hands (ref, options, seed, block, hands, bot per seat)
+    and count it (module-level: workers import it by name)."""
+    ref, options, seed, block, count, bots = job
+    rs, scorer = compiled(ref, options)
+    match = Match(rs, hand_seed(seed, block), scorer=scorer)
+    players = {s: BOTS[kind](hand_seed(hand_seed(seed, block), i)) for i, (s, kind) in enumerate(zip(match.seats, bots))}
+    out = Played()
+
+    def on_hand(g: Game) -> None:
+        r = g.result
+        assert r is not None, "the match played the hand to its end"
+        out.hands += 1
+        out.fired.update(scored_as_played(g).fired)
+        paid: Counter[str] = Counter()
+        for _, part, lg in r.parts:
+            for t in lg.transfers:
+                if part == "hand" and t.part == "hand":
+                    paid[t.payer] += t.amount
+        out.largest_win_payment = max([out.largest_win_payment, *paid.values()])
+        out.largest_net = max([out.largest_net, *(abs(v) for v in r.net(g.seats).values())])
+
+    match.play(players, count, on_hand)
+    return out
+
+
+def played(ref: str, options: dict[str, str], hands: int, seed: int, bots: str, workers: int) -> Played:
+    """``simulate``'s hands (the same seeds) under ``ref`` with ``options``, counted as :class:`Played`."""
+    rs, _ = compiled(ref, options)
+    kinds = seat_bots(bots.split(","), [str(v) for v in rs.table["seats"].values])
+    jobs = [(ref, options, seed, b, min(BLOCK, hands - b * BLOCK), kinds) for b in range((hands + BLOCK - 1) // BLOCK)]
+    total = Played()
+    for p in run_blocks(played_block, jobs, workers):
+        total.merge(p)
+    return total
+
+
+def _seats(rs: Ruleset) -> int:
+    return len(rs.table["seats"].values)
+
+
+def _settles(path: str, *rulesets: Ruleset) -> bool:
+    """A rule a ledger records: a scoring kind, or a flow whose policy settles (抄庄)."""
+    if coverage_kind(path) == "scoring":
+        return True
+    name = path.split(".", 1)[1]
+    return path.startswith("flow.") and any(name in rs.flow and rs.flow[name].policy == RESCORED_POLICY for rs in rulesets)
+
+
+def _from_report(rep: Report) -> tuple[dict[str, int], dict[str, str]]:
+    """The hands each changed rule fired in (scoring rules), and the kind of the others."""
+    fired: dict[str, int] = {}
+    other: dict[str, str] = {}
+    for c in rep.coverage():
+        if c["path"].startswith("option."):
+            continue
+        if c["kind"] == "scoring":  # a removed rule: where the default's rule fired, in its own hands or the
+            # choice's re-scored by it; else under the choice, likewise. A `no win` fan stands in no ledger:
+            # its firings are the hands it refused when the other side's hands were re-scored
+            if c["op"] == "-":
+                fired[c["path"]] = max(c["a"], c["b_hands_by_a"] or 0)
+            else:
+                fired[c["path"]] = max(c["b"], c["a_hands_by_b"] or 0)
+        else:
+            other[c["path"]] = coverage_kind(c["path"])
+    return fired, other
+
+
+def option_row(rules: str, opts: dict[str, str], hands: int, seed: int, bots: str, workers: int) -> dict:
+    """One option row (see the module doc): the rules ``opts`` change and the hands each fired in.
+
+    A choice that keeps the seats: ``impact`` of the default against it. One that changes the
+    seat count cannot be paired with the default: when it is all the row chose, its own hands
+    are played (``simulate``'s) and the rules it changes counted there (a removed one in the
+    default's hands); with other choices, they are paired with the default at that seat count
+    (``paired_with``), and the seat choice's own rules are listed as in force every hand."""
+    rs0, rs_b = compiled(rules, {})[0], compiled(rules, opts)[0]
+    seat_opts = {k: v for k, v in opts.items() if _seats(compiled(rules, {k: v})[0]) != _seats(rs0)}
+    row: dict = {"rules": rules, "options": opts, "hands": hands, "bots": bots, "paired_with": None, "unpaired": False}
+    start = time.process_time()
+    if not [c for c in diff(rs0, rs_b) if not c.path.startswith("option.")]:  # the same rules: the default's play
+        row.update(fired={}, applies_every_hand={}, never_fired=[], same_as_default=True, cpu_s_parent=0.0)
+        return row
+    try:
+        if seat_opts == opts:
+            mine = played(rules, opts, hands, seed, bots, workers)
+            fired, other = {}, {}
+            default: Played | None = None
+            for c in diff(rs0, rs_b):
+                if c.path.startswith("option."):
+                    continue
+                if _settles(c.path, rs0, rs_b):
+                    if c.op == "-" and default is None:
+                        default = played(rules, {}, hands, seed, bots, workers)
+                    fired[c.path] = (default if c.op == "-" else mine).fired[c.path]
+                else:
+                    other[c.path] = coverage_kind(c.path)
+            row["unpaired"] = True
+        else:
+            rep = impact(rules, seat_opts, rules, opts, hands, seed, bots.split(","), workers)
+            fired, other = _from_report(rep)
+            if seat_opts:
+                row["paired_with"] = seat_opts
+                rs_seats = compiled(rules, seat_opts)[0]
+                other.update({c.path: coverage_kind(c.path) for c in diff(rs0, rs_seats) if not c.path.startswith("option.")})
+    except MjError as exc:
+        row["error"] = str(exc)
+        return row
+    if len(opts) == 1:  # a `no win` fan the default already refuses more than: against the option's other values
+        (name, value), = opts.items()
+        for path in [p for p, k in fired.items() if not k and _no_win(p, rs0, rs_b)]:
+            for alt in rs0.options[name].choices:
+                if alt in (value, rs0.options[name].default):
+                    continue
+                got = _from_report(impact(rules, {name: alt}, rules, opts, hands, seed, bots.split(","), workers))[0]
+                if got.get(path):
+                    fired[path] = got[path]
+                    row.setdefault("against", {})[path] = f"{name}={alt}"
+                    break
+    row.update(fired=fired, applies_every_hand=other, never_fired=[p for p, k in fired.items() if not k],
+               same_as_default=not fired and not other)
+    if any(p.startswith("factor.") for p in row["never_fired"]):  # a cap that never bit: the largest amounts
+        big = played(rules, opts, hands, seed, bots, workers)
+        row["largest"] = {"win_payment_by_one_payer": big.largest_win_payment, "net_of_a_seat": big.largest_net}
+    row["cpu_s_parent"] = round(time.process_time() - start, 1)
+    return row
+
+
+def _no_win(path: str, *rulesets: Ruleset) -> bool:
+    name = path.split(".", 1)[1]
+    return path.startswith("fan.") and any(name in rs.fans and rs.fans[name].no_win for rs in rulesets)
+
+
+def option_coverage(rules: str, hands: int, seed: int, bots: str, workers: int,
+                    retry: str | None = None) -> Iterator[dict]:
+    """One row per option value (and one for every option at its first other value together):
+    the changed rules, the hands each fired in under the choice, and what never fired. With
+    ``retry`` (bot kinds), a row in which some rule never fired is played again with those bots
+    (``first_try`` keeps what the first bots left unfired)."""
     rs = compile_ruleset(rules, {})
     runs = [{o.name: v} for o in rs.options.values() for v in o.choices if v != o.default]
     together = {o.name: next(v for v in o.choices if v != o.default) for o in rs.options.values() if len(o.choices) > 1}
     if len(together) > 1:
         runs.append(together)
-    out = []
     for opts in runs:
-        start = time.process_time()
-        row: dict = {"rules": rules, "options": opts, "hands": hands, "bots": bots}
-        try:
-            rep = impact(rules, {}, rules, opts, hands, seed, bots.split(","), workers)
-        except MjError as exc:
-            row["error"] = str(exc)
-            out.append(row)
-            continue
-        fired, other = {}, {}
-        for c in rep.coverage():
-            if c["path"].startswith("option."):
-                continue
-            if c["kind"] == "scoring":  # a removed rule bites where the default's rule fired; a `no win`
-                # fan stands in no ledger: its firings are the default's hands it refused
-                fired[c["path"]] = c["a"] if c["op"] == "-" else max(c["b"], c["a_hands_by_b"] or 0)
-            else:
-                other[c["path"]] = coverage_kind(c["path"])
-        row.update(fired=fired, applies_every_hand=other,
-                   never_fired=[p for p, k in fired.items() if not k],
-                   same_as_default=not fired and not other,
-                   cpu_s_parent=round(time.process_time() - start, 1))
-        out.append(row)
-    return out
+        row = option_row(rules, opts, hands, seed, bots, workers)
+        if retry and retry != bots and row.get("never_fired"):
+            first = {"bots": bots, "never_fired": row["never_fired"]}
+            row = option_row(rules, opts, hands, seed, retry, workers)
+            row["first_try"] = first
+        yield row
+
+
+def option_line(r: dict) -> str:
+    """One option row as a line of text."""
+    opts = ", ".join(f"{k}={v}" for k, v in r["options"].items())
+    if "error" in r:
+        return f"{r['rules']} {opts}: ERROR {r['error']}"
+    if r["same_as_default"]:
+        return f"{r['rules']} {opts}: the same rules as the default (the choice restates them)"
+    how = (" unpaired (its own hands; a removed rule: the default's)" if r["unpaired"] else
+           f" paired with {', '.join(f'{k}={v}' for k, v in r['paired_with'].items())}" if r["paired_with"] else "")
+    against = r.get("against", {})
+    fired = ", ".join(f"{p} {k}" + (f" (against {against[p]})" if p in against else "") for p, k in r["fired"].items()) or "-"
+    line = (f"{r['rules']} {opts}: {r['hands']} hands, bots {r['bots']}{how}; fired (hands): {fired}"
+            + (f"; every hand: {', '.join(r['applies_every_hand'])}" if r["applies_every_hand"] else "")
+            + (f"; NEVER FIRED: {', '.join(r['never_fired'])}" if r["never_fired"] else ""))
+    if "largest" in r:
+        line += (f"; largest win payment by one payer {r['largest']['win_payment_by_one_payer']}, "
+                 f"largest |net| of a seat {r['largest']['net_of_a_seat']}")
+    if "first_try" in r:
+        line += f"; bots {r['first_try']['bots']} left unfired: {', '.join(r['first_try']['never_fired'])}"
+    return line
 
 
 def main() -> None:
@@ -107,26 +275,19 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--options", action="store_true", help="the rules each option value changes, and whether they fire")
+    ap.add_argument("--retry", metavar="BOTS", help="with --options: play a row again with these bots when a rule never fired")
     a = ap.parse_args()
     names = a.rules or sorted(p.stem for p in RULESETS.glob("*.rules"))
     if a.options:
-        rows = [r for name in names for r in option_coverage(name, a.hands, a.seed, a.bots, a.workers)]
+        rows = []
+        for name in names:
+            for r in option_coverage(name, a.hands, a.seed, a.bots, a.workers, a.retry):
+                rows.append(r)
+                if not a.json:
+                    print(option_line(r))
+                    sys.stdout.flush()
         if a.json:
             print(json.dumps(rows, ensure_ascii=False, indent=2))
-            return
-        for r in rows:
-            opts = ", ".join(f"{k}={v}" for k, v in r["options"].items())
-            if "error" in r:
-                print(f"{r['rules']} {opts}: ERROR {r['error']}")
-                continue
-            if r["same_as_default"]:
-                print(f"{r['rules']} {opts}: the same rules as the default (the choice restates them)")
-                continue
-            fired = ", ".join(f"{p} {k}" for p, k in r["fired"].items()) or "-"
-            print(f"{r['rules']} {opts}: {r['hands']} hands, bots {r['bots']}; fired (hands): {fired}"
-                  + (f"; every hand: {', '.join(r['applies_every_hand'])}" if r["applies_every_hand"] else "")
-                  + (f"; NEVER FIRED: {', '.join(r['never_fired'])}" if r["never_fired"] else ""))
-            sys.stdout.flush()
         return
     out = []
     for name in names:
