@@ -65,7 +65,7 @@ left something unfired); "= default": the choice restates the default's rules.
                   胡法=有精点炮不能平胡 精必钩 1235, 有精点炮不能平胡 1119 (against 可平胡) [g]
                   胡法=可平胡 精必钩 1536 [g] · 霸王=精+10 霸王 827 [g] · 庄家=分庄闲 庄家 1705 [g]
                   底分=2 and =4: 天胡 3, 地胡 10, 底分 1718 [g] · 杠精=全部精 杠精 18 [g]
-                  出精奖励=no 出精奖励 138 [v] (greedy bots discard no 精) · 人数=3, =2 unpaired [g]
+                  出精奖励=no 出精奖励 138 [v] (no greedy winner had discarded a 精) · 人数=3, =2 unpaired [g]
                   all together (paired with 人数=3) [v]: every changed rule fired (有精点炮不能平胡 83)
     jian          明杠分=1 kong 223 [g] · 四归=no 小七对 162 [g] · 下精=at_end / hidden_at_end lower 2000
                   [g] · 基本分=2 and =4 基本分 2000 [g] · 玩法=翻上精 lower 2000 [g]
