@@ -87,6 +87,7 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from engine.errors import MjError
 from engine.lang.compiler import compile_ruleset
@@ -209,7 +210,7 @@ def _from_report(rep: Report) -> tuple[dict[str, int], dict[str, str]]:
     return fired, other
 
 
-def option_row(rules: str, opts: dict[str, str], hands: int, seed: int, bots: str, workers: int) -> dict:
+def option_row(rules: str, opts: dict[str, str], hands: int, seed: int, bots: str, workers: int) -> dict[str, Any]:
     """One option row (see the module doc): the rules ``opts`` change and the hands each fired in.
 
     A choice that keeps the seats: ``impact`` of the default against it. One that changes the
@@ -219,7 +220,7 @@ def option_row(rules: str, opts: dict[str, str], hands: int, seed: int, bots: st
     (``paired_with``), and the seat choice's own rules are listed as in force every hand."""
     rs0, rs_b = compiled(rules, {})[0], compiled(rules, opts)[0]
     seat_opts = {k: v for k, v in opts.items() if _seats(compiled(rules, {k: v})[0]) != _seats(rs0)}
-    row: dict = {"rules": rules, "options": opts, "hands": hands, "bots": bots, "paired_with": None, "unpaired": False}
+    row: dict[str, Any] = {"rules": rules, "options": opts, "hands": hands, "bots": bots, "paired_with": None, "unpaired": False}
     start = time.process_time()
     if not [c for c in diff(rs0, rs_b) if not c.path.startswith("option.")]:  # the same rules: the default's play
         row.update(fired={}, applies_every_hand={}, never_fired=[], same_as_default=True, cpu_s_parent=0.0)
@@ -233,9 +234,11 @@ def option_row(rules: str, opts: dict[str, str], hands: int, seed: int, bots: st
                 if c.path.startswith("option."):
                     continue
                 if _settles(c.path, rs0, rs_b):
-                    if c.op == "-" and default is None:
-                        default = played(rules, {}, hands, seed, bots, workers)
-                    fired[c.path] = (default if c.op == "-" else mine).fired[c.path]
+                    where = mine
+                    if c.op == "-":  # a removed rule: in the default's hands
+                        default = default or played(rules, {}, hands, seed, bots, workers)
+                        where = default
+                    fired[c.path] = where.fired[c.path]
                 else:
                     other[c.path] = coverage_kind(c.path)
             row["unpaired"] = True
@@ -275,7 +278,7 @@ def _no_win(path: str, *rulesets: Ruleset) -> bool:
 
 
 def option_coverage(rules: str, hands: int, seed: int, bots: str, workers: int,
-                    retry: str | None = None) -> Iterator[dict]:
+                    retry: str | None = None) -> Iterator[dict[str, Any]]:
     """One row per option value (and one for every option at its first other value together):
     the changed rules, the hands each fired in under the choice, and what never fired. With
     ``retry`` (bot kinds), a row in which some rule never fired is played again with those bots
@@ -294,7 +297,7 @@ def option_coverage(rules: str, hands: int, seed: int, bots: str, workers: int,
         yield row
 
 
-def option_line(r: dict) -> str:
+def option_line(r: dict[str, Any]) -> str:
     """One option row as a line of text."""
     opts = ", ".join(f"{k}={v}" for k, v in r["options"].items())
     if "error" in r:
