@@ -281,8 +281,8 @@ def create_app(data_dir: Path, db: str | None = None, preselect: dict[str, Any] 
     "options"}`` the pages start with (``mjrules serve --rules``); ``grace``: seconds a seat may
     be away before a bot plays for it; ``lease``: seconds this server holds a room it serves;
     ``joins``: rooms made and websockets joined per client address per 10 s."""
+    import engine.tools.server.rooms_api as rooms_api
     from engine.tools.rooms.store import Store
-    from engine.tools.server import rooms_api
 
     server = Server(data_dir)
     hub = rooms_api.Hub(Store(db or str(server.data / "rooms.db")), server.rules, owner=rooms_api.server_id(server.data))

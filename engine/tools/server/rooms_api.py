@@ -42,7 +42,6 @@ from engine.lang.compiler import compile_ruleset
 from engine.table.bots import BOTS
 from engine.tools.rooms.room import HUMAN, ID_BYTES, Room, new_token, token_hash
 from engine.tools.rooms.store import RoomRow, Store
-from engine.tools.server import work
 from engine.tools.server.caps import (
     ACT_RATE,
     CLIP,
@@ -68,6 +67,7 @@ from engine.tools.server.caps import (
     TICK_SECONDS,
 )
 from engine.tools.server.http import Refused, read_body, read_options
+from engine.tools.server.work import ruleset_ref
 
 Handler = Callable[[Request], Awaitable[Response]]
 
@@ -131,7 +131,7 @@ class Hub:
 
     # ---- rooms ---------------------------------------------------------------------------------
     def _compile(self, ruleset: str, options: dict[str, str]) -> Any:
-        return compile_ruleset(work.ruleset_ref(ruleset, self.rules_dir), options)
+        return compile_ruleset(ruleset_ref(ruleset, self.rules_dir), options)
 
     def create(self, data: dict[str, Any], base: str) -> dict[str, Any]:
         """A new room (see the module docstring). Raises :class:`Refused` or :class:`MjError`."""
