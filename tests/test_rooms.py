@@ -223,3 +223,33 @@ def test_the_host_closes_a_room_and_gives_a_seat_to_a_bot(srv):
     assert south.wait(lambda c: c.closed)[0] == 4403  # its link no longer opens the seat
     st, body = srv.call("POST", f"/api/rooms/{room}/close", {"host": out["host"]})
     assert st == 200 and body["closed"]
+
+
+def test_a_turn_timer_lets_a_bot_act_for_a_seat_that_waits_too_long(srv):
+    out = _room(srv, timer=5, bots={"S": "greedy", "W": "greedy", "N": "greedy"})
+    east = _ws(srv, out["room"], out["seats"]["E"]["token"])
+    east.wait(lambda c: c.latest() and c.latest()["view"]["legal"])  # E, the dealer, must discard
+    first = east.latest()
+    # E is here and says nothing: after 5 s its stand-in plays for it and the table moves on
+    east.wait(lambda c: c.latest()["version"] > first["version"], timeout=60)
+    from engine.tools.rooms.store import ACTIONS
+
+    with srv.app.state.hub.store.engine.connect() as c:
+        by = [r.by for r in c.execute(ACTIONS.select().where(ACTIONS.c.room == out["room"]).order_by(ACTIONS.c.seq))]
+    assert "托管" in by  # the stored action says who chose it
+    east.close()
+
+
+def test_serve_refuses_a_bad_ruleset_option_or_database_before_it_listens(tmp_path):
+    from typer.testing import CliRunner
+
+    from engine.cli import app
+
+    r = CliRunner().invoke(app, ["serve", "--data", str(tmp_path), "--rules", "no-such-ruleset", "--port", "1"])
+    assert r.exit_code == 2 and "no-such-ruleset" in r.output
+    r = CliRunner().invoke(app, ["serve", "--data", str(tmp_path), "--option", "飘精=是"])
+    assert r.exit_code == 2 and "--option needs --rules" in r.output
+    r = CliRunner().invoke(app, ["serve", "--data", str(tmp_path), "--rules", "nanchang-app", "--option", "飘精=maybe"])
+    assert r.exit_code == 2 and "飘精" in r.output
+    r = CliRunner().invoke(app, ["serve", "--data", str(tmp_path), "--db", "postgresql://nobody@127.0.0.1:1/none"])
+    assert r.exit_code == 2 and "--db" in r.output and "Traceback" not in r.output
