@@ -639,14 +639,8 @@ class Scorer(Legality):
         as :meth:`settle_end_parts` does."""
         end_parts, win = self.settle_end_parts(snap)
         parts = dict(end_parts)
-        for name, ind in self.rs.indicators.items():
-            if ind.settle != "after_deal":
-                continue
-            if ind.position.type == "each_tile" or ind.family:
-                for tile_name, kind in self.made_indicators(snap, name).items():
-                    parts[tile_name] = self.settle_indicator(snap, tile_name, kind)
-            elif name in snap.indicators:
-                parts[name] = self.settle_indicator(snap, name)
+        for part, _, lg in self.after_deal_parts(snap):
+            parts[part] = lg
         for name in snap.indicators:  # an indicator that settles neither way (given for the record)
             if name not in parts and not self.rs.indicators[name].family and self.rs.indicators[name].settle is None:
                 parts[name] = self.settle_indicator(snap, name)
@@ -655,6 +649,22 @@ class Scorer(Legality):
             parts[self.NET_CAP_PART] = capped
             end_parts = [*end_parts, (self.NET_CAP_PART, capped)]
         return parts, end_parts, win
+
+    def after_deal_parts(self, snap: Snapshot) -> list[tuple[str, int | None, Ledger]]:
+        """Every indicator declared ``settle after deal``, settled on the dealt hands of ``snap``
+        (RULES.md §2 精 settlement, When): ``(part, tile, ledger)``, in declaration order — an
+        indicator the snapshot gives a tile for (``tile`` None: its own), or each one the hands
+        make (``each tile where``, ``family``: ``NAME@TILE`` and its tile kind)."""
+        out: list[tuple[str, int | None, Ledger]] = []
+        for name, ind in self.rs.indicators.items():
+            if ind.settle != "after_deal":
+                continue
+            if ind.position.type == "each_tile" or ind.family:
+                out += [(part, kind, self.settle_indicator(snap, part, kind))
+                        for part, kind in self.made_indicators(snap, name).items()]
+            elif name in snap.indicators:
+                out.append((name, None, self.settle_indicator(snap, name)))
+        return out
 
     def settle_end_parts(self, snap: Snapshot) -> tuple[list[tuple[str, Ledger]], WinScore | None]:
         """Everything settled at the end of the hand, part by part: ``hand`` (the win, or the

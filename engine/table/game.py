@@ -180,20 +180,11 @@ class Game:
         self._log("deal", hands={s: self.tiles.format(h.concealed) for s, h in self.hands.items()})
         self._flip_indicators()
         self._set_wilds()
-        for name, ind in self.rs.indicators.items():
-            if ind.settle != "after_deal":
-                continue
-            if ind.position.type == "each_tile" or ind.family:  # several: of the dealt hands (照镜子), a family
-                dealt = self._snapshot()
-                for tile_name, kind in self.scorer.made_indicators(dealt, name).items():
-                    self._log("indicator", name=tile_name, tile=self.tiles.code(kind))
-                    lg = self.scorer.settle_indicator(dealt, tile_name, kind)
-                    self.parts.append(("after_deal", tile_name, lg))
-                    self._log("settle", part=tile_name, net=lg.net(self.seats))
-            elif name in self.indicators:
-                lg = self.scorer.settle_indicator(self._snapshot(), name)
-                self.parts.append(("after_deal", name, lg))
-                self._log("settle", part=name, net=lg.net(self.seats))
+        for part, kind, lg in self.scorer.after_deal_parts(self._snapshot()):  # on the dealt hands
+            if kind is not None:  # one the hands make (照镜子), a family's member
+                self._log("indicator", name=part, tile=self.tiles.code(kind))
+            self.parts.append(("after_deal", part, lg))
+            self._log("settle", part=part, net=lg.net(self.seats))
         self.phase, self.current = ACT, self.dealer
         if self.picked is not None:  # each seat picks its own 精 first, in play order (picks.py)
             self.picked.asking, self.phase = list(self._after[self.dealer]), PICK
