@@ -30,7 +30,7 @@ from engine.errors import IllegalAction, MjError
 from engine.lang.ruleset import Ruleset
 from engine.table.bots import BOTS
 from engine.table.game import Action, Game
-from engine.table.match import hand_seed, next_deal
+from engine.table.match import Match
 from engine.table.records import game_record, to_yaml
 from engine.tools.play import ledger_rows
 from engine.tools.rooms.store import RoomRow, Store
@@ -125,10 +125,7 @@ class Room:
     store: Store
     scorer: Scorer = field(init=False)
     seats: list[str] = field(init=False)
-    hand: int = 0  # the hand being played (0-based); == row.hands when the match is over
-    dealer: str = ""
-    floor: int = 1
-    previous: dict[str, int] = field(default_factory=dict)
+    match: Match = field(init=False)  # the deal passing, floors, the previous hand's indicators
     totals: dict[str, int] = field(default_factory=dict)
     game: Game | None = None
     last_result: dict[str, Any] | None = None  # the hand before this one, as result_view gives it
@@ -139,16 +136,21 @@ class Room:
 
     def __post_init__(self) -> None:
         self.scorer = Scorer(self.rs)
-        self.seats = [str(v) for v in self.rs.table["seats"].values]
+        self.match = Match(self.rs, self.row.seed, scorer=self.scorer)
+        self.seats = list(self.match.seats)
         unknown = set(self.row.players) - set(self.seats)
         if unknown:
             raise MjError(f"no seat {sorted(unknown)[0]!r} at this table", hint=f"seats: {' '.join(self.seats)}")
-        self.dealer = self.dealer or self.seats[0]
         self.tiles: dict[str, dict[str, Any]] = {}  # filled at the first deal (tile_set)
         self.totals = self.totals or dict.fromkeys(self.seats, 0)
         self.away_since = {s: NEVER for s in self.seats if self.player(s) == HUMAN}  # nobody has joined yet
 
     # ---- building ---------------------------------------------------------------------------------
+    @property
+    def hand(self) -> int:
+        """The hand being played (0-based); ``row.hands`` when the match is over."""
+        return len(self.match.games)
+
     @property
     def finished(self) -> bool:
         return self.hand >= self.row.hands or self.row.closed
@@ -157,8 +159,7 @@ class Room:
         return self.row.players.get(seat, HUMAN)
 
     def _deal(self) -> None:
-        self.game = Game(self.rs, hand_seed(self.row.seed, self.hand), dealer=self.dealer, floor=self.floor,
-                         previous_indicators=self.previous, scorer=self.scorer)
+        self.game = self.match.deal()
         self.tiles = self.tiles or tile_set(self.game)
 
     def start(self) -> None:
@@ -209,9 +210,7 @@ class Room:
         for s, v in net.items():
             self.totals[s] += v
         self.last_result = {"hand": self.hand, **(result_view(game) or {})}
-        self.previous = dict(game.indicators)
-        self.dealer, self.floor = next_deal(self.rs, self.seats, game.result, self.dealer, self.floor)
-        self.hand += 1
+        self.match.finish(game)
         if not self.finished:
             self._deal()
         self.version += 1
