@@ -54,7 +54,11 @@ left something unfired); "= default": the choice restates the default's rules.
                   晒月亮=是 月 1988 [g] · 发电=是 upper 2000 (flow 发电罚分 every hand) [g]
                   飘精=是 飘精无精 1765, 飘正精 16, 飘副精 48, 飘正精二–四 and 飘副精二–四 0 [v]
                   封顶=300 封顶 0 [v] (largest win payment by one payer 37)
+                  随精=是 upper 2000 [g] and [v] (each seat's pick settled for the winner)
                   人数=3, =2 unpaired: table seats, stacks_per_seat every hand [g]
+                  all together with 随精 (paired with 人数=3) [v]: upper 970, 封顶 5, 飘正精 408, 飘正精二 5,
+                  飘副精 500, 飘副精二 9, 抄庄 10, 无平胡 1469, 飘精无精 1748, 必飘一精 1808, 底分 970, …; 飘正精三/四,
+                  飘副精三/四, 天胡, 地胡 0 (largest win payment by one payer 552). Before 随精 was an option:
                   all together (paired with 人数=3) [v]: 封顶 4, 飘正精 162, 飘正精二 3, 飘副精 386,
                   飘副精二 4, 飘副精三 1, 抄庄 10, 底分 1372, …; 飘正精三/四, 飘副精四 0; 天胡, 地胡 0 (3 seats);
                   无平胡, 飘精无精, 必飘一精 0 (发电 turns other 精: the default's wins are no wins there
