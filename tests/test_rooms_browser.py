@@ -11,8 +11,8 @@ from collections import Counter
 
 import pytest
 
-from .serve_support import REQUIRED, Running, need
-from .test_serve_browser import SHOTS, WAIT, _binary, score_args, wait_for
+from .serve_support import Running, need
+from .test_serve_browser import SHOTS, chrome, score_args, wait_for
 
 SEED = 17
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
@@ -28,29 +28,10 @@ def srv(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def browsers(tmp_path_factory):
-    need("selenium")
-    chromium = _binary("chromium", "chromium-browser", "google-chrome")
-    driver = _binary("chromedriver", "/usr/lib/chromium/chromedriver")
-    if not chromium or not driver:
-        if REQUIRED:
-            pytest.fail("chromium or chromium-driver is missing, and MJRULES_REQUIRE_BROWSER=1")
-        pytest.skip("chromium and chromium-driver are not installed")
-    from selenium import webdriver
-    from selenium.webdriver.chrome.options import Options
-    from selenium.webdriver.chrome.service import Service
-
     out = []
     try:
-        for i in range(4):
-            opts = Options()
-            opts.binary_location = chromium
-            for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                      "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
-                      f"--user-data-dir={tmp_path_factory.mktemp(f'chromium-{i}')}", "--window-size=1366,768"):
-                opts.add_argument(a)
-            d = webdriver.Chrome(options=opts, service=Service(driver))
-            d.set_page_load_timeout(WAIT)
-            out.append(d)
+        for i in range(4):  # one browser per seat
+            out.append(chrome(tmp_path_factory.mktemp(f"chromium-{i}"), size="1366,768"))
         yield out
     finally:
         for d in out:

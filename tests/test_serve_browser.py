@@ -48,8 +48,9 @@ def srv(tmp_path_factory):
     s.stop()
 
 
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory):
+def chrome(profile, size: str = "1400,1000", extra: tuple[str, ...] = ()):
+    """A headless Chromium (selenium) with its own profile folder; skips (or fails, with
+    MJRULES_REQUIRE_BROWSER=1) when chromium, its driver or selenium is missing."""
     need("selenium")
     chromium = _binary("chromium", "chromium-browser", "google-chrome")
     driver = _binary("chromedriver", "/usr/lib/chromium/chromedriver")
@@ -65,11 +66,16 @@ def browser(tmp_path_factory):
     opts.binary_location = chromium
     for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
               "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
-              f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}", "--window-size=1400,1000",
-              "--lang=en-US"):
+              f"--user-data-dir={profile}", f"--window-size={size}", *extra):
         opts.add_argument(a)
     d = webdriver.Chrome(options=opts, service=Service(driver))
     d.set_page_load_timeout(WAIT)
+    return d
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    d = chrome(tmp_path_factory.mktemp("chromium-profile"), extra=("--lang=en-US",))
     yield d
     d.quit()
 
