@@ -146,3 +146,36 @@ def test_four_browsers_play_a_hand_by_their_links_to_the_ledger(srv, browsers):
             for s, v in lg.net(game.seats).items():
                 end[s] += v
     assert json.loads(r.stdout)["net"]["total"] == {s: end[s] for s in game.seats}
+
+
+def test_the_playgrounds_file_opens_a_room_and_the_host_frees_a_seat_and_closes_it(srv, browsers):
+    """The playground's text becomes a room's ruleset (the host's form opens with it chosen);
+    in the browser that made the room the host's buttons give a seat to a bot and close it."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    from .test_serve_browser import open_page
+
+    d = browsers[1]
+    open_page(d, srv)
+    d.execute_script("document.querySelector('nav .tab[data-page=\"playground\"]')?.click()")
+    d.execute_script("const s = document.querySelector('#source'); s.value = arguments[0];"
+                     " s.dispatchEvent(new Event('input'));", "ruleset 我家\nextends nanchang\n")
+    d.execute_script("document.querySelector('#pg-room').click()")
+    wait_for(d, lambda: "/rooms?ruleset=" in d.current_url and d.find_elements(By.CSS_SELECTOR, "#host-seats select"),
+             "the host's form")
+    assert Select(d.find_element(By.ID, "host-ruleset")).first_selected_option.get_attribute("value") == "我家"
+    Select(d.find_element(By.CSS_SELECTOR, "#host-seats select[name='W']")).select_by_value("greedy")
+    Select(d.find_element(By.CSS_SELECTOR, "#host-seats select[name='N']")).select_by_value("greedy")
+    d.find_element(By.ID, "host-create").click()
+    wait_for(d, lambda: d.find_elements(By.CSS_SELECTOR, "#host-links a[data-seat='E']"), "the links")
+    link = d.find_element(By.CSS_SELECTOR, "#host-links a[data-seat='E']").get_attribute("href")
+    room = link.split("/room/")[1].split("#")[0]
+    d.get(link)
+    wait_for(d, lambda: d.find_elements(By.CSS_SELECTOR, "#host-bar .host-remove[data-seat='S']"), "the host's buttons")
+    st, summary = srv.call("GET", f"/api/rooms/{room}")
+    assert summary["ruleset"] == "我家" and summary["seats"]["S"]["player"] == "human"
+    d.find_element(By.CSS_SELECTOR, "#host-bar .host-remove[data-seat='S']").click()
+    wait_for(d, lambda: srv.call("GET", f"/api/rooms/{room}")[1]["seats"]["S"]["player"] == "greedy", "S a bot")
+    d.find_element(By.CSS_SELECTOR, "#host-bar .host-close").click()
+    wait_for(d, lambda: srv.call("GET", f"/api/rooms/{room}")[1]["closed"], "the room closed")

@@ -409,6 +409,16 @@ $("#pg-load").addEventListener("click", async () => {
   check();
 });
 
+// a room for this text: kept as an upload under its `ruleset` name, then the host's form (/rooms)
+$("#pg-room").addEventListener("click", async () => {
+  const text = $("#source").value;
+  const m = text.match(/^\s*ruleset\s+([^\s"]+)/m);
+  const name = ((m ? m[1] : "edited").replace(/[^\p{L}\p{N}_-]/gu, "") || "edited").slice(0, 64);
+  const r = await api("POST", "/api/rulesets", { name, text });
+  if (!r.ok) { $("#pg-status").textContent = errText(r.data); return; }
+  location.href = "/rooms?ruleset=" + encodeURIComponent(name);
+});
+
 $("#pg-diff").addEventListener("click", async () => {
   showPane("diff");
   const r = await api("POST", "/api/diff", { text: $("#source").value, base: $("#pg-base").value });

@@ -69,7 +69,33 @@ function seatTitle(s) {
   return seatName(s, frame.seat || frame.seats[0], v ? v.dealer : null, frame.seats);
 }
 
+const hostToken = roomId ? localStorage.getItem("mjrules.host." + roomId) : null;
+
+async function hostAct(path, body) {
+  const r = await fetch(`/api/rooms/${roomId}/${path}`, { method: "POST", headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ host: hostToken, ...body }) });
+  if (!r.ok) { const e = await r.json(); $("error").textContent = e.error; }
+}
+
+function drawHost() {  // the host's controls, in the browser that made the room
+  const box = $("host-bar");
+  box.replaceChildren();
+  if (!hostToken || frame.finished) return;
+  for (const s of frame.seats.filter((x) => frame.players[x] === "human")) {
+    const b = el("button", "host-remove", t("room.toBot", { seat: seatName(s) }));
+    b.type = "button";
+    b.dataset.seat = s;
+    b.addEventListener("click", () => hostAct(`seats/${s}/remove`, { bot: "greedy" }));
+    box.append(b);
+  }
+  const c = el("button", "host-close", t("room.close"));
+  c.type = "button";
+  c.addEventListener("click", () => hostAct("close", {}));
+  box.append(c);
+}
+
 function drawTotals() {
+  drawHost();
   const box = $("totals");
   box.replaceChildren();
   for (const s of frame.seats) {
@@ -219,7 +245,7 @@ async function host() {
   const defaults = { ruleset: rulesets.default, options: rulesets.default_options || {} };  // `serve --rules`
   const sel = $("host-ruleset");
   for (const r of rulesets.rulesets) sel.append(new Option(r.label + (r.bundled ? "" : t("setup.uploaded")), r.name));
-  sel.value = defaults.ruleset || sel.value;
+  sel.value = new URLSearchParams(location.search).get("ruleset") || defaults.ruleset || sel.value;  // ?ruleset=: the playground's file
   const showOptions = () => {
     const r = rulesets.rulesets.find((x) => x.name === sel.value);
     const box = $("host-options");
@@ -260,6 +286,7 @@ async function host() {
     const out = await r.json();
     if (!r.ok) { $("host-error").textContent = out.error + (out.hint ? `（${out.hint}）` : ""); return; }
     $("host-error").textContent = "";
+    localStorage.setItem("mjrules.host." + out.room, out.host);  // this browser may close the room, free a seat
     const links = $("host-links");
     links.hidden = false;
     links.replaceChildren(el("h2", "", t("room.links")));
