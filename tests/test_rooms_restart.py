@@ -176,3 +176,21 @@ def test_the_load_benchmark_runs_clean_on_a_few_rooms():
     report = json.loads(r.stdout)
     assert report["errors"] == 0 and report["lost_actions"] == 0, report
     assert report["actions_acknowledged"] > 0 and report["actions_applied"] >= report["actions_acknowledged"]
+
+
+def test_the_real_server_closes_a_socket_that_sends_an_oversized_frame(tmp_path):
+    """`mjrules serve` caps a websocket message at 4 × MAX_FRAME_BYTES in uvicorn itself (close
+    1009, never buffered whole); the room goes on for the others."""
+    srv = Proc(tmp_path / "d")
+    try:
+        st, out = srv.call("POST", "/api/rooms", BODY)
+        clients = srv.clients(out)
+        clients["E"].wait(lambda c: c.latest())
+        clients["E"].ws.send("x" * 100_000)
+        assert clients["E"].wait(lambda c: c.closed, timeout=30)[0] == 1009  # "message too big"
+        st, summary = srv.call("GET", f"/api/rooms/{out['room']}")
+        assert st == 200 and summary["hand"] == 1
+        for c in clients.values():
+            c.close()
+    finally:
+        srv.stop()
