@@ -205,6 +205,7 @@ def test_a_flood_of_joins_is_rate_limited(srv):
     ({"hands": 0}, "`hands`"), ({"hands": "4"}, "`hands`"), ({"bots": {"E": "nobody"}}, "unknown bot"),
     ({"bots": {"Z": "greedy"}}, "no seat 'Z'"), ({"ruleset": "../../etc/passwd"}, "no ruleset"),
     ({"seed": -1}, "`seed`"), ({"timer": 1}, "`timer`"), ({"options": {"no such": "x"}}, "no such"),
+    ({"optionz": {}}, "unknown key 'optionz'"),
 ])
 def test_a_bad_room_is_refused_with_what_to_fix_and_nothing_is_made(srv, body, says):
     st, out = srv.call("POST", "/api/rooms", {"ruleset": "nanchang", **body})
@@ -241,6 +242,8 @@ def test_a_turn_timer_lets_a_bot_act_for_a_seat_that_waits_too_long(srv):
 
 
 def test_serve_refuses_a_bad_ruleset_option_or_database_before_it_listens(tmp_path):
+    need("starlette")
+    need("sqlalchemy")
     from typer.testing import CliRunner
 
     from engine.cli import app

@@ -168,7 +168,8 @@ def test_two_servers_on_one_postgresql_the_other_takes_a_room_over_when_its_owne
 
 def test_the_load_benchmark_runs_clean_on_a_few_rooms():
     """benchmarks/rooms.py, small: every room finishes, no error, no acknowledged action lost."""
-    need("websockets")
+    for module in ("websockets", "starlette", "uvicorn", "sqlalchemy"):
+        need(module)
     root = __import__("pathlib").Path(__file__).resolve().parent.parent
     r = subprocess.run([sys.executable, str(root / "benchmarks" / "rooms.py"), "--rooms", "3", "--hands", "1",
                         "--seconds", "120", "--json"], capture_output=True, text=True, timeout=300)

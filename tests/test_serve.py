@@ -350,7 +350,9 @@ def test_every_word_of_the_pages_is_in_the_catalogue_in_both_languages():
     the page's markup carries no text of its own (each element says its catalogue key)."""
     import re
 
-    from engine.tools.server.app import STATIC
+    import engine.tools.server as server  # the package, without starlette: the pages are plain files
+
+    STATIC = Path(server.__file__).parent / "static"
 
     src = (STATIC / "i18n.js").read_text(encoding="utf-8")
     zh = src[src.index('"zh-CN": {'):src.index("\n  en: {")]

@@ -34,7 +34,7 @@ async def read_body(request: Request) -> dict[str, Any]:
     except (ValueError, UnicodeDecodeError, RecursionError):
         raise Refused(http.HTTP_400_BAD_REQUEST, "the request body is not JSON") from None
     if not isinstance(data, dict):
-        raise Refused(http.HTTP_400_BAD_REQUEST, "the request body is a JSON object")
+        raise Refused(http.HTTP_400_BAD_REQUEST, "the request body must be a JSON object")
     return data
 
 

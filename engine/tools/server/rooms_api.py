@@ -70,6 +70,7 @@ from engine.tools.server.http import Refused, read_body, read_options
 from engine.tools.server.work import ruleset_ref
 
 Handler = Callable[[Request], Awaitable[Response]]
+ROOM_KEYS = frozenset({"ruleset", "options", "hands", "bots", "seed", "timer"})  # POST /api/rooms
 
 
 def server_id(data: Path) -> str:
@@ -135,6 +136,10 @@ class Hub:
 
     def create(self, data: dict[str, Any], base: str) -> dict[str, Any]:
         """A new room (see the module docstring). Raises :class:`Refused` or :class:`MjError`."""
+        unknown_keys = sorted(set(data) - ROOM_KEYS)
+        if unknown_keys:
+            raise Refused(http.HTTP_400_BAD_REQUEST, f"unknown key {unknown_keys[0][:CLIP]!r} in the room",
+                          hint="the keys: " + ", ".join(sorted(ROOM_KEYS)))
         name = data.get("ruleset")
         options = read_options(data)
         hands = data.get("hands", 4)
@@ -338,7 +343,7 @@ def routes(hub: Hub, handle: Callable[[Handler], Handler]) -> list[BaseRoute]:
             await ws.close(code=CLOSE_NO_ROOM if exc.status == http.HTTP_404_NOT_FOUND else CLOSE_ELSEWHERE)
             return
         except MjError as exc:
-            await ws.send_text(_error(str(exc), exc.hint))
+            await ws.send_text(_error(exc.message, exc.hint))
             await ws.close(code=CLOSE_BAD)
             return
         token = ws.query_params.get("token")
@@ -369,7 +374,7 @@ def routes(hub: Hub, handle: Callable[[Handler], Handler]) -> list[BaseRoute]:
                 try:
                     msg = json.loads(raw)
                 except (ValueError, RecursionError):
-                    await ws.send_text(_error("a message is JSON", '{"type": "act", "action": "南 discard 5p"}'))
+                    await ws.send_text(_error("a message is JSON", '{"type": "act", "action": "E discard 5p"}: one of your view\'s legal texts'))
                     continue
                 if not isinstance(msg, dict) or msg.get("type") != "act" or not isinstance(msg.get("action"), str):
                     await ws.send_text(_error("unknown message", '{"type": "act", "action": TEXT}'))
@@ -391,7 +396,7 @@ def routes(hub: Hub, handle: Callable[[Handler], Handler]) -> list[BaseRoute]:
                 try:
                     hand, seq = await run_in_threadpool(room.act, seat, action, t)
                 except MjError as exc:
-                    await ws.send_text(_error(str(exc), exc.hint))
+                    await ws.send_text(_error(exc.message, exc.hint))
                     continue
                 await ws.send_text(json.dumps({"type": "ok", "action": action, "hand": hand + 1, "seq": seq},
                                               ensure_ascii=False))
