@@ -256,3 +256,19 @@ def test_serve_refuses_a_bad_ruleset_option_or_database_before_it_listens(tmp_pa
     assert r.exit_code == 2 and "飘精" in r.output
     r = CliRunner().invoke(app, ["serve", "--data", str(tmp_path), "--db", "postgresql://nobody@127.0.0.1:1/none"])
     assert r.exit_code == 2 and "--db" in r.output and "Traceback" not in r.output
+
+
+def test_serve_rules_preselects_its_ruleset_and_options_for_the_pages(tmp_path):
+    need("sqlalchemy")
+    s = Running(tmp_path / "data", preselect={"ruleset": "nanchang-app", "options": {"飘精": "是"}})
+    try:
+        st, body = s.call("GET", "/api/rulesets")
+        assert st == 200 and body["default"] == "nanchang-app" and body["default_options"] == {"飘精": "是"}
+    finally:
+        s.stop()
+    plain = Running(tmp_path / "plain")
+    try:
+        st, body = plain.call("GET", "/api/rulesets")
+        assert body["default"] == "nanchang" and body["default_options"] == {}  # the ruleset the others extend
+    finally:
+        plain.stop()
