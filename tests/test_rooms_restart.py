@@ -98,6 +98,9 @@ def _killed_and_resumed(data, db: str | None) -> str:
     assert st == 201, out
     clients = srv.clients(out)
     drive(clients, stop_after=20)
+    top = max(c.latest()["version"] for c in clients.values())
+    for c in clients.values():  # every seat has seen the table the last action left
+        c.wait(lambda c: c.latest()["version"] >= top)
     mid = clients["E"].latest()
     assert not mid["finished"]
     srv.kill()  # mid-hand, no goodbye
