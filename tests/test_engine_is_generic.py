@@ -30,7 +30,7 @@ NOT_RULES = {
                      30: "serve --grace default (s) and --joins default (per 10 s)", 3600: "serve --grace: at most an hour",
                      100_000: "serve --joins: its largest value",
                      15.0: "serve --lease default (s)", 600: "serve --lease: at most 10 minutes",
-                     64: "characters of an uploaded file's name", 300: "characters of a database error quoted"},
+                     300: "characters of a database error quoted"},
     "tools/server/__init__.py": {4: "uvicorn's websocket message cap: 4 × MAX_FRAME_BYTES (the app refuses past 1×)"},
     "cli/sim.py": {2: "JSON indent", 100: "default hands to simulate", 1_000: "default paired hands of impact",
                    1e-9: "no division by zero"},

@@ -65,6 +65,13 @@ class Proc:
         ws = self.url.replace("http://", "ws://")
         return {s: Client(f"{ws}/ws/rooms/{out['room']}?token={v['token']}") for s, v in out["seats"].items()}
 
+    def finish(self, room: str, clients: dict[str, Client]) -> str:
+        """Play the room's hand to its end with ``clients``, close them; the hand's record."""
+        drive(clients, timeout=300)
+        for c in clients.values():
+            c.close()
+        return self.record(room)
+
     def kill(self) -> None:
         self.p.send_signal(signal.SIGKILL)
         self.p.wait(timeout=30)
@@ -83,11 +90,7 @@ def _uninterrupted(data, db: str | None) -> str:
     try:
         st, out = srv.call("POST", "/api/rooms", BODY)
         assert st == 201, out
-        clients = srv.clients(out)
-        drive(clients, timeout=300)
-        for c in clients.values():
-            c.close()
-        return srv.record(out["room"])
+        return srv.finish(out["room"], srv.clients(out))
     finally:
         srv.stop()
 
@@ -111,10 +114,7 @@ def _killed_and_resumed(data, db: str | None) -> str:
         clients = again.clients(out)  # the same links
         first = clients["E"].wait(lambda c: c.latest())
         assert first["view"]["discards"] == mid["view"]["discards"]  # the table as it was
-        drive(clients, timeout=300)
-        for c in clients.values():
-            c.close()
-        return again.record(out["room"])
+        return again.finish(out["room"], clients)
     finally:
         again.stop()
 
@@ -158,11 +158,7 @@ def test_two_servers_on_one_postgresql_the_other_takes_a_room_over_when_its_owne
             time.sleep(0.5)
         for c in clients.values():
             c.wait(lambda c: c.closed)
-        clients = b.clients(out)
-        drive(clients, timeout=300)
-        record = b.record(out["room"])
-        for c in clients.values():
-            c.close()
+        record = b.finish(out["room"], b.clients(out))
     finally:
         a.stop()
         b.stop()

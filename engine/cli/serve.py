@@ -81,6 +81,7 @@ def _preselect(rules: str | None, option: list[str] | None, folder: Path, as_jso
 
     from engine.cli.inputs import compile_or_fail, parse_options
     from engine.lang.resources import bundled_ruleset_names
+    from engine.tools.server.work import safe_name
 
     if rules is None:
         if option:
@@ -92,7 +93,7 @@ def _preselect(rules: str | None, option: list[str] | None, folder: Path, as_jso
     name = ref
     if ref not in bundled_ruleset_names():
         src = Path(ref)
-        name = "".join(c for c in src.stem if c.isalnum() or c in "-_")[:64] or "rules"
+        name = safe_name(src.stem) or "rules"  # as an upload is named
         uploads = folder / "rules"
         uploads.mkdir(parents=True, exist_ok=True)
         dest = uploads / f"{name}.rules"

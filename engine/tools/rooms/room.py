@@ -32,9 +32,9 @@ from engine.table.bots import BOTS
 from engine.table.game import Action, Game
 from engine.table.match import Match
 from engine.table.records import game_record, to_yaml
-from engine.tools.play import ledger_rows
 from engine.tools.rooms.store import RoomRow, Store
 from engine.tools.server.caps import MAX_ACTION_CHARS, MAX_STEPS
+from engine.tools.server.table import jing_marks, result_json, tile_json
 
 HUMAN = "human"
 STAND_IN = "greedy"  # the bot that plays a person's seat while it is away (托管)
@@ -81,38 +81,18 @@ def tile_lists(game: Game, seat: str | None) -> dict[str, Any]:
 
 
 def tile_set(game: Game) -> dict[str, dict[str, Any]]:
-    """Every tile kind for the page, by code: its group and the group's label as the rule file
-    declares them (``万``, ``风``), suit or not, rank (the page names tiles from these)."""
-    out = {}
-    for k in game.tiles.kinds:
-        out[k.code] = {"code": k.code, "group": k.group, "label": game.tiles.groups[k.group].label,
-                       "suit": k.is_suit, "rank": k.rank if k.is_suit else None}
-    return out
-
-
-def jing_marks(game: Game, view: dict[str, Any]) -> dict[str, str]:
-    """``{code: "正精" | "副精"}`` of the wild indicators ``view`` shows (a seat's own pick too)."""
-    marks: dict[str, str] = {}
-    shown = [game.tiles.parse_one(c) for n, c in view["indicators"].items() if game.rs.indicators[n].wild]
-    if view.get("pick"):
-        shown.append(game.tiles.parse_one(view["pick"]))
-    for tile in shown:
-        main, nxt = game.scorer.jing_kinds(tile)
-        marks.setdefault(game.tiles.code(main), "正精")
-        if nxt is not None:
-            marks.setdefault(game.tiles.code(nxt), "副精")
-    return marks
+    """Every tile kind for the page, by code, as the table's page gets them (:func:`tile_json`:
+    group, the group's label as the rule file declares it, suit, rank)."""
+    return {k.code: tile_json(game, i, {}) for i, k in enumerate(game.tiles.kinds)}
 
 
 def result_view(game: Game) -> dict[str, Any] | None:
-    """How a finished hand ended: winner, how, fans, its ledger (a row per transfer), the net
-    per seat and every seat's last tiles (shown to all once the hand is over)."""
-    r = game.result
-    if r is None:
+    """How a finished hand ended (:func:`result_json`: winner, how, fans, its ledger, the net
+    per seat) and every seat's last tiles (shown to all once the hand is over)."""
+    out = result_json(game)
+    if out is None:
         return None
-    return {"winner": r.winner, "by": r.win.by if r.win else "exhaustive", "reading": r.reading,
-            "fans": list(r.fans), "ledger": ledger_rows(r), "net": r.net(game.seats),
-            "hands": {s: game.tiles.format(sorted(game.hands[s].concealed)) for s in game.seats}}
+    return {**out, "hands": {s: game.tiles.format(sorted(game.hands[s].concealed)) for s in game.seats}}
 
 
 @dataclass
@@ -286,7 +266,8 @@ class Room:
             if game is not None and not self.finished:
                 view = game.observation(seat) if seat is not None else public_view(game)
                 view["over"] = game.over
-                view["jing"] = jing_marks(game, view)
+                marks = jing_marks(game, set(view["indicators"]), seat)
+                view["jing"] = {game.tiles.code(k): mark for k, mark in marks.items()}
                 view.update(tile_lists(game, seat))
             return {"type": "state", "seat": seat, "version": self.version,
                     "hand": self.hand + 1 if not self.finished else self.row.hands,

@@ -132,12 +132,6 @@ class Store:
             r = c.execute(sa.select(ROOMS.c.host_sha256).where(ROOMS.c.id == room_id)).first()
         return None if r is None else str(r[0])
 
-    def room_ids(self) -> list[str]:
-        """Every open room's id, oldest first."""
-        with self.engine.connect() as c:
-            return [r.id for r in c.execute(sa.select(ROOMS.c.id).where(ROOMS.c.closed.is_(False))
-                                            .order_by(ROOMS.c.created))]
-
     def count_open(self) -> int:
         with self.engine.connect() as c:
             return int(c.execute(sa.select(sa.func.count()).select_from(ROOMS).where(ROOMS.c.closed.is_(False)))

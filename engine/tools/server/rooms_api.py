@@ -110,9 +110,11 @@ class Rate:
 
 @dataclass
 class Conn:
+    """A websocket on a room: its seat (None: a spectator) and its actions' rate."""
+
     ws: WebSocket
     seat: str | None
-    acts: deque[float] = field(default_factory=deque)
+    acts: Rate = field(default_factory=lambda: Rate(*ACT_RATE))
 
 
 @dataclass
@@ -383,12 +385,9 @@ def routes(hub: Hub, handle: Callable[[Handler], Handler]) -> list[BaseRoute]:
                     await ws.send_text(_error("a spectator cannot act", "open your seat's link to play"))
                     continue
                 t = time.monotonic()
-                while conn.acts and t - conn.acts[0] > ACT_RATE[1]:
-                    conn.acts.popleft()
-                if len(conn.acts) >= ACT_RATE[0]:
+                if not conn.acts.allow("", t):
                     await ws.send_text(_error("too many actions: slow down"))
                     continue
-                conn.acts.append(t)
                 action = msg["action"][:MAX_ACTION_CHARS + 1]
                 if len(action) > MAX_ACTION_CHARS:
                     await ws.send_text(_error(f"an action is at most {MAX_ACTION_CHARS} characters"))

@@ -35,13 +35,13 @@ def tile_json(game: Game, kind: int, jing: dict[int, str]) -> dict[str, Any]:
             "rank": k.rank if k.is_suit else None, "jing": jing.get(kind)}
 
 
-def _jing_marks(game: Game, shown: set[str], viewer: str) -> dict[int, str]:
-    """正精 / 副精 of every wild indicator the viewer can see (of one picked by each seat, 随精:
-    the viewer's own pick while the hand is played)."""
+def jing_marks(game: Game, shown: set[str], viewer: str | None) -> dict[int, str]:
+    """正精 / 副精 by tile kind of every wild indicator named in ``shown`` (of one picked by
+    each seat, 随精: the viewer's own pick while the hand is played; a spectator's, None)."""
     marks: dict[int, str] = {}
-    picked = game.picked if not game.over else None
+    picked = game.picked if not game.over and viewer is not None else None
     for name, ind in game.rs.indicators.items():
-        tile = picked.chosen.get(viewer) if picked is not None and name == picked.name else \
+        tile = picked.chosen.get(viewer) if picked is not None and viewer is not None and name == picked.name else \
             game.indicators.get(name) if name in shown else None
         if ind.wild and tile is not None:
             main, nxt = game.scorer.jing_kinds(tile)
@@ -57,7 +57,7 @@ def table_json(game: Game, seat: str | None) -> dict[str, Any]:
     viewer = seat or game.seats[0]
     obs = game.observation(viewer)
     shown = set(obs["indicators"])
-    marks = _jing_marks(game, shown, viewer)
+    marks = jing_marks(game, shown, viewer)
 
     def tj(k: int) -> dict[str, Any]:
         return tile_json(game, k, marks)
