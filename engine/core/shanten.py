@@ -324,14 +324,18 @@ class Shanten(ShantenOracle):
             pairs_in = [c // ps if cap is None else min(c, cap) // ps for c in range(max(nat, default=0) + 2)]
             pairs = sum(pairs_in[c] for c in nat if c)
             singles = sum(1 for c in nat if c % ps)
+            by_count: dict[int, int] = {}  # a kind's count held -> the distance (kinds held alike, alike)
             out = []
             for d in kinds:
                 c = nat[d]
-                after = c + step
-                pr = pairs - pairs_in[c] + (pairs_in[after] if after >= 0 else 0)
-                sg = singles - (1 if c % ps else 0) + (1 if after % ps else 0)
-                from_wilds = min(w, sg) + max(w - sg, 0) // ps
-                out.append(max(plan.pairs - pr - 1 - from_wilds, -1))
+                v = by_count.get(c)
+                if v is None:
+                    after = c + step
+                    pr = pairs - pairs_in[c] + (pairs_in[after] if after >= 0 else 0)
+                    sg = singles - (1 if c % ps else 0) + (1 if after % ps else 0)
+                    from_wilds = min(w, sg) + max(w - sg, 0) // ps
+                    v = by_count[c] = max(plan.pairs - pr - 1 - from_wilds, -1)
+                out.append(v)
             return out
         k = plan.sets - n_melds
         if k < 0:
@@ -442,22 +446,16 @@ class Shanten(ShantenOracle):
         dists = self.plan_distances(nat, w, n_melds)
         now = self.settle(min((d for d in dists if d is not None), default=None), sum(nat) + w, n_melds)  # of_counts
         out = [False] * len(kinds)
+        where = {kd: j for j, kd in enumerate(kinds)}  # kind -> its place in kinds (kinds are distinct)
         for plan, dist in zip(self.ev.plans.values(), dists):
             if dist is None or dist > now:
                 continue
-            todo = [j for j in range(len(kinds)) if not out[j]]
-            if not todo:
-                break
             if dist < now:  # a hand short of a complete count, already at -1 (a lone 精 waits on anything):
-                for j in todo:  # a draw never raises a distance, so every draw completes it
-                    out[j] = True
-                break
+                return [True] * len(kinds)  # a draw never raises a distance, so every draw completes it
             if plan.rotten_gap:  # only a draw that adds a usable single to its group can help
                 usable = [self._rotten_group(plan.rotten_gap, gi, nat[lo:hi])
                           for gi, (_, lo, hi) in enumerate(self.ev.group_spans)]
-                lowered = max(self.ev.hand_size - 2 - sum(usable) - w, -1) < now  # one more usable single
-                if lowered:
-                    where = {kinds[j]: j for j in todo}
+                if max(self.ev.hand_size - 2 - sum(usable) - w, -1) < now:  # one more usable single
                     for gi, (_, lo, hi) in enumerate(self.ev.group_spans):
                         for pos in self._rotten_growers(plan.rotten_gap, gi, nat[lo:hi], usable[gi]):
                             at = where.get(lo + pos)
@@ -465,21 +463,20 @@ class Shanten(ShantenOracle):
                                 out[at] = True
                 continue
             if plan.pairs:
-                vals = self.plan_after_each(plan, nat, w, n_melds, [kinds[j] for j in todo], 1) or []
-                for j, v in zip(todo, vals):
-                    out[j] = v < now
+                todo = [kd for kd, done in zip(kinds, out) if not done]
+                for kd, v in zip(todo, self.plan_after_each(plan, nat, w, n_melds, todo, 1) or ()):
+                    if v < now:
+                        out[where[kd]] = True
                 continue
+            if now < 0:
+                continue  # complete: no draw lowers it
             k = plan.sets - n_melds
             head = plan.pair_needed
             rest_of = self._folds_without(plan, nat, k)
-            if now < 0:
-                continue  # complete: no draw lowers it
-            where = {kinds[j]: j for j in todo}
             helping, need = self._helping, now + w  # the memo, read inline; the distance before wilds to beat
             for gi, span in enumerate(self._spans[plan.pattern.name]):
                 sub = nat[span.lo:span.hi]
-                rest = rest_of(gi)
-                key = (k, head, rest, span.templates, sub, need)
+                key = (k, head, rest_of(gi), span.templates, sub, need)
                 positions = helping.get(key)
                 if positions is None:
                     positions = self._helping_draws(key)
