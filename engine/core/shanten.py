@@ -232,7 +232,7 @@ class Shanten(ShantenOracle):
         # ("rotten", gap, group, counts) -> the positions a draw changes
         self._growers: dict[tuple[object, ...], tuple[int, ...]] = {}
         # (k, group id, counts) -> (position, table after a draw there) where a draw changes the table
-        self._grown: dict[tuple[int, int, tuple[int, ...]], tuple[tuple[int, tuple[int, ...]], ...]] = {}
+        self._grown: dict[tuple[int, int, tuple[int, ...]], tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]] = {}
         # (k, head, other groups' table, group id, counts, distance to beat) -> the positions whose draw beats it
         self._helping: dict[tuple[int, bool, tuple[int, ...] | None, int, tuple[int, ...], int], tuple[int, ...]] = {}
         # (k, group id, counts, ±1) -> each position's table with one tile more or fewer there
@@ -495,12 +495,11 @@ class Shanten(ShantenOracle):
         k, head, rest, tid, sub, need = key
         if len(self._helping) >= MEMO_LIMIT:
             self._helping.clear()
-        out = []
-        for pos, table in self._grown_tables(k, tid, sub):
-            acc = self._step(k, rest, table)
-            if self._best_of(k, head, acc) < need:
-                out.append(pos)
-        positions = self._helping[key] = tuple(out)
+        out: list[int] = []
+        for where, table in self._grown_tables(k, tid, sub):
+            if self._best_of(k, head, self._step(k, rest, table)) < need:
+                out += where
+        positions = self._helping[key] = tuple(sorted(out))
         return positions
 
     def _rotten_growers(self, gap: int, gi: int, sub: tuple[int, ...], usable: int) -> tuple[int, ...]:
@@ -534,24 +533,26 @@ class Shanten(ShantenOracle):
             v = remember(self._plan_memo, key, tuple(vals[i] for i in self._spread))
         return v
 
-    def _grown_tables(self, k: int, tid: int, sub: tuple[int, ...]) -> tuple[tuple[int, tuple[int, ...]], ...]:
-        """(position, the group's table with one more tile there) for each position of a group whose
-        one more tile changes its table (``k`` sets to make): a draw elsewhere in the group leaves
-        every distance as it was. Memoised per group state."""
+    def _grown_tables(self, k: int, tid: int,
+                      sub: tuple[int, ...]) -> tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]:
+        """(positions, the group's table with one more tile at any of them) for each table a group
+        grows to with one more tile (``k`` sets to make), positions that grow it alike together: a
+        draw elsewhere in the group leaves its table, so every distance, as it was. Memoised per
+        group state."""
         key = (k, tid, sub)
         out = self._grown.get(key)
         if out is None:
             if len(self._grown) >= MEMO_LIMIT:
                 self._grown.clear()
             now = self._table(k, tid, sub) if any(sub) else None
-            grown = []
+            grown: dict[tuple[int, ...], list[int]] = {}
             for pos in range(len(sub)):
                 after = list(sub)
                 after[pos] += 1
                 table = self._table(k, tid, tuple(after))
                 if table != now:
-                    grown.append((pos, table))
-            out = self._grown[key] = tuple(grown)
+                    grown.setdefault(table, []).append(pos)
+            out = self._grown[key] = tuple((tuple(where), table) for table, where in grown.items())
         return out
 
     def _rotten_group(self, gap: int, gi: int, sub: tuple[int, ...]) -> int:
