@@ -248,6 +248,8 @@ class Shanten(ShantenOracle):
         measures = list(dict.fromkeys(self._measure.values()))  # plans alike measure once (plan_distances)
         self._distinct = [next(p for n, p in self.ev.plans.items() if self._measure[n] == ms) for ms in measures]
         self._spread = [measures.index(self._measure[n]) for n in self.ev.plans]
+        names = list(self.ev.plans)
+        self._distinct_at = [names.index(p.pattern.name) for p in self._distinct]  # their places in plan order
         self._span_key = {name: tuple((sp.lo, sp.hi, sp.templates) for sp in spans) for name, spans in self._spans.items()}
         self._group_of = {kd: gi for gi, (_, lo, hi) in enumerate(self.ev.group_spans) for kd in range(lo, hi)}
 
@@ -447,7 +449,8 @@ class Shanten(ShantenOracle):
         now = self.settle(min((d for d in dists if d is not None), default=None), sum(nat) + w, n_melds)  # of_counts
         out = [False] * len(kinds)
         where = {kd: j for j, kd in enumerate(kinds)}  # kind -> its place in kinds (kinds are distinct)
-        for plan, dist in zip(self.ev.plans.values(), dists):
+        for plan, at_plan in zip(self._distinct, self._distinct_at):  # plans alike measure alike: once
+            dist = dists[at_plan]
             if dist is None or dist > now:
                 continue
             if dist < now:  # a hand short of a complete count, already at -1 (a lone 精 waits on anything):
