@@ -173,6 +173,44 @@ def test_useful_draws_match_the_reference_shanten(rules):
             assert useful == (ref.of_counts(tuple(after), wilds, melds) < now), (held, wilds, melds, k)
 
 
+@pytest.mark.parametrize("rules", BUNDLED)
+def test_useful_after_discards_reads_the_whole_hands_rows_exactly(rules):
+    """``useful_after_discards`` (the value bot's live-tile count: the hand less each discard,
+    its distances read from the whole hand's ``plans_each_discard`` rows where they exist and
+    bounded by the whole hand's own where they do not) agrees with :class:`ShantenOracle` on the
+    hand less that tile, whichever plans the rows measured (none, some, all)."""
+    import random
+
+    from engine.core.shanten import Shanten, ShantenOracle
+
+    ev = Scorer(compile_ruleset(rules)).hands
+    ref = ShantenOracle(ev)
+    rng = random.Random(11)
+    n = len(ev.tiles)
+    pool = [k for k in range(n) for _ in range(4)]
+    names = list(ev.plans)
+    for case in range(150):
+        fast = Shanten(ev)  # fresh memos: the rows are only what this case measured
+        melds = rng.randint(0, 2)
+        held = rng.sample(pool, 14 - 3 * melds)
+        wild = frozenset(rng.sample(range(n), rng.randint(0, 2)))
+        measured = rng.sample(names, case % (len(names) + 1))
+        discards = sorted(set(held))
+        if measured:
+            fast.plans_each_discard(held, melds, wild, discards, measured)
+        kinds = [k for k in range(n) if k not in wild]
+        got = fast.useful_after_discards(held, melds, wild, discards, kinds)
+        for d, useful in zip(discards, got):
+            rest = list(held)
+            rest.remove(d)
+            nat, w = ref.natural_counts(rest, wild)
+            now = ref.of_counts(tuple(nat), w, melds)
+            for k, u in zip(kinds, useful):
+                after = list(nat)
+                after[k] += 1
+                assert u == (ref.of_counts(tuple(after), w, melds) < now), (held, sorted(wild), melds, measured, d, k)
+
+
 def test_a_lone_jing_wait_finds_every_draw_useful():
     """A 13-tile hand already at -1 (four sets and a lone 精: 精钓) is clamped to 0: every draw
     completes it, so every kind is a live useful tile (a review found 26 of 32 counted)."""

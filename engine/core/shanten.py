@@ -428,31 +428,82 @@ class Shanten(ShantenOracle):
             return r
         return rest
 
-    def useful_draws(self, nat: tuple[int, ...], w: int, n_melds: int, kinds: list[int]) -> list[bool]:
+    def useful_draws(self, nat: tuple[int, ...], w: int, n_melds: int, kinds: list[int],
+                     parent: tuple[tuple[int, ...], int] | None = None) -> list[bool]:
         """For each natural kind in ``kinds``: whether drawing one more of it lowers the shanten
-        of ``nat`` (natural counts) with ``w`` wilds (ukeire). Memoised per hand state (a seat
-        that discards the tile it drew asks of the same hand again)."""
+        of ``nat`` (natural counts) with ``w`` wilds (ukeire). ``parent``: (the natural counts of
+        a hand, a kind) when ``nat`` is that hand less one tile of that kind, whose distances
+        (:meth:`plans_each_discard`'s rows) then spare measuring ``nat`` again. Memoised per hand
+        state (a seat that discards the tile it drew asks of the same hand again)."""
         key = (nat, w, n_melds)
         row = self._useful_memo.get(key)
         if row is None:
             row = remember(self._useful_memo, key, {})
         missing = [d for d in dict.fromkeys(kinds) if d not in row]
         if missing:
-            row.update(zip(missing, self._useful_among(nat, w, n_melds, missing)))
+            row.update(zip(missing, self._useful_among(nat, w, n_melds, missing, parent)))
         return [row[d] for d in kinds]
 
-    def _useful_among(self, nat: tuple[int, ...], w: int, n_melds: int, kinds: list[int]) -> list[bool]:
+    def useful_after_discards(self, concealed: list[int], n_melds: int, wild_kinds: frozenset[int],
+                              discards: list[int], kinds: list[int]) -> list[list[bool]]:
+        """For each of ``discards`` (each held): :meth:`useful_draws` of ``concealed`` less that
+        tile, for the natural ``kinds``."""
+        counts, w = self.natural_counts(concealed, wild_kinds)
+        whole = tuple(counts)
+        out = []
+        for d in discards:
+            if d in wild_kinds:
+                out.append(self.useful_draws(whole, w - 1, n_melds, kinds))
+                continue
+            counts[d] -= 1
+            cut = tuple(counts)
+            counts[d] += 1
+            out.append(self.useful_draws(cut, w, n_melds, kinds, (whole, d)))
+        return out
+
+    def _nearest_plans(self, nat: tuple[int, ...], w: int, n_melds: int,
+                       parent: tuple[tuple[int, ...], int] | None) -> tuple[int, list[tuple[PatternPlan, int]]]:
+        """(the shanten of ``nat``, each distinct plan at it or nearer with its distance). With a
+        ``parent`` (see :meth:`useful_draws`) a plan its rows measured after that discard is read
+        from them; one they did not is bounded below by the parent's own distance (a discard
+        never lowers a distance) and measured only when that bound could make it the nearest."""
+        tiles = sum(nat) + w
+        if parent is None or (nat, w, n_melds) in self._plan_memo:
+            dists = self.plan_distances(nat, w, n_melds)
+            vals: list[int | None] = [dists[i] for i in self._distinct_at]
+        else:
+            whole, kind = parent
+            lows = self.plan_distances(whole, w, n_melds)
+            rows = self._discard_memo.get((whole, w, n_melds), {})
+            vals, unknown = [], []
+            for j, (plan, i) in enumerate(zip(self._distinct, self._distinct_at)):
+                row = rows.get(self._measure[plan.pattern.name])
+                if row is not None and kind in row:
+                    vals.append(row[kind])
+                else:
+                    vals.append(None)  # None until measured: a plan of no value stays None
+                    if lows[i] is not None:
+                        unknown.append((lows[i], j))
+            known = [v for v in vals if v is not None]
+            least = min(known, default=None)
+            for low, j in sorted(unknown):
+                if least is not None and low > self.settle(least, tiles, n_melds):
+                    break  # this plan and every farther one cannot be the nearest
+                v = vals[j] = self._after_discards(self._distinct[j], whole, w, n_melds, [kind]).get(kind)
+                if v is not None and (least is None or v < least):
+                    least = v
+        now = self.settle(min((v for v in vals if v is not None), default=None), tiles, n_melds)  # of_counts
+        return now, [(plan, v) for plan, v in zip(self._distinct, vals) if v is not None and v <= now]
+
+    def _useful_among(self, nat: tuple[int, ...], w: int, n_melds: int, kinds: list[int],
+                      parent: tuple[tuple[int, ...], int] | None = None) -> list[bool]:
         """:meth:`useful_draws` computed. A draw lowers a plan's distance by at most one, so only
         the plans at the hand's distance are searched; in a sets plan a draw that leaves its
         group's table as it was changes nothing and is not folded again."""
-        dists = self.plan_distances(nat, w, n_melds)
-        now = self.settle(min((d for d in dists if d is not None), default=None), sum(nat) + w, n_melds)  # of_counts
+        now, nearest = self._nearest_plans(nat, w, n_melds, parent)
         out = [False] * len(kinds)
         where = {kd: j for j, kd in enumerate(kinds)}  # kind -> its place in kinds (kinds are distinct)
-        for plan, at_plan in zip(self._distinct, self._distinct_at):  # plans alike measure alike: once
-            dist = dists[at_plan]
-            if dist is None or dist > now:
-                continue
+        for plan, dist in nearest:  # plans alike measure alike: once
             if dist < now:  # a hand short of a complete count, already at -1 (a lone 精 waits on anything):
                 return [True] * len(kinds)  # a draw never raises a distance, so every draw completes it
             if plan.rotten_gap:  # only a draw that adds a usable single to its group can help

@@ -512,22 +512,12 @@ class ValueBot:
         rest one step nearer its nearest pattern (ukeire: live useful tiles; a 精 always helps)."""
         sh: Shanten = ctx["m"].any_shanten
         wild = ctx["wild"]
-        counts, w = sh.natural_counts(concealed, wild)
         unseen = ctx["unseen"]
         kinds = [k for k, left in enumerate(unseen) if left > 0 and k not in wild]
         wild_left = sum(unseen[k] for k in wild if unseen[k] > 0)
         live = [unseen[k] for k in kinds]  # the unseen copies of each kind asked about
-        out: list[int] = []
-        for c in tiles:
-            if c in wild:
-                nat, ww = tuple(counts), w - 1
-            else:
-                counts[c] -= 1
-                nat, ww = tuple(counts), w
-                counts[c] += 1
-            useful = sh.useful_draws(nat, ww, n_melds, kinds)
-            out.append(wild_left + sum(compress(live, useful)))
-        return out
+        return [wild_left + sum(compress(live, useful))
+                for useful in sh.useful_after_discards(concealed, n_melds, wild, tiles, kinds)]
 
     def _danger(self, game: Game, ctx: dict[Any, Any], tiles: list[int]) -> list[float]:
         """Expected 子 lost by dealing each tile into another seat's win (a seat with exposed melds
