@@ -593,7 +593,7 @@ class ValueBot:
         assert game.last_discard is not None, "a claim is on the last discard"
         discarder, tile = game.last_discard
         best = by_kind["pass"][0]
-        best_worth = self._worth_each(ctx, game, hand.concealed, hand.melds, [None])[0]
+        best_worth: float | None = None  # passing's worth, measured once a claim is worth weighing
         for kind in ("kong", "pung", "chow"):
             for a in by_kind.get(kind, []):
                 if kind == "chow":
@@ -613,6 +613,8 @@ class ValueBot:
                     if CLAIM_STEP and not self._claim_steps(ctx, game, hand, rest, melds, kinds):
                         continue
                     worth = max(self._worth_each(ctx, game, rest, melds, kinds), default=0.0)
+                if best_worth is None:
+                    best_worth = self._worth_each(ctx, game, hand.concealed, hand.melds, [None])[0]
                 if worth > best_worth:
                     best, best_worth = a, worth
         return best
