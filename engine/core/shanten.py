@@ -662,7 +662,19 @@ class Shanten(ShantenOracle):
         return t
 
     def plan_distance(self, plan: PatternPlan, nat: tuple[int, ...], w: int, n_melds: int) -> int | None:
-        """As :meth:`ShantenOracle.plan_distance`, sets patterns from the folded group tables."""
+        """As :meth:`ShantenOracle.plan_distance`, sets patterns from the folded group tables and
+        pairs patterns from the number of kinds held at each count."""
+        if plan.pairs and not n_melds:
+            ps = self.ev.pair_size
+            quads = plan.pattern.quads_as_pairs
+            pairs = singles = 0
+            for c in range(1, max(nat) + 1):
+                n = nat.count(c)
+                if n:
+                    pairs += n * (c // ps if quads else min(c, ps) // ps)
+                    singles += n if c % ps else 0
+            from_wilds = min(w, singles) + max(w - singles, 0) // ps
+            return max(plan.pairs - pairs - 1 - from_wilds, -1)
         if plan.rotten_gap or plan.pairs:
             return super().plan_distance(plan, nat, w, n_melds)
         k = plan.sets - n_melds
