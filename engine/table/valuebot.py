@@ -44,10 +44,11 @@ Measured with ``python benchmarks/value_vs_greedy.py -n 20000 --workers 2`` (its
 file and seed; figures in its docstring and docs/game.md): one value bot against three greedy
 gains +0.28 子 per hand, 95 % interval [+0.15, +0.41] (paired by hand; before its values were
 the scorer's and the live tiles were counted for the best three discards only, +0.39, [+0.26,
-+0.51]). Four value bots play at about 0.49× greedy's hands per CPU second on a busy machine
-(``benchmarks/loop.py``; 0.44× before the speed work of the same hour; by instructions counted
-under callgrind, 0.55× against 0.48×). Nearly all the gain is the live-tile count and the claim rule (without
-them it was −0.04, [−0.17, +0.09]).
++0.51]). Nearly all the gain is the live-tile count and the claim rule (without them it was
+−0.04, [−0.17, +0.09]). Four value bots play at 0.49–0.58× greedy's hands per CPU second
+(``benchmarks/loop.py``, ten runs on a shared machine, median 0.52; 0.49–0.52 before the last
+exact speed-ups, which left every choice as it was); by instructions counted under callgrind
+(40 warm-up hands, then 60), 56.4M a hand against greedy's 30.2M, 0.54×.
 """
 from __future__ import annotations
 
