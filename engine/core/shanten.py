@@ -475,15 +475,17 @@ class Shanten(ShantenOracle):
             whole, kind = parent
             lows = self.plan_distances(whole, w, n_melds)
             rows = self._discard_memo.get((whole, w, n_melds), {})
-            vals, unknown = [], []
+            vals = []
+            unknown: list[tuple[int, int]] = []  # (the parent's distance: a bound below, plan index)
             for j, (plan, i) in enumerate(zip(self._distinct, self._distinct_at)):
                 row = rows.get(self._measure[plan.pattern.name])
                 if row is not None and kind in row:
                     vals.append(row[kind])
                 else:
                     vals.append(None)  # None until measured: a plan of no value stays None
-                    if lows[i] is not None:
-                        unknown.append((lows[i], j))
+                    low = lows[i]
+                    if low is not None:
+                        unknown.append((low, j))
             known = [v for v in vals if v is not None]
             least = min(known, default=None)
             for low, j in sorted(unknown):
