@@ -66,17 +66,14 @@ def block_options(templates: tuple[tuple[int, ...], ...], counts: tuple[int, ...
 
     single = rest((i,))
     out |= set(block_options(templates, single, pair))  # i left as a loose tile
-    for t in templates:
-        if i not in t:
-            continue
+    for t, partials in _holding(templates, i):
         r = rest(t)
         if r is not None:
             out |= {(m + 1, p_, h) for m, p_, h in block_options(templates, r, pair)}
-        for sub in set(itertools.combinations(t, len(t) - 1)):
-            if i in sub:
-                r = rest(sub)
-                if r is not None:
-                    out |= {(m, p_ + 1, h) for m, p_, h in block_options(templates, r, pair)}
+        for sub in partials:
+            r = rest(sub)
+            if r is not None:
+                out |= {(m, p_ + 1, h) for m, p_, h in block_options(templates, r, pair)}
     r = rest((i,) * pair)
     if r is not None:
         for m, p_, h in block_options(templates, r, pair):
@@ -84,6 +81,13 @@ def block_options(templates: tuple[tuple[int, ...], ...], counts: tuple[int, ...
             if h == 0:
                 out.add((m, p_, 1))
     return frozenset(prune_options(out))
+
+
+@lru_cache(maxsize=4096)
+def _holding(templates: tuple[tuple[int, ...], ...], i: int) -> tuple[tuple[tuple[int, ...], tuple[tuple[int, ...], ...]], ...]:
+    """(template, its partial sets holding ``i``) for each set template holding position ``i``."""
+    return tuple((t, tuple(sorted(s for s in set(itertools.combinations(t, len(t) - 1)) if i in s)))
+                 for t in templates if i in t)
 
 
 def prune_options(options: set[tuple[int, int, int]]) -> set[tuple[int, int, int]]:
