@@ -48,7 +48,7 @@ the scorer's and the live tiles were counted for the best three discards only, +
 −0.04, [−0.17, +0.09]). Four value bots play at 0.49–0.58× greedy's hands per CPU second
 (``benchmarks/loop.py``, ten runs on a shared machine, median 0.52; 0.49–0.52 before the last
 exact speed-ups, which left every choice as it was); by instructions counted under callgrind
-(40 warm-up hands, then 60), 56.4M a hand against greedy's 30.2M, 0.54×.
+(40 warm-up hands, then 60), 55.8M a hand against greedy's 29.9M, 0.54×.
 """
 from __future__ import annotations
 
