@@ -126,7 +126,7 @@ def test_play_takes_a_persons_choices():
 def test_unknown_bot_is_refused():
     r = runner.invoke(app, ["simulate", "nanchang", "-n", "1", "--bots", "clever"])
     assert r.exit_code == 2
-    assert "bots: give one kind or one per seat" in r.output
+    assert "give one kind, or one per seat in seat order" in r.output
 
 
 @pytest.mark.parametrize("rules", ["nanchang", "nanchang-table", "chongguan", "ganzhou"])

@@ -94,7 +94,7 @@ def check_bots(spec: str) -> None:
 
     unknown = [b for b in spec.split(",") if b not in BOTS]
     if unknown:
-        raise MjError(f"--bots {spec!r}: no bot {unknown[0]!r} (bots: give one kind or one per seat, from: "
+        raise MjError(f"--bots {spec!r}: no bot {unknown[0]!r} (give one kind, or one per seat in seat order, from: "
                       f"{', '.join(BOTS)})", hint="e.g. --bots greedy or --bots greedy,greedy,random,random")
 
 

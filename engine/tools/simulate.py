@@ -164,7 +164,8 @@ def seat_bots(bots: list[str], seats: list[str]) -> list[str]:
         bots = bots * len(seats)
     unknown = [b for b in bots if b not in BOTS]
     if unknown or len(bots) != len(seats):
-        raise MjError(f"bots: give one kind or one per seat ({len(seats)}), from: {', '.join(BOTS)}",
+        raise MjError(f"--bots {','.join(bots)!r}: give one kind, or one per seat in seat order "
+                      f"({len(seats)}: {', '.join(seats)}), from: {', '.join(BOTS)}",
                       hint="e.g. --bots greedy or --bots greedy,greedy,random,random")
     return bots
 

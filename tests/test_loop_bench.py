@@ -1,0 +1,54 @@
+"""benchmarks/loop.py's arithmetic, with the measurements replaced by fixed CPU seconds: the
+rates are the hands of every round over their CPU time, also when RLCard is not installed (a
+fresh-clone check found the rounds stopped after the first while the rates were still divided
+as if all had run). No timing here; the figures are the benchmark's."""
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+
+import pytest
+
+from .conftest import ROOT
+
+
+def _load_loop():
+    spec = importlib.util.spec_from_file_location("mjrules_loop_bench", ROOT / "benchmarks" / "loop.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+loop = _load_loop()
+CPU = {"random": 0.5, "greedy": 1.0, "value": 2.0}  # seconds a round takes, per bot kind
+
+
+@pytest.mark.parametrize("peer", ["rlcard not installed: pip install rlcard", 4.0])
+def test_rates_count_every_round(monkeypatch, capsys, peer):
+    played: list[tuple[str, int]] = []
+
+    def ours(rules, bots, hands, seed):
+        played.append((bots, seed))
+        return CPU[bots]
+
+    monkeypatch.setattr(loop, "ours", ours)
+    monkeypatch.setattr(loop, "warm", lambda rules, seed, hands: None)
+    monkeypatch.setattr(loop, "peer", lambda hands, seed: peer)
+    monkeypatch.setattr(loop, "peak_rss_mib", lambda rules, hands, seed: 1.0)
+    monkeypatch.setattr(sys, "argv", ["loop.py", "--rounds", "3", "--random", "30", "--greedy", "40",
+                                      "--value", "20", "--peer", "10", "--json"])
+    loop.main()
+    report = json.loads(capsys.readouterr().out)
+    assert sorted(played) == sorted((b, 1 + r) for r in range(3) for b in ("random", "greedy", "value"))
+    assert report["random_hands_per_cpu_s"] == 60.0  # 30 hands / 0.5 s, every round
+    assert report["greedy_hands_per_cpu_s"] == 40.0
+    assert report["value_hands_per_cpu_s"] == 10.0
+    assert report["value_to_greedy_ratio"] == 0.25
+    assert report["value_to_greedy_ratio_per_round"] == [0.25, 0.25, 0.25]
+    if isinstance(peer, str):
+        assert report["peer"] == peer and "peer_hands_per_cpu_s" not in report
+    else:
+        assert report["peer_hands_per_cpu_s"] == 2.5  # 10 hands / 4 s
+        assert report["random_to_peer_ratio"] == 24.0
