@@ -231,7 +231,7 @@ class Shanten(ShantenOracle):
         self._bests: dict[tuple[int, bool, tuple[int, ...] | None], int] = {}  # (k, head, table) -> before wilds
         # ("rotten", gap, group, counts) -> the positions a draw changes
         self._growers: dict[tuple[object, ...], tuple[int, ...]] = {}
-        # (k, group id, counts) -> (position, table after a draw there) where a draw changes the table
+        # (k, group id, counts) -> (positions, the table after a draw at any of them) where a draw changes it
         self._grown: dict[tuple[int, int, tuple[int, ...]], tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]] = {}
         # (k, head, other groups' table, group id, counts, distance to beat) -> the positions whose draw beats it
         self._helping: dict[tuple[int, bool, tuple[int, ...] | None, int, tuple[int, ...], int], tuple[int, ...]] = {}
@@ -335,8 +335,7 @@ class Shanten(ShantenOracle):
                     after = c + step
                     pr = pairs - pairs_in[c] + (pairs_in[after] if after >= 0 else 0)
                     sg = singles - (1 if c % ps else 0) + (1 if after % ps else 0)
-                    from_wilds = min(w, sg) + max(w - sg, 0) // ps
-                    v = by_count[c] = max(plan.pairs - pr - 1 - from_wilds, -1)
+                    v = by_count[c] = self._pairs_distance(plan, pr, sg, w)
                 out.append(v)
             return out
         k = plan.sets - n_melds
@@ -663,6 +662,12 @@ class Shanten(ShantenOracle):
             t = self._tables[key] = tuple(cells)
         return t
 
+    def _pairs_distance(self, plan: PatternPlan, pairs: int, singles: int, w: int) -> int:
+        """A pairs plan's distance with ``pairs`` pairs and ``singles`` kinds held an odd number
+        of times: each wild completes a single, two wilds left over make a pair."""
+        from_wilds = min(w, singles) + max(w - singles, 0) // self.ev.pair_size
+        return max(plan.pairs - pairs - 1 - from_wilds, -1)
+
     def plan_distance(self, plan: PatternPlan, nat: tuple[int, ...], w: int, n_melds: int) -> int | None:
         """As :meth:`ShantenOracle.plan_distance`, sets patterns from the folded group tables and
         pairs patterns from the number of kinds held at each count."""
@@ -675,8 +680,7 @@ class Shanten(ShantenOracle):
                 if n:
                     pairs += n * (c // ps if quads else min(c, ps) // ps)
                     singles += n if c % ps else 0
-            from_wilds = min(w, singles) + max(w - singles, 0) // ps
-            return max(plan.pairs - pairs - 1 - from_wilds, -1)
+            return self._pairs_distance(plan, pairs, singles, w)
         if plan.rotten_gap or plan.pairs:
             return super().plan_distance(plan, nat, w, n_melds)
         k = plan.sets - n_melds
