@@ -39,7 +39,7 @@ from engine.core.legality import Legality
 from engine.errors import MjError
 from engine.lang import flow as FLOW
 from engine.lang.expr import Env
-from engine.lang.ruleset import Fan, Payer, Payment
+from engine.lang.ruleset import Fan, Payer, Payment, Ruleset
 
 PAYER_ORDER: tuple[Payer, ...] = ("discarder", "robbed", "dealer", "others", "each")  # the weight a payer takes: first match
 
@@ -85,6 +85,12 @@ class Scorer(Legality):
     :meth:`follow_first` (the 抄庄 payment). What it reads of the rules is
     :class:`~engine.core.reader.RuleReader`'s; what it checks first, :class:`~engine.core.legality.Legality`'s."""
 
+    MEMO_LIMIT = 4096  # entries per memo of a pure function of the rules (cleared when full)
+
+    def __init__(self, rs: Ruleset):
+        super().__init__(rs)
+        self._jing_scores: dict[tuple[int, bool, int], JingScore] = {}
+        self._settled: dict[tuple[object, ...], tuple[int, tuple[str, ...]]] = {}
 
     def _payment(self, env: Env, reading: Reading) -> Payment:
         for p in self.rs.payments.values():
@@ -228,6 +234,15 @@ class Scorer(Legality):
         first formula whose condition holds (the n ≥ 5 bonus), then every multiplier (霸王
         when ``sole``), then every adder (a 霸王 bonus); 0 for n ≤ 0. ``floor`` is the 爬楼
         floor, a fact the conditions may test; the settlement factors are :meth:`settled`'s."""
+        key = (n, sole, floor)
+        got = self._jing_scores.get(key)
+        if got is None:
+            if len(self._jing_scores) >= self.MEMO_LIMIT:
+                self._jing_scores.clear()
+            got = self._jing_scores[key] = self._jing_score(n, sole, floor)
+        return got
+
+    def _jing_score(self, n: int, sole: bool, floor: int) -> JingScore:
         if n <= 0:
             return JingScore(0)
         env = {"n": n, "sole_holder": sole, "floor": floor, "keeps": floor - 1}
@@ -308,10 +323,14 @@ class Scorer(Legality):
         for every payer; the last such claim in meld order). Raises :class:`MjError` if the snapshot has no tile for the indicator,
         :class:`IllegalAction` if a meld is one the game could not make (:meth:`check_melds`).
         """
+        self.check_melds(snap)
+        return self._settle_indicator(snap, name, tile)
+
+    def _settle_indicator(self, snap: Snapshot, name: str, tile: int | None) -> Ledger:
+        """:meth:`settle_indicator` on a snapshot whose melds were checked (:meth:`check_melds`)."""
         ind = self.rs.indicators[indicator_of(name)]
         if tile is None and name not in snap.indicators:
             raise MjError(f"no tile for indicator {name}")
-        self.check_melds(snap)
         main, nxt = self.jing_kinds(snap.indicators[name] if tile is None else tile)
         jing = {k for k in (main, nxt) if k is not None}
         seats = snap.seats
@@ -417,8 +436,18 @@ class Scorer(Legality):
         """``amount`` 子 of one 精, kong, 荒庄 or 抄庄 transfer (``scope`` ``jing``, ``exhaustive``,
         ``follow``, or several: a kong's is ``("jing", "kongs")``) after the factors declared ``on``
         that scope (those before adders, then those after: 爬楼, a dealer factor), its caps (``at
-        most``), then the factors ``after caps``, with the trail ``parts`` extended."""
-        parts = list(parts)
+        most``), then the factors ``after caps``, with the trail ``parts`` extended. Memoised:
+        the result depends on the rules, the scope, the amount and the facts alone."""
+        key = (scope, amount, *env.items())
+        got = self._settled.get(key)
+        if got is None:
+            if len(self._settled) >= self.MEMO_LIMIT:
+                self._settled.clear()
+            got = self._settled[key] = self._settle(scope, amount, env)
+        return got[0], [*parts, *got[1]]
+
+    def _settle(self, scope: str | tuple[str, ...], amount: int, env: Env) -> tuple[int, tuple[str, ...]]:
+        parts: list[str] = []
         for after in (False, True):
             for fname, v in self.factors(scope, env, after):
                 if v != 1:
@@ -429,7 +458,7 @@ class Scorer(Legality):
             if v != 1:
                 amount *= v
                 parts.append(f"factor.{fname} x{v}")
-        return amount, parts
+        return amount, tuple(parts)
 
     def jing_paid(self, n: int, sole: bool, floor: int, payer_is_dealer: bool, collector_is_dealer: bool) -> int:
         """子 one payer pays a seat whose count for an indicator is ``n`` (no liability in play):
@@ -656,14 +685,18 @@ class Scorer(Legality):
         indicator the snapshot gives a tile for (``tile`` None: its own), or each one the hands
         make (``each tile where``, ``family``: ``NAME@TILE`` and its tile kind)."""
         out: list[tuple[str, int | None, Ledger]] = []
+        checked = False
         for name, ind in self.rs.indicators.items():
             if ind.settle != "after_deal":
                 continue
+            if not checked:
+                self.check_melds(snap)  # once for all the parts
+                checked = True
             if ind.position.type == "each_tile" or ind.family:
-                out += [(part, kind, self.settle_indicator(snap, part, kind))
+                out += [(part, kind, self._settle_indicator(snap, part, kind))
                         for part, kind in self.made_indicators(snap, name).items()]
             elif name in snap.indicators:
-                out.append((name, None, self.settle_indicator(snap, name)))
+                out.append((name, None, self._settle_indicator(snap, name, None)))
         return out
 
     def settle_end_parts(self, snap: Snapshot) -> tuple[list[tuple[str, Ledger]], WinScore | None]:
@@ -676,9 +709,9 @@ class Scorer(Legality):
             parts += [(r.name, self.discard_bonus(snap, r.name)) for r in self.rs.jing_rules("discard_bonus")]
         for name, ind in self.rs.indicators.items():
             if ind.settle == "at_end" and (ind.position.type == "each_tile" or ind.family):
-                parts += [(tile_name, self.settle_indicator(snap, tile_name, kind))
+                parts += [(tile_name, self._settle_indicator(snap, tile_name, kind))
                           for tile_name, kind in self.made_indicators(snap, name).items()]
-            elif ind.settle == "at_end" and name in snap.indicators:
-                parts.append((name, self.settle_indicator(snap, name)))
+            elif ind.settle == "at_end" and name in snap.indicators:  # (melds checked by the hand's part)
+                parts.append((name, self._settle_indicator(snap, name, None)))
         return parts, win
 

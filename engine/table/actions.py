@@ -4,6 +4,8 @@ plays them)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import NamedTuple
 
 from engine.core.scoring import Ledger, Scorer, WinInfo
 from engine.errors import IllegalAction
@@ -11,6 +13,7 @@ from engine.errors import IllegalAction
 DRAW, ACT, CLAIM, ROB, OVER, FLIP, PICK = "draw", "act", "claim", "rob", "over", "flip", "pick"
 KINDS = ("draw", "discard", "win", "pung", "kong", "chow", "concealed_kong", "added_kong", "pass", "stop", "pick")
 TILE_KINDS = ("discard", "concealed_kong", "added_kong", "pick")  # the kinds that name one tile
+MEMO_LIMIT = 4096  # shared actions kept (seat names and tiles come from rule files): a bound on memory
 
 
 @dataclass(frozen=True)
@@ -54,6 +57,39 @@ class Action:
         return Action(seat, kind)
 
 
+
+class SeatActions(NamedTuple):
+    """The tile-less actions of one seat, built once per seat name (:func:`seat_actions`) and
+    shared by every game: an :class:`Action` is immutable, and :meth:`Game.apply` knows an
+    offered one by identity."""
+
+    draw: Action
+    win: Action
+    pung: Action
+    kong: Action
+    pass_: Action
+    stop: Action
+
+
+@lru_cache(maxsize=MEMO_LIMIT)
+def seat_actions(seat: str) -> SeatActions:
+    """The :class:`SeatActions` of ``seat`` (memoised)."""
+    return SeatActions(*(Action(seat, kind) for kind in ("draw", "win", "pung", "kong", "pass", "stop")))
+
+
+@lru_cache(maxsize=MEMO_LIMIT)
+def tile_actions(seat: str, kind: str, n_tiles: int) -> tuple[Action, ...]:
+    """``seat``'s actions of ``kind`` (one of :data:`TILE_KINDS`) on each of ``n_tiles`` tile
+    kinds, indexed by kind (memoised and shared, as :func:`seat_actions`)."""
+    return tuple(Action(seat, kind, k) for k in range(n_tiles))
+
+
+@lru_cache(maxsize=MEMO_LIMIT)
+def chow_action(seat: str, tiles: tuple[int, ...]) -> Action:
+    """``seat``'s chow taking ``tiles`` from its hand (memoised, as :func:`seat_actions`)."""
+    return Action(seat, "chow", None, tiles)
+
+
 def check_shape(action: object, seats: list[str], n_tiles: int) -> None:
     """Refuse, with :class:`IllegalAction` and before anything changes, an action that is not
     an :class:`Action` of a game with ``seats`` and ``n_tiles`` tile kinds: a seat that does not
@@ -89,7 +125,7 @@ class Claim:
     legal: list[Action] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        self.legal = self.options + [Action(self.options[0].seat, "pass")]
+        self.legal = self.options + [seat_actions(self.options[0].seat).pass_]
 
 
 @dataclass

@@ -30,7 +30,22 @@ from engine.errors import IllegalAction, MjError
 from engine.lang import flow as FLOW
 from engine.lang.playable import DIE_FACES, same_size, seat_stacks
 from engine.lang.ruleset import Ruleset
-from engine.table.actions import ACT, CLAIM, DRAW, FLIP, OVER, PICK, ROB, Action, Claim, Lock, check_shape
+from engine.table.actions import (
+    ACT,
+    CLAIM,
+    DRAW,
+    FLIP,
+    OVER,
+    PICK,
+    ROB,
+    Action,
+    Claim,
+    Lock,
+    check_shape,
+    chow_action,
+    seat_actions,
+    tile_actions,
+)
 from engine.table.actions import KINDS as KINDS  # re-exported: the game's public names
 from engine.table.actions import HandResult as HandResult
 from engine.table.ending import close_hand
@@ -126,8 +141,9 @@ class Game:
         self._offered: _Offer | None = None  # what legal_actions last offered the seat to act
         self._seat_index = {x: i for i, x in enumerate(self.seats)}
         # immutable actions built once and offered again and again (apply knows them by identity)
-        self._draws = {x: Action(x, "draw") for x in self.seats}
-        self._discards = {x: [Action(x, "discard", k) for k in range(len(self.tiles))] for x in self.seats}
+        self._plain = {x: seat_actions(x) for x in self.seats}  # (shared by every game: actions.py)
+        self._draws = {x: self._plain[x].draw for x in self.seats}
+        self._discards = {x: tile_actions(x, "discard", len(self.tiles)) for x in self.seats}
         self._after = {x: [self.seats[(i + k) % len(self.seats)] for k in range(len(self.seats))]
                        for i, x in enumerate(self.seats)}
         self._hand_version = dict.fromkeys(self.seats, 0)  # bumped when a seat's tiles change
@@ -322,7 +338,7 @@ class Game:
         if self.phase == DRAW:
             return [self._draws[seat]]
         if self.phase == FLIP:
-            return [Action(seat, "stop"), Action(seat, "pass")]
+            return [self._plain[seat].stop, self._plain[seat].pass_]
         if self.phase == PICK:
             return list(self.picked.offers[seat]) if self.picked else []
         offered = self._offered
@@ -332,7 +348,7 @@ class Game:
         out: list[Action] = []
         win = None if self.must_discard else self._self_win(seat)
         if win is not None:
-            out.append(Action(seat, "win"))
+            out.append(self._plain[seat].win)
         counts = self._counts[seat]
         held = [k for k, n in enumerate(counts) if n]
         if not self.must_discard and self.wall.remaining > 0:
@@ -340,10 +356,10 @@ class Game:
             if kong:
                 for k in held:
                     if counts[k] >= kong and self._concealed_kong_allowed(seat):
-                        out.append(Action(seat, "concealed_kong", k))
+                        out.append(tile_actions(seat, "concealed_kong", len(counts))[k])
             for m in hand.melds:
                 if m.meld_kind == "pung" and counts[m.tiles[0]]:
-                    out.append(Action(seat, "added_kong", m.tiles[0]))
+                    out.append(tile_actions(seat, "added_kong", len(counts))[m.tiles[0]])
         discards = self._discards[seat]
         out += [discards[k] for k in held]
         self._offered = tuple.__new__(_Offer, (self._version, seat, out, win))  # NamedTuple.__new__ is slower
@@ -466,8 +482,9 @@ class Game:
 
     def _claim_options(self, seat: str, tile: int, discarder: str) -> list[Action]:
         out: list[Action] = []
+        plain = self._plain[seat]
         if self._discard_win(seat, tile, "discard", discarder):
-            out.append(Action(seat, "win"))
+            out.append(plain.win)
         last = self.policies["last_discard"]
         if last is not None and last["claims"][0] == "win" and self.live_remaining == 0:
             return out  # the last tile: it may be won, not claimed
@@ -475,9 +492,9 @@ class Game:
         n = have[tile]
         kong, pung = self.meld_size["kong"], self.meld_size["pung"]
         if kong and n >= kong - 1 and self.wall.remaining > 0:
-            out.append(Action(seat, "kong"))
+            out.append(plain.kong)
         if pung and n >= pung - 1:
-            out.append(Action(seat, "pung"))
+            out.append(plain.pung)
         chow = self.policies["chow"]
         if chow and (chow["from"][0] == "any" or seat == self._after[discarder][1]):
             for need, rest in self.scorer.hands.chow_partners(tile):
@@ -485,7 +502,7 @@ class Game:
                     if have[k] < c:
                         break
                 else:
-                    out.append(Action(seat, "chow", None, rest))
+                    out.append(chow_action(seat, rest))
         return out
 
     # ---- applying actions --------------------------------------------------------------------------
@@ -699,7 +716,7 @@ class Game:
             for k in range(1, len(self.seats)):
                 seat = self.next_seat(a.seat, k)
                 if self._discard_win(seat, a.tile, "rob_kong", a.seat):
-                    self.pending[seat] = Claim([Action(seat, "win")])
+                    self.pending[seat] = Claim([self._plain[seat].win])
         self.robbed = (a.seat, a.tile)
         self._log("added_kong", seat=a.seat, tile=self.tiles.code(a.tile))
         if self.pending:
