@@ -383,7 +383,7 @@ class ValueBot:
             hopeless[p] = bool(real) and reach(now_natural[p], draws, m.chance[p]) * (vn - vw) < NEGLIGIBLE
             if not hopeless[p]:
                 natural.append(p)
-        each_natural = m.any_shanten.plans_each_discard(concealed, nm, frozenset(), real, natural) if real else {}
+        each_natural = m.any_shanten.plans_each_discard(concealed, nm, frozenset(), real, natural) if natural else {}
         for p in fits:
             vw, vn = values[p]
             chances = reach_table(draws, m.chance[p])  # chances[d + 1]: reach(d, draws, chance)
@@ -583,9 +583,23 @@ class ValueBot:
         if now is None:
             now = ctx[key] = m.any_shanten.plans_of(hand.concealed, len(hand.melds), wild, list(m.fitting(hand.melds)))
         nearest = min(now.values(), default=len(hand.concealed))
-        for p in m.fitting(melds):
+
+        def nearer(p: str, after: int) -> bool:  # true of every distance below one it is true of
+            return after < now.get(p, after + 1) and after <= nearest
+
+        fits = list(m.fitting(melds))
+        # the nearest any discard leaves each pattern lies within these bounds: most claims are
+        # settled by them, without measuring each discard
+        bounds = m.any_shanten.discard_bounds(rest, len(melds), wild, fits) if kinds else {}
+        for p in fits:
+            if kinds:
+                least, most = bounds[p]
+                if nearer(p, most):
+                    return True
+                if not nearer(p, least):
+                    continue
             after = min(m.any_shanten.plans_each_discard(rest, len(melds), wild, kinds, [p])[p], default=nearest)
-            if after < now.get(p, after + 1) and after <= nearest:
+            if nearer(p, after):
                 return True
         return False
 
