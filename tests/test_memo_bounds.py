@@ -7,7 +7,7 @@ from engine import compile_ruleset
 from engine.core import shanten
 from engine.core.scoring import Scorer
 from engine.core.shanten import Shanten
-from engine.core.shanten_blocks import block_options
+from engine.core.shanten_blocks import block_options, group_table
 from engine.table import valuebot
 from engine.table.bots import BOTS
 from engine.table.match import Match
@@ -70,8 +70,10 @@ def test_memos_never_exceed_their_limits_and_change_no_decision(monkeypatch):
 
     assert _play(check) == reference
     # the limits were reached and the memos started again, not merely never approached
-    assert {"any._memo", "any._plan_memo", "any._fold_memo", "any._tables", "any._blocks", "any._steps", "fit_memo"} <= cleared
+    # (``_blocks`` is the reference ShantenOracle's: the value model's tables come from group_table)
+    assert {"any._memo", "any._plan_memo", "any._fold_memo", "any._tables", "any._steps", "fit_memo"} <= cleared
     assert block_options.cache_info().currsize <= block_options.cache_info().maxsize == MEMO_LIMIT
+    assert 0 < group_table.cache_info().currsize <= group_table.cache_info().maxsize == MEMO_LIMIT
     assert reach.cache_info().currsize <= reach.cache_info().maxsize
 
 

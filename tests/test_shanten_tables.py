@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from engine import Scorer, compile_ruleset
 from engine.core.shanten import Shanten, ShantenOracle
+from engine.core.shanten_blocks import block_options, fewer_sets, group_table
 from engine.lang.resources import bundled_ruleset_names
 
 HOUSE = "ruleset nowind \"no wind chows\"\nextends nanchang\nremove meld 风顺\n"
@@ -84,3 +85,33 @@ def test_discard_bounds_hold_every_discard(name, data):
         each = fast.plans_each_discard(tiles, n_melds, wilds, discards, names)
         for name_, (least, most) in fast.discard_bounds(tiles, n_melds, wilds, names).items():
             assert least <= min(each[name_]) and max(each[name_]) <= most, (name_, sc.tiles.format(tiles), wilds)
+
+
+def _table_of_options(templates: tuple[tuple[int, ...], ...], counts: tuple[int, ...], pair: int,
+                      k: int) -> tuple[int, ...]:
+    """The reference: a group table read from every Pareto option of block_options."""
+    cells = [-1] * (2 * (k + 1))
+    for a, b, c in block_options(templates, counts, pair):
+        cells[2 * min(a, k) + c] = max(cells[2 * min(a, k) + c], min(b, k))
+    return tuple(cells)
+
+
+GROUP_TEMPLATES = sorted({(name, templates, Scorer(compile_ruleset(name)).hands.patterns.pair_size)
+                          for name in bundled_ruleset_names()
+                          for templates in Scorer(compile_ruleset(name)).hands.patterns.templates_by_id})
+
+
+@pytest.mark.parametrize("name, templates, pair", GROUP_TEMPLATES, ids=[f"{n}-{i}" for i, (n, _, _) in enumerate(GROUP_TEMPLATES)])
+@settings(max_examples=80, deadline=None)
+@given(data=st.data())
+def test_group_table_is_the_table_of_the_options(name, templates, pair, data):
+    """group_table (what Shanten folds) equals the table of block_options's options (what
+    ShantenOracle folds), for every cap and every fewer sets read from it."""
+    width = max((max(t) + 1 for t in templates if t), default=7)  # (a group may have no set templates)
+    tiles = data.draw(st.lists(st.integers(0, width - 1), max_size=14), label="tiles")
+    counts = tuple(min(tiles.count(i), 4) for i in range(width))
+    cap = data.draw(st.integers(0, 5), label="cap")
+    full = group_table(templates, counts, pair, cap)
+    assert full == _table_of_options(templates, counts, pair, cap)
+    for k in range(cap):
+        assert fewer_sets(full, k) == _table_of_options(templates, counts, pair, k)

@@ -24,7 +24,16 @@ from typing import Any, TypeVar
 
 from engine.core.hands import HandEvaluator
 from engine.core.patterns import CompiledPatterns, GroupSpan, PatternPlan
-from engine.core.shanten_blocks import MEMO_LIMIT, Blocks, best_before_wilds, block_options, combine, largest_spread
+from engine.core.shanten_blocks import (
+    MEMO_LIMIT,
+    Blocks,
+    best_before_wilds,
+    block_options,
+    combine,
+    fewer_sets,
+    group_table,
+    largest_spread,
+)
 
 HandState = tuple[tuple[int, ...], int, int]  # (natural counts, wilds held, declared melds)
 _START: Blocks = frozenset({(0, 0, 0)})
@@ -252,6 +261,7 @@ class Shanten(ShantenOracle):
         self._distinct_at = [names.index(p.pattern.name) for p in self._distinct]  # their places in plan order
         self._span_key = {name: tuple((sp.lo, sp.hi, sp.templates) for sp in spans) for name, spans in self._spans.items()}
         self._group_of = {kd: gi for gi, (_, lo, hi) in enumerate(self.ev.group_spans) for kd in range(lo, hi)}
+        self._most_sets = max((p.sets for p in self.ev.plans.values()), default=0)  # the cap of group tables
 
     def _measure_of(self, plan: PatternPlan) -> object:
         """What a plan's distances depend on (plans alike measure alike: the two rotten patterns
@@ -648,18 +658,15 @@ class Shanten(ShantenOracle):
         return v
 
     def _table(self, k: int, tid: int, sub: tuple[int, ...]) -> tuple[int, ...]:
+        """Group ``tid``'s table for the counts ``sub`` with ``k`` sets to make (shanten_blocks.group_table,
+        read once for the most sets any plan makes)."""
         key = (k, tid, sub)
         t = self._tables.get(key)
         if t is None:
             if len(self._tables) >= MEMO_LIMIT:
                 self._tables.clear()
-            cells = [-1] * (2 * (k + 1))
-            for a, b, c in self._group_blocks(tid, sub):
-                i = 2 * min(a, k) + c
-                b = min(b, k)
-                if b > cells[i]:
-                    cells[i] = b
-            t = self._tables[key] = tuple(cells)
+            full = group_table(self.ev.templates_by_id[tid], sub, self.ev.pair_size, self._most_sets)
+            t = self._tables[key] = full if k == self._most_sets else fewer_sets(full, k)
         return t
 
     def _pairs_distance(self, plan: PatternPlan, pairs: int, singles: int, w: int) -> int:

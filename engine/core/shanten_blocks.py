@@ -1,6 +1,7 @@
 """The arithmetic under :mod:`engine.core.shanten`: one group's (sets, partial sets, head)
-options, the largest spread of a rotten hand's singles, the max-plus step that folds two groups'
-tables and a table's distance before wilds. Pure functions, memoised (bounded)."""
+options (what the reference ShantenOracle folds) and its table (what Shanten folds, found by the
+same splits), the largest spread of a rotten hand's singles, the max-plus step that folds two
+groups' tables and a table's distance before wilds. Pure functions, memoised (bounded)."""
 from __future__ import annotations
 
 import itertools
@@ -81,6 +82,64 @@ def block_options(templates: tuple[tuple[int, ...], ...], counts: tuple[int, ...
             if h == 0:
                 out.add((m, p_, 1))
     return frozenset(prune_options(out))
+
+
+@lru_cache(maxsize=MEMO_LIMIT)
+def group_table(templates: tuple[tuple[int, ...], ...], counts: tuple[int, ...], pair: int, cap: int) -> tuple[int, ...]:
+    """One group's table with at most ``cap`` sets: cell ``2·sets + head`` (sets counted up to
+    ``cap``) holds the most partial sets (up to ``cap``) of a split with that many sets and
+    head, -1 where no split has them. What :func:`block_options` gives, cell by cell, from the
+    same splits (the first tile held loose, in a set, a partial set or a pair) without listing
+    every option: each split's table is the tables of what it leaves, shifted."""
+    i = next((j for j, c in enumerate(counts) if c), None)
+    if i is None:
+        return (0,) + (-1,) * (2 * cap + 1)
+    top = 2 * cap  # the first cell of `cap` sets: one set more stays there
+
+    def rest(remove: tuple[int, ...]) -> tuple[int, ...] | None:
+        c = list(counts)
+        for m in remove:
+            if c[m] == 0:
+                return None
+            c[m] -= 1
+        return tuple(c)
+
+    out = list(group_table(templates, rest((i,)), pair, cap))  # i left as a loose tile
+    for t, partials in _holding(templates, i):
+        r = rest(t)
+        if r is not None:  # i in a set: one set more
+            for cell, b in enumerate(group_table(templates, r, pair, cap)):
+                if b >= 0:
+                    j = cell + 2 if cell < top else cell
+                    if b > out[j]:
+                        out[j] = b
+        for sub in partials:
+            r = rest(sub)
+            if r is not None:  # i in a partial set: one partial more
+                for cell, b in enumerate(group_table(templates, r, pair, cap)):
+                    if b >= 0 and (b + 1 if b < cap else cap) > out[cell]:
+                        out[cell] = b + 1 if b < cap else cap
+    r = rest((i,) * pair)
+    if r is not None:  # i in a pair: a partial set, or the head when there is none yet
+        for cell, b in enumerate(group_table(templates, r, pair, cap)):
+            if b >= 0:
+                if (b + 1 if b < cap else cap) > out[cell]:
+                    out[cell] = b + 1 if b < cap else cap
+                if not cell & 1 and b > out[cell + 1]:
+                    out[cell + 1] = b
+    return tuple(out)
+
+
+def fewer_sets(table: tuple[int, ...], k: int) -> tuple[int, ...]:
+    """A :func:`group_table` read with at most ``k`` sets (``k`` ≤ its cap): sets and partial
+    sets counted up to ``k``."""
+    cells = [-1] * (2 * (k + 1))
+    for cell, b in enumerate(table):
+        if b >= 0:
+            j = 2 * min(cell >> 1, k) + (cell & 1)
+            if min(b, k) > cells[j]:
+                cells[j] = min(b, k)
+    return tuple(cells)
 
 
 @lru_cache(maxsize=4096)
