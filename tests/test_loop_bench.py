@@ -52,3 +52,23 @@ def test_rates_count_every_round(monkeypatch, capsys, peer):
     else:
         assert report["peer_hands_per_cpu_s"] == 2.5  # 10 hands / 4 s
         assert report["random_to_peer_ratio"] == 24.0
+
+
+def test_value_bots_play_the_greedy_bots_deals_by_default(monkeypatch, capsys):
+    """Without --value, the value bots play as many hands as the greedy bots, on the same seeds."""
+    played: list[tuple[str, int, int]] = []
+
+    def ours(rules, bots, hands, seed):
+        played.append((bots, hands, seed))
+        return CPU[bots]
+
+    monkeypatch.setattr(loop, "ours", ours)
+    monkeypatch.setattr(loop, "warm", lambda rules, seed, hands: None)
+    monkeypatch.setattr(loop, "peer", lambda hands, seed: 4.0)
+    monkeypatch.setattr(loop, "peak_rss_mib", lambda rules, hands, seed: 1.0)
+    monkeypatch.setattr(sys, "argv", ["loop.py", "--rounds", "2", "--random", "30", "--greedy", "40", "--json"])
+    loop.main()
+    report = json.loads(capsys.readouterr().out)
+    greedy = [(h, s) for b, h, s in played if b == "greedy"]
+    assert [(h, s) for b, h, s in played if b == "value"] == greedy == [(40, 1), (40, 2)]
+    assert report["value_hands_per_cpu_s"] == 20.0  # 40 hands / 2 s
