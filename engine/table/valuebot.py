@@ -45,10 +45,10 @@ file and seed; figures in its docstring and docs/game.md): one value bot against
 gains +0.28 子 per hand, 95 % interval [+0.15, +0.41] (paired by hand; before its values were
 the scorer's and the live tiles were counted for the best three discards only, +0.39, [+0.26,
 +0.51]). Nearly all the gain is the live-tile count and the claim rule (without them it was
-−0.04, [−0.17, +0.09]). Four value bots play at 0.49–0.58× greedy's hands per CPU second
-(``benchmarks/loop.py``, ten runs on a shared machine, median 0.52; 0.49–0.52 before the last
-exact speed-ups, which left every choice as it was); by instructions counted under callgrind
-(40 warm-up hands, then 60), 55.8M a hand against greedy's 29.9M, 0.54×.
+−0.04, [−0.17, +0.09]). Four value bots play at 0.50–0.52× greedy's hands per CPU second on
+the same deals (``benchmarks/loop.py``, three runs on a shared machine); by instructions counted
+under callgrind (40 warm-up hands, then 60), 52.5M a hand against greedy's 27.4M, 0.52×. The
+exact speed-ups since the edge was measured left every choice as it was.
 """
 from __future__ import annotations
 
