@@ -49,38 +49,57 @@ def best_before_wilds(table: tuple[int, ...] | None, k: int, head_needed: bool) 
     return best
 
 
+LOOSE, IN_SET, IN_PARTIAL, IN_PAIR = range(4)  # what a split does with the group's first tile
+
+
+def splits(templates: tuple[tuple[int, ...], ...], counts: tuple[int, ...],
+           pair: int) -> list[tuple[int, tuple[int, ...]]]:
+    """Every way the first tile held (``counts`` holds one) can go, with the counts it leaves:
+    ``(LOOSE, …)``, then ``(IN_SET, …)`` and ``(IN_PARTIAL, …)`` for each set template and
+    partial set holding it that the counts can make, then ``(IN_PAIR, …)`` when it has a pair.
+    :func:`block_options` and :func:`group_table` both read a group by these splits."""
+    i = next(j for j, c in enumerate(counts) if c)
+    out: list[tuple[int, tuple[int, ...]]] = [(LOOSE, _without(counts, (i,)))]  # type: ignore[list-item]
+    for t, partials in _holding(templates, i):
+        r = _without(counts, t)
+        if r is not None:
+            out.append((IN_SET, r))
+        for sub in partials:
+            r = _without(counts, sub)
+            if r is not None:
+                out.append((IN_PARTIAL, r))
+    r = _without(counts, (i,) * pair)
+    if r is not None:
+        out.append((IN_PAIR, r))
+    return out
+
+
+def _without(counts: tuple[int, ...], remove: tuple[int, ...]) -> tuple[int, ...] | None:
+    """``counts`` less one tile at each position of ``remove`` (None: a count would go below 0)."""
+    c = list(counts)
+    for m in remove:
+        if c[m] == 0:
+            return None
+        c[m] -= 1
+    return tuple(c)
+
+
 @lru_cache(maxsize=MEMO_LIMIT)
 def block_options(templates: tuple[tuple[int, ...], ...], counts: tuple[int, ...], pair: int) -> Blocks:
     """(sets, partial sets, head pair) options for one group's tiles, Pareto-pruned."""
-    i = next((j for j, c in enumerate(counts) if c), None)
-    if i is None:
+    if not any(counts):
         return frozenset({(0, 0, 0)})
     out: set[tuple[int, int, int]] = set()
-
-    def rest(remove: tuple[int, ...]) -> tuple[int, ...] | None:
-        c = list(counts)
-        for m in remove:
-            if c[m] == 0:
-                return None
-            c[m] -= 1
-        return tuple(c)
-
-    single = rest((i,))
-    out |= set(block_options(templates, single, pair))  # i left as a loose tile
-    for t, partials in _holding(templates, i):
-        r = rest(t)
-        if r is not None:
-            out |= {(m + 1, p_, h) for m, p_, h in block_options(templates, r, pair)}
-        for sub in partials:
-            r = rest(sub)
-            if r is not None:
-                out |= {(m, p_ + 1, h) for m, p_, h in block_options(templates, r, pair)}
-    r = rest((i,) * pair)
-    if r is not None:
-        for m, p_, h in block_options(templates, r, pair):
-            out.add((m, p_ + 1, h))
-            if h == 0:
-                out.add((m, p_, 1))
+    for how, r in splits(templates, counts, pair):
+        options = block_options(templates, r, pair)
+        if how == LOOSE:
+            out |= options
+        elif how == IN_SET:
+            out |= {(m + 1, p_, h) for m, p_, h in options}
+        elif how == IN_PARTIAL:
+            out |= {(m, p_ + 1, h) for m, p_, h in options}
+        else:  # a pair: a partial set, or the head when there is none yet
+            out |= {(m, p_ + 1, h) for m, p_, h in options} | {(m, p_, 1) for m, p_, h in options if h == 0}
     return frozenset(prune_options(out))
 
 
@@ -89,44 +108,29 @@ def group_table(templates: tuple[tuple[int, ...], ...], counts: tuple[int, ...],
     """One group's table with at most ``cap`` sets: cell ``2·sets + head`` (sets counted up to
     ``cap``) holds the most partial sets (up to ``cap``) of a split with that many sets and
     head, -1 where no split has them. What :func:`block_options` gives, cell by cell, from the
-    same splits (the first tile held loose, in a set, a partial set or a pair) without listing
-    every option: each split's table is the tables of what it leaves, shifted."""
-    i = next((j for j, c in enumerate(counts) if c), None)
-    if i is None:
+    same :func:`splits` without listing every option: each split's table is the table of what
+    it leaves, shifted."""
+    if not any(counts):
         return (0,) + (-1,) * (2 * cap + 1)
     top = 2 * cap  # the first cell of `cap` sets: one set more stays there
-
-    def rest(remove: tuple[int, ...]) -> tuple[int, ...] | None:
-        c = list(counts)
-        for m in remove:
-            if c[m] == 0:
-                return None
-            c[m] -= 1
-        return tuple(c)
-
-    out = list(group_table(templates, rest((i,)), pair, cap))  # i left as a loose tile
-    for t, partials in _holding(templates, i):
-        r = rest(t)
-        if r is not None:  # i in a set: one set more
-            for cell, b in enumerate(group_table(templates, r, pair, cap)):
+    parts = splits(templates, counts, pair)
+    out = list(group_table(templates, parts[0][1], pair, cap))  # the first tile loose
+    for how, r in parts[1:]:
+        table = group_table(templates, r, pair, cap)
+        if how == IN_SET:  # one set more
+            for cell, b in enumerate(table):
                 if b >= 0:
                     j = cell + 2 if cell < top else cell
                     if b > out[j]:
                         out[j] = b
-        for sub in partials:
-            r = rest(sub)
-            if r is not None:  # i in a partial set: one partial more
-                for cell, b in enumerate(group_table(templates, r, pair, cap)):
-                    if b >= 0 and (b + 1 if b < cap else cap) > out[cell]:
-                        out[cell] = b + 1 if b < cap else cap
-    r = rest((i,) * pair)
-    if r is not None:  # i in a pair: a partial set, or the head when there is none yet
-        for cell, b in enumerate(group_table(templates, r, pair, cap)):
+            continue
+        for cell, b in enumerate(table):  # one partial set more (a pair too) …
             if b >= 0:
-                if (b + 1 if b < cap else cap) > out[cell]:
-                    out[cell] = b + 1 if b < cap else cap
-                if not cell & 1 and b > out[cell + 1]:
-                    out[cell + 1] = b
+                v = b + 1 if b < cap else cap
+                if v > out[cell]:
+                    out[cell] = v
+                if how == IN_PAIR and not cell & 1 and b > out[cell + 1]:
+                    out[cell + 1] = b  # … or the pair as the head
     return tuple(out)
 
 
