@@ -100,28 +100,47 @@ def profile(rules: str, bots: str, hands: int, seed: int, top: int = 20) -> None
     pstats.Stats(pr, stream=sys.stdout).sort_stats("tottime").print_stats(top)
 
 
+class _Defaults(argparse.ArgumentDefaultsHelpFormatter):
+    """Shows an option's default unless it has none to show (None, a flag's False)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        if action.default in (None, False):
+            return action.help
+        return super()._get_help_string(action)
+
+
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--rules", default="nanchang")
-    ap.add_argument("--random", type=int, default=300, help="hands with random bots")
-    ap.add_argument("--greedy", type=int, default=150, help="hands with greedy bots")
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=_Defaults)
+    ap.add_argument("--rules", default="nanchang", help="a bundled rule file's name or a path")
+    ap.add_argument("--random", type=int, default=300, help="hands with random bots, each round")
+    ap.add_argument("--greedy", type=int, default=150, help="hands with greedy bots, each round")
     ap.add_argument("--value", type=int, default=None,
-                    help="hands with value bots (default: as many as --greedy, the same deals; 0: skip)")
-    ap.add_argument("--peer", type=int, default=100, help="RLCard hands")
-    ap.add_argument("--rounds", type=int, default=5, help="interleaved rounds (each: random, greedy, peer)")
+                    help="hands with value bots, each round (default: as many as --greedy, the same deals; 0: skip)")
+    ap.add_argument("--peer", type=int, default=100, help="RLCard hands, each round")
+    ap.add_argument("--rounds", type=int, default=5,
+                    help="interleaved rounds (each: random, greedy, value, peer), seeds --seed, --seed + 1, …")
     ap.add_argument("--warm", type=int, default=100, help="hands of each bot kind played before the rounds")
-    ap.add_argument("--memory-hands", type=int, default=1000)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--profile", choices=("random", "greedy", "value"))
-    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--memory-hands", type=int, default=1000, help="hands of the child simulate whose peak memory is read")
+    ap.add_argument("--seed", type=int, default=1, help="the first round's seed")
+    ap.add_argument("--profile", choices=("random", "greedy", "value"),
+                    help="instead of the rounds: the cProfile functions taking the most time for that bot kind")
+    ap.add_argument("--json", action="store_true", help="the report as JSON")
     args = ap.parse_args()
+    for name in ("random", "greedy", "peer", "rounds", "memory_hands"):
+        if getattr(args, name) < 1:
+            ap.error(f"--{name.replace('_', '-')} must be at least 1 (got {getattr(args, name)})")
+    if args.warm < 0 or (args.value is not None and args.value < 0):
+        ap.error("--warm and --value must be 0 or more")
     if args.value is None:
         args.value = args.greedy
     if args.profile:
         hands = {"random": args.random, "greedy": args.greedy, "value": args.value}[args.profile]
         profile(args.rules, args.profile, hands, args.seed)
         return
-    report: dict = {"rules": args.rules, "clock": "CPU time (time.process_time)", "rounds": args.rounds}
+    report: dict = {"rules": args.rules, "clock": "CPU time (time.process_time)", "rounds": args.rounds,
+                    "hands_per_round": {"random": args.random, "greedy": args.greedy, "value": args.value,
+                                        "peer": args.peer}}
     warm(args.rules, args.seed, args.warm)
     # interleaved rounds (ours random, ours greedy, the peer; seeds seed, seed + 1, …): a slow
     # spell of this shared machine then falls on all three, not on one of them

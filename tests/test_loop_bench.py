@@ -72,3 +72,13 @@ def test_value_bots_play_the_greedy_bots_deals_by_default(monkeypatch, capsys):
     greedy = [(h, s) for b, h, s in played if b == "greedy"]
     assert [(h, s) for b, h, s in played if b == "value"] == greedy == [(40, 1), (40, 2)]
     assert report["value_hands_per_cpu_s"] == 20.0  # 40 hands / 2 s
+
+
+@pytest.mark.parametrize("flag", ["--rounds", "--random", "--greedy", "--peer"])
+def test_a_count_below_one_is_refused(monkeypatch, capsys, flag):
+    """No round or no hand would divide by no CPU time: argparse refuses it (exit 2) first."""
+    monkeypatch.setattr(sys, "argv", ["loop.py", flag, "0"])
+    with pytest.raises(SystemExit) as exc:
+        loop.main()
+    assert exc.value.code == 2
+    assert f"{flag} must be at least 1" in capsys.readouterr().err

@@ -26,7 +26,7 @@ try:
 except ImportError:
     if os.environ.get("MJRULES_REQUIRE_RAY") == "1":
         pytest.fail("MJRULES_REQUIRE_RAY=1 but Ray is not installed: pip install '.[ray]'", pytrace=False)
-    pytest.skip("Ray is not installed (pip install 'mjrules[ray]')", allow_module_level=True)
+    pytest.skip("Ray is not installed (pip install '.[ray]')", allow_module_level=True)
 
 ROOT = Path(__file__).resolve().parent.parent
 MJRULES = [sys.executable, "-c", "import sys; from engine.cli import main; sys.argv[0] = 'mjrules'; main()"]

@@ -249,11 +249,14 @@ def print_summary(rules: str, seed: int, bots: str, d: dict[str, Any], options: 
     chosen = f" ({', '.join(f'{k}={v}' for k, v in options.items())})" if options else ""
     out.print(f"simulate {rules}{chosen}: {d['hands']} hands, seed {seed}, bots {bots}", markup=False)
     t = Table(title="by seat", title_justify="left")
-    for c in ("seat", "wins", "win rate", "hands as dealer", "子 per hand", "± 95%", "p5…p95", "worst"):
-        t.add_column(c, justify="left" if c == "seat" else "right")
-    for s, v in d["seats"].items():
+    per_seat = bots.split(",") if "," in bots else []  # one kind per seat, in seat order: a column
+    for c in ("seat", *(["bot"] if per_seat else []), "wins", "win rate", "hands as dealer", "子 per hand", "± 95%",
+              "p5…p95", "worst"):
+        t.add_column(c, justify="left" if c in ("seat", "bot") else "right")
+    for i, (s, v) in enumerate(d["seats"].items()):
         sp = d["spread"]["seats"][s]
-        t.add_row(s, str(v["wins"]), f"{v['win_rate']:.1%}", str(v["dealer_hands"]), f"{v['avg_zi_per_hand']:+.2f}",
+        t.add_row(s, *([per_seat[i]] if per_seat else []), str(v["wins"]), f"{v['win_rate']:.1%}",
+                  str(v["dealer_hands"]), f"{v['avg_zi_per_hand']:+.2f}",
                   f"±{(sp['ci95'][1] - sp['ci95'][0]) / 2:.2f}" if sp["ci95"] else "—", f"{sp['p5']:+d}…{sp['p95']:+d}", f"{sp['min']:+d}")
     out.print(t)
     mv = d["spread"]["zi_moved"]
