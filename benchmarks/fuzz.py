@@ -587,7 +587,8 @@ def t_scenario(rng, tree, ctx):
         return tree
     how = rng.choice(["ruleset", "ruleset", "options", "win", "hand", "game", "expect", "cases"])
     cases = tree.get("cases") if isinstance(tree.get("cases"), list) else []
-    case = rng.choice(cases) if cases and isinstance(cases[0], dict) else None
+    cases = [c for c in cases if isinstance(c, dict)]  # (an earlier mutation may have made one a number)
+    case = rng.choice(cases) if cases else None
     if how == "ruleset":
         tree["ruleset"] = rng.choice(["R.rules", "R.rules", "R.rules", "nope", "/dev/zero", ".", "S.yaml", None, 5,
                                       ["nanchang"]])
