@@ -509,6 +509,9 @@ def t_laughs(rng, tree, ctx):
     return tree
 
 
+MAX_TREE_STRING = 100_000  # characters of a string a tree mutation makes (huge files: m_huge_string)
+
+
 def t_string_edit(rng, tree, ctx):
     """A string value edited like a word: tiles, seats and actions with a character changed."""
     strs = [(p, n) for p, n in _nodes(tree) if p and isinstance(n, str)]
@@ -518,8 +521,8 @@ def t_string_edit(rng, tree, ctx):
         if how == "char" and s:
             i = rng.randrange(len(s))
             s = s[:i] + rng.choice("0123456789mpsz东南西北中发白 ;=:,xX-") + s[i + 1:]
-        elif how == "repeat":
-            s = s * rng.choice([2, 20, 2000])
+        elif how == "repeat":  # (at most MAX_TREE_STRING: ruamel's emitter takes minutes on some MB-long scalars)
+            s = (s * rng.choice([2, 20, 2000]))[:MAX_TREE_STRING]
         elif how == "digits":
             s = re.sub(r"\d", lambda _: rng.choice(["0", "9", "10", "99999", "-1"]), s)
         elif how == "swap":
@@ -640,10 +643,18 @@ def _pick(rng, weighted):
     return rng.choices(fns, weights)[0]
 
 
-def _load_tree(data: bytes):
-    from ruamel.yaml import YAML
+_TREES: dict[bytes, object] = {}  # seed file -> its parsed tree (a few dozen seeds; some take seconds to parse)
 
-    return YAML(typ="safe").load(data)
+
+def _load_tree(data: bytes):
+    """The YAML tree of ``data``, a fresh copy each time (each seed is parsed once)."""
+    if data not in _TREES:
+        from ruamel.yaml import YAML
+
+        if len(_TREES) >= 256:
+            _TREES.clear()
+        _TREES[data] = YAML(typ="safe").load(data)
+    return copy.deepcopy(_TREES[data])
 
 
 def _dump_tree(tree, as_json: bool) -> bytes:

@@ -205,3 +205,16 @@ def test_a_scenario_whose_cases_hold_a_number_is_still_mutated():
         out = fuzz.t_scenario(random.Random(seed), tree, {})
         edited += isinstance(out.get("cases"), list) and out["cases"][:1] != [first] and 3.5 in out["cases"]
     assert edited > 20  # the mapping case was edited, the number left alone
+
+
+def test_a_repeated_string_stays_within_the_tree_bound():
+    """t_string_edit's repeat makes at most MAX_TREE_STRING characters (a 1.9 MB scalar took
+    ruamel's emitter minutes, and the run counted the generator's time as a hang)."""
+    import random
+
+    longest = 0
+    for seed in range(300):
+        tree = {"cases": [{"game": {"replacements": ["x" * 5000]}}]}
+        out = fuzz.t_string_edit(random.Random(seed), tree, {})
+        longest = max(longest, len(out["cases"][0]["game"]["replacements"][0]))
+    assert longest == fuzz.MAX_TREE_STRING  # reached (×20, ×2000), never passed
