@@ -16,7 +16,8 @@ Rules applied (all values from the ruleset; sections of RULES.md §2):
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, TypeVar
 
 from engine.core.hands import MeldTiles, Reading
 from engine.core.ledger import (
@@ -41,6 +42,7 @@ from engine.lang import flow as FLOW
 from engine.lang.expr import Env
 from engine.lang.ruleset import Fan, Payer, Payment, Ruleset
 
+V = TypeVar("V")
 PAYER_ORDER: tuple[Payer, ...] = ("discarder", "robbed", "dealer", "others", "each")  # the weight a payer takes: first match
 
 __all__ = ["CLAIM_KINDS", "MAX_AMOUNT", "WIN_BY", "JingScore", "KongItem", "Ledger", "Roles", "Scorer", "SeatHand",
@@ -235,11 +237,15 @@ class Scorer(Legality):
         when ``sole``), then every adder (a 霸王 bonus); 0 for n ≤ 0. ``floor`` is the 爬楼
         floor, a fact the conditions may test; the settlement factors are :meth:`settled`'s."""
         key = (n, sole, floor)
-        got = self._jing_scores.get(key)
+        return self._kept(self._jing_scores, key, self._jing_score, *key)
+
+    def _kept(self, memo: dict[Any, V], key: Any, make: Callable[..., V], *args: Any) -> V:
+        """``memo[key]``, made by ``make(*args)`` when missing (the memo emptied past ``MEMO_LIMIT``)."""
+        got = memo.get(key)
         if got is None:
-            if len(self._jing_scores) >= self.MEMO_LIMIT:
-                self._jing_scores.clear()
-            got = self._jing_scores[key] = self._jing_score(n, sole, floor)
+            if len(memo) >= self.MEMO_LIMIT:
+                memo.clear()
+            got = memo[key] = make(*args)
         return got
 
     def _jing_score(self, n: int, sole: bool, floor: int) -> JingScore:
@@ -438,12 +444,7 @@ class Scorer(Legality):
         that scope (those before adders, then those after: 爬楼, a dealer factor), its caps (``at
         most``), then the factors ``after caps``, with the trail ``parts`` extended. Memoised:
         the result depends on the rules, the scope, the amount and the facts alone."""
-        key = (scope, amount, *env.items())
-        got = self._settled.get(key)
-        if got is None:
-            if len(self._settled) >= self.MEMO_LIMIT:
-                self._settled.clear()
-            got = self._settled[key] = self._settle(scope, amount, env)
+        got = self._kept(self._settled, (scope, amount, *env.items()), self._settle, scope, amount, env)
         return got[0], [*parts, *got[1]]
 
     def _settle(self, scope: str | tuple[str, ...], amount: int, env: Env) -> tuple[int, tuple[str, ...]]:

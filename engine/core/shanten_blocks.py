@@ -59,7 +59,9 @@ def splits(templates: tuple[tuple[int, ...], ...], counts: tuple[int, ...],
     partial set holding it that the counts can make, then ``(IN_PAIR, …)`` when it has a pair.
     :func:`block_options` and :func:`group_table` both read a group by these splits."""
     i = next(j for j, c in enumerate(counts) if c)
-    out: list[tuple[int, tuple[int, ...]]] = [(LOOSE, _without(counts, (i,)))]  # type: ignore[list-item]
+    loose = _without(counts, (i,))
+    assert loose is not None, "the first tile held can always be left loose"
+    out = [(LOOSE, loose)]
     for t, partials in _holding(templates, i):
         r = _without(counts, t)
         if r is not None:

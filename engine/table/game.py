@@ -142,7 +142,7 @@ class Game:
         self._seat_index = {x: i for i, x in enumerate(self.seats)}
         # immutable actions built once and offered again and again (apply knows them by identity)
         self._plain = {x: seat_actions(x) for x in self.seats}  # (shared by every game: actions.py)
-        self._draws = {x: self._plain[x].draw for x in self.seats}
+        self._draws = {x: self._plain[x].draw for x in self.seats}  # (a dict read: the draw is asked every turn)
         self._discards = {x: tile_actions(x, "discard", len(self.tiles)) for x in self.seats}
         self._after = {x: [self.seats[(i + k) % len(self.seats)] for k in range(len(self.seats))]
                        for i, x in enumerate(self.seats)}
