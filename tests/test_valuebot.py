@@ -242,3 +242,39 @@ def test_value_bots_play_a_two_seat_table(tmp_path: Path):
     m = Match(rs, 3)
     m.play({s: ValueBot(i) for i, s in enumerate(m.seats)}, 3)
     assert len(m.games) == 3 and all(g.over for g in m.games)
+
+
+def test_worth_rows_are_the_documented_formula():
+    """``worth_rows`` holds, per distance index, P(d)·V_wild and P(d_n)·V_natural + (P(d) − P(d_n))⁺·V_wild
+    with the dealer's values for a dealer: the memo changes no figure."""
+    from engine.table.valuebot import reach
+
+    m = ValueModel(Scorer(RS))
+    for p in m.patterns:
+        for draws, dealer in ((1, False), (4, True), (9, False)):
+            wild_row, both = m.worth_rows(p, draws, dealer)
+            vw, vn = (m.value_as_dealer if dealer else m.value)[p]
+            assert len(wild_row) == draws + 3 and len(both) == draws + 3
+            for i, d in enumerate(range(-1, draws + 2)):
+                pw = reach(d, draws, m.chance[p]) if d <= draws else 0.0
+                assert wild_row[i] == pw * vw
+                for j, dn in enumerate(range(-1, draws + 2)):
+                    pn = reach(dn, draws, m.chance[p]) if dn <= draws else 0.0
+                    assert both[i][j] == pytest.approx(pn * vn + max(pw - pn, 0.0) * vw)
+            assert wild_row[-1] == 0.0 and wild_row[0] == vw  # out of reach; a complete hand
+    assert m.worth_rows("平胡", 4, True) is m.worth_rows("平胡", 4, True)
+
+
+def test_jing_of_is_the_scorers_count_per_kind():
+    """``ValueModel.jing_of``: for the revealed indicator, each 正精 and 副精 kind with what one
+    tile of it adds to n (Scorer.jing_count), nothing else; memoised per indicator."""
+    sc = Scorer(RS)
+    m = ValueModel(sc)
+    name = m.end_indicators[0]
+    tile = sc.tiles.parse_one("5m")
+    main, nxt = sc.jing_kinds(tile)
+    got = m.jing_of({name: tile})
+    assert dict(got) == {k: sc.jing_count([k], main, nxt) for k in (main, nxt) if k is not None}
+    assert set(got) == {main, nxt} and all(v > 0 for v in got.values())
+    assert m.jing_of({name: tile}) is got
+    assert dict(m.jing_of({})) == {}

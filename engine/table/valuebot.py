@@ -56,9 +56,10 @@ import math
 import random
 import weakref
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from itertools import compress
+from types import MappingProxyType
 from typing import Any
 
 from engine.core.handparts import MeldTiles, Reading
@@ -121,7 +122,10 @@ class ValueModel:
                               else DRAW_CHANCE_SETS)
         self.fit_memo: dict[tuple[MeldTiles, ...], tuple[str, ...]] = {}
         self.worth_memo: dict[int, float] = {}
+        self.jing_memo: dict[tuple[int | None, ...], Mapping[int, int]] = {}
+        self.rows_memo: dict[tuple[str, int, bool], tuple[tuple[float, ...], tuple[tuple[float, ...], ...]]] = {}
         self.honours = frozenset(ev.honour_kinds)
+        self.copies = tuple(k.copies for k in scorer.tiles.kinds)  # per kind: the copies in the set
         self.neighbours = _neighbour_kinds(scorer.tiles)  # per kind: the kinds that make it connected
         # 精: the indicators settled at the end (with kongs or not), liability
         # (an `each tile where …` indicator is made of the final hands: the model does not value it)
@@ -235,6 +239,41 @@ class ValueModel:
                                                                + (1 - SOLE_HOLDER_CHANCE) * self.jing_score(n, False))
         return v
 
+    def worth_rows(self, pattern: str, draws: int, as_dealer: bool) -> tuple[tuple[float, ...], tuple[tuple[float, ...], ...]]:
+        """What ``pattern`` adds to a discard's worth by its distances, for ``draws`` draws left,
+        memoised: ``(wild, both)``, ``wild[i]`` = ``P(d)·V_wild`` and ``both[i][j]`` =
+        ``P(d_n)·V_natural + (P(d) − P(d_n))⁺·V_wild`` for ``i = min(d + 1, top)`` and
+        ``j = min(d_n + 1, top)`` (``top``: the last index, every farther distance out of reach)."""
+        key = (pattern, draws, as_dealer)
+        rows = self.rows_memo.get(key)
+        if rows is None:
+            if len(self.rows_memo) >= CACHE:
+                self.rows_memo.clear()
+            vw, vn = (self.value_as_dealer if as_dealer else self.value)[pattern]
+            chances = reach_table(draws, self.chance[pattern])  # chances[d + 1]: reach(d, draws, chance)
+            rows = self.rows_memo[key] = (tuple(pw * vw for pw in chances),
+                                          tuple(tuple(pn * vn + max(pw - pn, 0.0) * vw for pn in chances)
+                                                for pw in chances))
+        return rows
+
+    def jing_of(self, indicators: Mapping[str, int]) -> Mapping[int, int]:
+        """Tile kind -> what one tile of it adds to n in the end settlements (kinds adding 0 left
+        out), for the revealed ``indicators`` (name -> indicator tile): :meth:`Scorer.jing_count`
+        of each 正/副精, memoised."""
+        key = tuple(indicators.get(name) for name in self.end_indicators)
+        out = self.jing_memo.get(key)
+        if out is None:
+            if len(self.jing_memo) >= CACHE:
+                self.jing_memo.clear()
+            counts: dict[int, int] = {}
+            for name in self.end_indicators:
+                if name in indicators:
+                    main, nxt = self.scorer.jing_kinds(indicators[name])
+                    for k in {t for t in (main, nxt) if t is not None}:
+                        counts[k] = counts.get(k, 0) + self.scorer.jing_count([k], main, nxt)
+            out = self.jing_memo[key] = MappingProxyType({k: v for k, v in counts.items() if v})
+        return out
+
     # ---- distances -----------------------------------------------------------------------------------
     def fitting(self, melds: list[MeldTiles]) -> tuple[str, ...]:
         """The patterns the declared ``melds`` still fit."""
@@ -331,7 +370,7 @@ class ValueBot:
     # ---- the evaluation ----------------------------------------------------------------------------
     def _context(self, game: Game, seat: str) -> dict[Any, Any]:
         m = model_of(game.scorer)
-        unseen = [k.copies for k in game.tiles.kinds]
+        unseen = list(m.copies)
         for t in game.hands[seat].concealed:
             unseen[t] -= 1
         for s in game.seats:
@@ -341,19 +380,14 @@ class ValueBot:
                 if s == seat or not meld.concealed:
                     for t in meld.tiles:
                         unseen[t] -= 1
-        jing_of: dict[int, int] = {}  # tile kind -> what one of it adds to n in the end settlements
+        # a picked indicator's: the seat's own pick (what its win would settle)
         own = game.picked.indicators(game.indicators, WinInfo(seat, 0, "self_draw")) if game.picked else game.indicators
-        for name in m.end_indicators:  # a picked indicator's: the seat's own pick (what its win would settle)
-            if name in own:
-                main, nxt = game.scorer.jing_kinds(own[name])
-                for k in {t for t in (main, nxt) if t is not None}:
-                    jing_of[k] = jing_of.get(k, 0) + game.scorer.jing_count([k], main, nxt)
-        jing_of = {k: v for k, v in jing_of.items() if v}
+        jing_of = m.jing_of(own)
         draws = max(round(game.live_remaining / len(game.seats) * RACE), 1)
         claim_need = (game.meld_size.get("pung") or len(game.seats)) - 1  # copies another seat needs to claim
         value = m.value_as_dealer if seat == game.dealer else m.value
         return {"m": m, "unseen": unseen, "jing_of": jing_of, "draws": draws, "claim_need": claim_need,
-                "value": value, "wild": game.wilds[seat]}
+                "value": value, "dealer": seat == game.dealer, "wild": game.wilds[seat]}
 
     def _worth_each(self, ctx: dict[Any, Any], game: Game, concealed: list[int], melds: list[MeldTiles],
                     candidates: Sequence[int | None]) -> list[float]:
@@ -367,7 +401,7 @@ class ValueBot:
         draws = ctx["draws"]
         holds_wild = any(t in wild for t in concealed)
         if real and len(real) == len(candidates):
-            fits = self._in_reach(m, concealed, nm, wild, holds_wild, fits, draws, len(honours_held))
+            fits = self._in_reach(m, concealed, nm, wild, fits, draws, len(honours_held))
         out = [0.0] * len(candidates)
         nearest = [len(concealed)] * len(candidates)
         values = ctx["value"]
@@ -384,10 +418,11 @@ class ValueBot:
             if not hopeless[p]:
                 natural.append(p)
         each_natural = m.any_shanten.plans_each_discard(concealed, nm, frozenset(), real, natural) if natural else {}
+        dealer = ctx["dealer"]
         for p in fits:
             vw, vn = values[p]
-            chances = reach_table(draws, m.chance[p])  # chances[d + 1]: reach(d, draws, chance)
-            top = len(chances) - 1
+            wild_row, both = m.worth_rows(p, draws, dealer)
+            top = len(wild_row) - 1
             dw = each_wild.get(p, [])
             d0 = now_wild.get(p)
             if holds_wild and vn > vw:
@@ -396,7 +431,7 @@ class ValueBot:
             else:
                 dn, n0 = dw, d0
             hopeless_p = hopeless.get(p, False)
-            plan = m.ev.plans[p].pattern
+            least = m.ev.plans[p].pattern.min_honours
             j = 0
             for i, c in enumerate(candidates):
                 if c is None:
@@ -405,15 +440,16 @@ class ValueBot:
                 else:
                     a, b = dw[j], dn[j]
                     j += 1
-                if plan.min_honours:
+                if least:
                     held = len(honours_held) - (c in honours_held)  # honour kinds kept
-                    a = max(a, plan.min_honours - held - 1)
-                    b = max(b, plan.min_honours - held - 1)
+                    a = max(a, least - held - 1)
+                    b = max(b, least - held - 1)
                 if a < nearest[i]:
                     nearest[i] = a
-                pw = chances[min(a + 1, top)]
-                pn = 0.0 if hopeless_p and c is not None else chances[min(b + 1, top)]
-                out[i] += pn * vn + max(pw - pn, 0.0) * vw if vn > vw else pw * vw
+                if vn <= vw or (hopeless_p and c is not None):  # the chance without 精 used taken as 0
+                    out[i] += wild_row[min(a + 1, top)]
+                else:
+                    out[i] += both[min(a + 1, top)][min(b + 1, top)]
         ctx["nearest"] = nearest
         if STEP:
             for i in range(len(candidates)):
@@ -431,24 +467,22 @@ class ValueBot:
         return out
 
     @staticmethod
-    def _in_reach(m: ValueModel, concealed: list[int], n_melds: int, wild: frozenset[int], holds_wild: bool,
+    def _in_reach(m: ValueModel, concealed: list[int], n_melds: int, wild: frozenset[int],
                   fits: Sequence[str], draws: int, honour_kinds: int) -> list[str]:
         """The patterns of ``fits`` that can change a discard's worth (every candidate a discard):
-        a pattern at least ``draws`` away after any discard, with 精 used and (``holds_wild``)
-        with 精 kept natural (its chance exactly 0), and no nearer than another pattern can be
-        after it (so never the nearest) adds nothing and is left out. ``honour_kinds``: the
-        honour kinds held."""
+        a pattern at least ``draws`` away after any discard with 精 used (its chance exactly 0,
+        and so with 精 kept natural: a 精 counted as a wild brings a hand at least as near as
+        the tile itself, one tile lowering a distance by at most one), and no nearer than
+        another pattern can be after it (so never the nearest) adds nothing and is left out.
+        ``honour_kinds``: the honour kinds held."""
         if not fits:
             return []
-        sh = m.any_shanten
-        bounds = sh.discard_bounds(concealed, n_melds, wild, list(fits))
-        natural = sh.discard_bounds(concealed, n_melds, frozenset(), list(fits)) if holds_wild else bounds
+        bounds = m.any_shanten.discard_bounds(concealed, n_melds, wild, list(fits))
         plans = m.ev.plans
         # the farthest any discard can leave each pattern (a discard keeps all honour kinds but one)
         farthest = {p: max(most, plans[p].pattern.min_honours - honour_kinds) for p, (_, most) in bounds.items()}
         anchor = min(fits, key=farthest.__getitem__)  # kept: no pattern left out is nearer
-        return [p for p in fits if p == anchor or bounds[p][0] < draws or natural[p][0] < draws
-                or bounds[p][0] < farthest[anchor]]
+        return [p for p in fits if p == anchor or bounds[p][0] < draws or bounds[p][0] < farthest[anchor]]
 
     # ---- choosing ----------------------------------------------------------------------------------------
     def __call__(self, game: Game, seat: str) -> Action:
