@@ -31,7 +31,7 @@ from engine.core.shanten_blocks import (
     block_options,
     combine,
     fewer_sets,
-    group_table,
+    group_tables,
     largest_spread,
 )
 
@@ -262,6 +262,7 @@ class Shanten(ShantenOracle):
         self._span_key = {name: tuple((sp.lo, sp.hi, sp.templates) for sp in spans) for name, spans in self._spans.items()}
         self._group_of = {kd: gi for gi, (_, lo, hi) in enumerate(self.ev.group_spans) for kd in range(lo, hi)}
         self._most_sets = max((p.sets for p in self.ev.plans.values()), default=0)  # the cap of group tables
+        self._group_tables = [group_tables(t, self.ev.pair_size, self._most_sets) for t in self.ev.templates_by_id]
 
     def _measure_of(self, plan: PatternPlan) -> object:
         """What a plan's distances depend on (plans alike measure alike: the two rotten patterns
@@ -658,14 +659,14 @@ class Shanten(ShantenOracle):
         return v
 
     def _table(self, k: int, tid: int, sub: tuple[int, ...]) -> tuple[int, ...]:
-        """Group ``tid``'s table for the counts ``sub`` with ``k`` sets to make (shanten_blocks.group_table,
+        """Group ``tid``'s table for the counts ``sub`` with ``k`` sets to make (shanten_blocks.GroupTables,
         read once for the most sets any plan makes)."""
         key = (k, tid, sub)
         t = self._tables.get(key)
         if t is None:
             if len(self._tables) >= MEMO_LIMIT:
                 self._tables.clear()
-            full = group_table(self.ev.templates_by_id[tid], sub, self.ev.pair_size, self._most_sets)
+            full = self._group_tables[tid].table(sub)
             t = self._tables[key] = full if k == self._most_sets else fewer_sets(full, k)
         return t
 

@@ -52,17 +52,22 @@ def best_before_wilds(table: tuple[int, ...] | None, k: int, head_needed: bool) 
 LOOSE, IN_SET, IN_PARTIAL, IN_PAIR = range(4)  # what a split does with the group's first tile
 
 
-def splits(templates: tuple[tuple[int, ...], ...], counts: tuple[int, ...],
-           pair: int) -> list[tuple[int, tuple[int, ...]]]:
+Holding = tuple[tuple[tuple[int, ...], tuple[tuple[int, ...], ...]], ...]  # (template, its partials) per template
+
+
+def splits(templates: tuple[tuple[int, ...], ...], counts: tuple[int, ...], pair: int,
+           holding: Holding | None = None) -> list[tuple[int, tuple[int, ...]]]:
     """Every way the first tile held (``counts`` holds one) can go, with the counts it leaves:
     ``(LOOSE, …)``, then ``(IN_SET, …)`` and ``(IN_PARTIAL, …)`` for each set template and
     partial set holding it that the counts can make, then ``(IN_PAIR, …)`` when it has a pair.
-    :func:`block_options` and :func:`group_table` both read a group by these splits."""
+    ``holding``: the templates holding that first tile's position when the caller has them
+    (:func:`templates_holding`). :func:`block_options` and :class:`GroupTables` both read a
+    group by these splits."""
     i = next(j for j, c in enumerate(counts) if c)
     loose = _without(counts, (i,))
     assert loose is not None, "the first tile held can always be left loose"
     out = [(LOOSE, loose)]
-    for t, partials in _holding(templates, i):
+    for t, partials in templates_holding(templates, i) if holding is None else holding:
         r = _without(counts, t)
         if r is not None:
             out.append((IN_SET, r))
@@ -105,35 +110,75 @@ def block_options(templates: tuple[tuple[int, ...], ...], counts: tuple[int, ...
     return frozenset(prune_options(out))
 
 
-@lru_cache(maxsize=MEMO_LIMIT)
-def group_table(templates: tuple[tuple[int, ...], ...], counts: tuple[int, ...], pair: int, cap: int) -> tuple[int, ...]:
-    """One group's table with at most ``cap`` sets: cell ``2·sets + head`` (sets counted up to
-    ``cap``) holds the most partial sets (up to ``cap``) of a split with that many sets and
-    head, -1 where no split has them. What :func:`block_options` gives, cell by cell, from the
-    same :func:`splits` without listing every option: each split's table is the table of what
-    it leaves, shifted."""
-    if not any(counts):
-        return (0,) + (-1,) * (2 * cap + 1)
-    top = 2 * cap  # the first cell of `cap` sets: one set more stays there
-    parts = splits(templates, counts, pair)
-    out = list(group_table(templates, parts[0][1], pair, cap))  # the first tile loose
-    for how, r in parts[1:]:
-        table = group_table(templates, r, pair, cap)
-        if how == IN_SET:  # one set more
-            for cell, b in enumerate(table):
+class GroupTables:
+    """The tables of one group's counts under fixed set templates, pair size and cap, memoised by
+    the counts alone (at most :data:`MEMO_LIMIT` entries, emptied when full): a table (the
+    counts as a tuple -> a tuple of ``2·cap + 2`` cells) is read from the tables of what each
+    split leaves, so a group seen once makes its neighbours cheap. Keying by the counts, not the
+    templates, spares hashing the templates at every step."""
+
+    __slots__ = ("templates", "pair", "cap", "memo", "_holding")
+
+    def __init__(self, templates: tuple[tuple[int, ...], ...], pair: int, cap: int):
+        self.templates, self.pair, self.cap = templates, pair, cap
+        self.memo: dict[tuple[int, ...], tuple[int, ...]] = {}
+        self._holding: dict[int, Holding] = {}
+
+    def table(self, counts: tuple[int, ...]) -> tuple[int, ...]:
+        """The group's table with at most ``cap`` sets: cell ``2·sets + head`` (sets counted up
+        to ``cap``) holds the most partial sets (up to ``cap``) of a split with that many sets
+        and head, -1 where no split has them. What :func:`block_options` gives, cell by cell,
+        from the same :func:`splits` without listing every option: each split's table is the
+        table of what it leaves, shifted."""
+        t = self.memo.get(counts)
+        if t is None:
+            t = self._build(counts)
+            if len(self.memo) >= MEMO_LIMIT:
+                self.memo.clear()
+            self.memo[counts] = t
+        return t
+
+    def _build(self, counts: tuple[int, ...]) -> tuple[int, ...]:
+        cap = self.cap
+        if not any(counts):
+            return (0,) + (-1,) * (2 * cap + 1)
+        top = 2 * cap  # the first cell of `cap` sets: one set more stays there
+        i = next(j for j, c in enumerate(counts) if c)
+        holding = self._holding.get(i)
+        if holding is None:
+            holding = self._holding[i] = templates_holding(self.templates, i)
+        parts = splits(self.templates, counts, self.pair, holding)
+        table_of = self.table
+        out = list(table_of(parts[0][1]))  # the first tile loose
+        for how, r in parts[1:]:
+            table = table_of(r)
+            if how == IN_SET:  # one set more
+                for cell, b in enumerate(table):
+                    if b >= 0:
+                        j = cell + 2 if cell < top else cell
+                        if b > out[j]:
+                            out[j] = b
+                continue
+            for cell, b in enumerate(table):  # one partial set more (a pair too) …
                 if b >= 0:
-                    j = cell + 2 if cell < top else cell
-                    if b > out[j]:
-                        out[j] = b
-            continue
-        for cell, b in enumerate(table):  # one partial set more (a pair too) …
-            if b >= 0:
-                v = b + 1 if b < cap else cap
-                if v > out[cell]:
-                    out[cell] = v
-                if how == IN_PAIR and not cell & 1 and b > out[cell + 1]:
-                    out[cell + 1] = b  # … or the pair as the head
-    return tuple(out)
+                    v = b + 1 if b < cap else cap
+                    if v > out[cell]:
+                        out[cell] = v
+                    if how == IN_PAIR and not cell & 1 and b > out[cell + 1]:
+                        out[cell + 1] = b  # … or the pair as the head
+        return tuple(out)
+
+
+def group_table(templates: tuple[tuple[int, ...], ...], counts: tuple[int, ...], pair: int, cap: int) -> tuple[int, ...]:
+    """:meth:`GroupTables.table` of ``counts`` for these templates, pair size and cap (the
+    tables of one combination kept between calls: :func:`group_tables`)."""
+    return group_tables(templates, pair, cap).table(counts)
+
+
+@lru_cache(maxsize=64)
+def group_tables(templates: tuple[tuple[int, ...], ...], pair: int, cap: int) -> GroupTables:
+    """The :class:`GroupTables` of one combination, shared by the callers that ask for it."""
+    return GroupTables(templates, pair, cap)
 
 
 def fewer_sets(table: tuple[int, ...], k: int) -> tuple[int, ...]:
@@ -149,7 +194,7 @@ def fewer_sets(table: tuple[int, ...], k: int) -> tuple[int, ...]:
 
 
 @lru_cache(maxsize=4096)
-def _holding(templates: tuple[tuple[int, ...], ...], i: int) -> tuple[tuple[tuple[int, ...], tuple[tuple[int, ...], ...]], ...]:
+def templates_holding(templates: tuple[tuple[int, ...], ...], i: int) -> Holding:
     """(template, its partial sets holding ``i``) for each set template holding position ``i``."""
     return tuple((t, tuple(sorted(s for s in set(itertools.combinations(t, len(t) - 1)) if i in s)))
                  for t in templates if i in t)
