@@ -6,10 +6,10 @@ from __future__ import annotations
 import random
 
 from engine import compile_ruleset
-from engine.core import shanten
+from engine.core import shanten, shanten_blocks
 from engine.core.scoring import Scorer
 from engine.core.shanten import Shanten
-from engine.core.shanten_blocks import block_options, group_table
+from engine.core.shanten_blocks import block_options
 from engine.table import valuebot
 from engine.table.bots import BOTS
 from engine.table.match import Match
@@ -34,7 +34,10 @@ def _memos(m: valuebot.ValueModel) -> list[tuple[str, dict, int]]:
             if id(d) not in seen:
                 seen.add(id(d))
                 out.append((f"{name}.{attr}", d, shanten.MEMO_LIMIT))
-    out += [("fit_memo", m.fit_memo, valuebot.CACHE), ("worth_memo", m.worth_memo, valuebot.CACHE)]
+    for tid, tables in enumerate(dict.fromkeys(m.any_shanten.group_tables)):  # the group tables it reads
+        out.append((f"tables{tid}", tables.memo, shanten_blocks.MEMO_LIMIT))
+    out += [("fit_memo", m.fit_memo, valuebot.CACHE), ("worth_memo", m.worth_memo, valuebot.CACHE),
+            ("rows_memo", m.rows_memo, valuebot.CACHE), ("jing_memo", m.jing_memo, valuebot.CACHE)]
     return out
 
 
@@ -59,6 +62,8 @@ def test_memos_never_exceed_their_limits_and_change_no_decision(monkeypatch):
     reference = _play()  # the default limits
     monkeypatch.setattr(shanten, "STATE_LIMIT", 60)
     monkeypatch.setattr(shanten, "MEMO_LIMIT", 150)
+    monkeypatch.setattr(shanten_blocks, "MEMO_LIMIT", 150)
+    shanten_blocks.group_tables.cache_clear()  # the group tables start empty (other tests filled them)
     monkeypatch.setattr(valuebot, "CACHE", 3)
     last: dict[str, int] = {}
     cleared: set[str] = set()
@@ -73,9 +78,9 @@ def test_memos_never_exceed_their_limits_and_change_no_decision(monkeypatch):
     assert _play(check) == reference
     # the limits were reached and the memos started again, not merely never approached
     # (``_blocks`` is the reference ShantenOracle's: the value model's tables come from group_table)
-    assert {"any._memo", "any._plan_memo", "any._fold_memo", "any._tables", "any._steps", "fit_memo"} <= cleared
+    assert {"any._memo", "any._plan_memo", "any._fold_memo", "any._tables", "any._steps", "fit_memo",
+            "tables0", "rows_memo"} <= cleared
     assert block_options.cache_info().currsize <= block_options.cache_info().maxsize == MEMO_LIMIT
-    assert 0 < group_table.cache_info().currsize <= group_table.cache_info().maxsize == MEMO_LIMIT
     assert reach.cache_info().currsize <= reach.cache_info().maxsize
 
 

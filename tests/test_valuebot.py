@@ -145,8 +145,8 @@ def test_feeding_the_liability_rule_is_read_from_the_ruleset(tmp_path: Path):
 
 
 @pytest.mark.parametrize("rules", BUNDLED)
-def test_useful_draws_match_the_reference_shanten(rules):
-    """``useful_draws`` (the live-tile count's kinds) agrees with :class:`ShantenOracle`: a kind
+def test_helping_kinds_match_the_reference_shanten(rules):
+    """``helping_kinds`` (the live-tile count's kinds) agrees with :class:`ShantenOracle`: a kind
     is useful exactly when one more of it lowers the hand's shanten."""
     import random
 
@@ -166,16 +166,18 @@ def test_useful_draws_match_the_reference_shanten(rules):
             nat[t] += 1
         kinds = [k for k in range(n) if nat[k] < 4]
         now = ref.of_counts(tuple(nat), wilds, melds)
-        got = fast.useful_draws(tuple(nat), wilds, melds, kinds)
-        for k, useful in zip(kinds, got):
+        helping = fast.helping_kinds(tuple(nat), wilds, melds)
+        assert helping <= set(range(n))
+        for k in kinds:
+            useful = k in helping
             after = list(nat)
             after[k] += 1
             assert useful == (ref.of_counts(tuple(after), wilds, melds) < now), (held, wilds, melds, k)
 
 
 @pytest.mark.parametrize("rules", BUNDLED)
-def test_useful_after_discards_reads_the_whole_hands_rows_exactly(rules):
-    """``useful_after_discards`` (the value bot's live-tile count: the hand less each discard,
+def test_helping_after_discards_reads_the_whole_hands_rows_exactly(rules):
+    """``helping_after_discards`` (the value bot's live-tile count: the hand less each discard,
     its distances read from the whole hand's ``plans_each_discard`` rows where they exist and
     bounded by the whole hand's own where they do not) agrees with :class:`ShantenOracle` on the
     hand less that tile, whichever plans the rows measured (none, some, all)."""
@@ -199,8 +201,10 @@ def test_useful_after_discards_reads_the_whole_hands_rows_exactly(rules):
         if measured:
             fast.plans_each_discard(held, melds, wild, discards, measured)
         kinds = [k for k in range(n) if k not in wild]
-        got = fast.useful_after_discards(held, melds, wild, discards, kinds)
-        for d, useful in zip(discards, got):
+        got = fast.helping_after_discards(held, melds, wild, discards)
+        assert len(got) == len(discards)
+        for d, helping in zip(discards, got):
+            useful = [k in helping for k in kinds]
             rest = list(held)
             rest.remove(d)
             nat, w = ref.natural_counts(rest, wild)
@@ -229,7 +233,7 @@ def test_a_lone_jing_wait_finds_every_draw_useful():
         after = list(nat)
         after[k] += 1
         want.append(ref.of_counts(tuple(after), w, 0) < now)
-    assert all(want) and fast.useful_draws(tuple(nat), w, 0, kinds) == want
+    assert all(want) and set(kinds) <= fast.helping_kinds(tuple(nat), w, 0)
 
 
 def test_value_bots_play_a_two_seat_table(tmp_path: Path):

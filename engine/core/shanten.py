@@ -251,7 +251,7 @@ class Shanten(ShantenOracle):
         self._fold_memo: dict[tuple[tuple[int, ...], int, object], Fold] = {}
         # hand state -> plan's measure -> discarded kind -> the plan's distance after it (``_after_discards``)
         self._discard_memo: dict[HandState, dict[object, dict[int, int]]] = {}
-        self._useful_memo: dict[HandState, dict[int, bool]] = {}  # hand state -> kind -> whether its draw helps
+        self._useful_memo: dict[HandState, frozenset[int]] = {}  # hand state -> the kinds whose draw helps
         self._spans = self._shared_spans()
         self._measure = {name: self._measure_of(plan) for name, plan in self.ev.plans.items()}
         measures = list(dict.fromkeys(self._measure.values()))  # plans alike measure once (plan_distances)
@@ -262,7 +262,8 @@ class Shanten(ShantenOracle):
         self._span_key = {name: tuple((sp.lo, sp.hi, sp.templates) for sp in spans) for name, spans in self._spans.items()}
         self._group_of = {kd: gi for gi, (_, lo, hi) in enumerate(self.ev.group_spans) for kd in range(lo, hi)}
         self._most_sets = max((p.sets for p in self.ev.plans.values()), default=0)  # the cap of group tables
-        self._group_tables = [group_tables(t, self.ev.pair_size, self._most_sets) for t in self.ev.templates_by_id]
+        # per templates id: its GroupTables (shared by every Shanten of the same templates)
+        self.group_tables = [group_tables(t, self.ev.pair_size, self._most_sets) for t in self.ev.templates_by_id]
 
     def _measure_of(self, plan: PatternPlan) -> object:
         """What a plan's distances depend on (plans alike measure alike: the two rotten patterns
@@ -438,43 +439,40 @@ class Shanten(ShantenOracle):
             return r
         return rest
 
-    def useful_draws(self, nat: tuple[int, ...], w: int, n_melds: int, kinds: list[int],
-                     parent: tuple[tuple[int, ...], int] | None = None) -> list[bool]:
-        """For each natural kind in ``kinds``: whether drawing one more of it lowers the shanten
-        of ``nat`` (natural counts) with ``w`` wilds (ukeire). ``parent``: (the natural counts of
-        a hand, a kind) when ``nat`` is that hand less one tile of that kind, whose distances
+    def helping_kinds(self, nat: tuple[int, ...], w: int, n_melds: int,
+                      parent: tuple[tuple[int, ...], int] | None = None) -> frozenset[int]:
+        """The kinds (positions of ``nat``, natural counts) of which one more tile lowers the
+        shanten of ``nat`` with ``w`` wilds (ukeire). ``parent``: (the natural counts of a hand,
+        a kind) when ``nat`` is that hand less one tile of that kind, whose distances
         (:meth:`plans_each_discard`'s rows) then spare measuring ``nat`` again. Memoised per hand
         state (a seat that discards the tile it drew asks of the same hand again)."""
         key = (nat, w, n_melds)
-        row = self._useful_memo.get(key)
-        if row is None:
-            row = remember(self._useful_memo, key, {})
-        missing = [d for d in dict.fromkeys(kinds) if d not in row]
-        if missing:
-            row.update(zip(missing, self._useful_among(nat, w, n_melds, missing, parent)))
-        return [row[d] for d in kinds]
+        out = self._useful_memo.get(key)
+        if out is None:
+            out = remember(self._useful_memo, key, self._helping_among(nat, w, n_melds, parent))
+        return out
 
-    def useful_after_discards(self, concealed: list[int], n_melds: int, wild_kinds: frozenset[int],
-                              discards: list[int], kinds: list[int]) -> list[list[bool]]:
-        """For each of ``discards`` (each held): :meth:`useful_draws` of ``concealed`` less that
-        tile, for the natural ``kinds``."""
+    def helping_after_discards(self, concealed: list[int], n_melds: int, wild_kinds: frozenset[int],
+                               discards: list[int]) -> list[frozenset[int]]:
+        """For each of ``discards`` (each held): :meth:`helping_kinds` of ``concealed`` less that
+        tile (the 精 counted as wilds; a wild kind's own position is never asked of)."""
         counts, w = self.natural_counts(concealed, wild_kinds)
         whole = tuple(counts)
         out = []
         for d in discards:
             if d in wild_kinds:
-                out.append(self.useful_draws(whole, w - 1, n_melds, kinds))
+                out.append(self.helping_kinds(whole, w - 1, n_melds))
                 continue
             counts[d] -= 1
             cut = tuple(counts)
             counts[d] += 1
-            out.append(self.useful_draws(cut, w, n_melds, kinds, (whole, d)))
+            out.append(self.helping_kinds(cut, w, n_melds, (whole, d)))
         return out
 
     def _nearest_plans(self, nat: tuple[int, ...], w: int, n_melds: int,
                        parent: tuple[tuple[int, ...], int] | None) -> tuple[int, list[tuple[PatternPlan, int]]]:
         """(the shanten of ``nat``, each distinct plan at it or nearer with its distance). With a
-        ``parent`` (see :meth:`useful_draws`) a plan its rows measured after that discard is read
+        ``parent`` (see :meth:`helping_kinds`) a plan its rows measured after that discard is read
         from them; one they did not is bounded below by the parent's own distance (a discard
         never lowers a distance) and measured only when that bound could make it the nearest."""
         tiles = sum(nat) + w
@@ -507,32 +505,29 @@ class Shanten(ShantenOracle):
         now = self.settle(min((v for v in vals if v is not None), default=None), tiles, n_melds)  # of_counts
         return now, [(plan, v) for plan, v in zip(self._distinct, vals) if v is not None and v <= now]
 
-    def _useful_among(self, nat: tuple[int, ...], w: int, n_melds: int, kinds: list[int],
-                      parent: tuple[tuple[int, ...], int] | None = None) -> list[bool]:
-        """:meth:`useful_draws` computed. A draw lowers a plan's distance by at most one, so only
+    def _helping_among(self, nat: tuple[int, ...], w: int, n_melds: int,
+                       parent: tuple[tuple[int, ...], int] | None = None) -> frozenset[int]:
+        """:meth:`helping_kinds` computed. A draw lowers a plan's distance by at most one, so only
         the plans at the hand's distance are searched; in a sets plan a draw that leaves its
         group's table as it was changes nothing and is not folded again."""
         now, nearest = self._nearest_plans(nat, w, n_melds, parent)
-        out = [False] * len(kinds)
-        where = {kd: j for j, kd in enumerate(kinds)}  # kind -> its place in kinds (kinds are distinct)
+        out: set[int] = set()
         for plan, dist in nearest:  # plans alike measure alike: once
             if dist < now:  # a hand short of a complete count, already at -1 (a lone 精 waits on anything):
-                return [True] * len(kinds)  # a draw never raises a distance, so every draw completes it
+                return frozenset(range(len(nat)))  # a draw never raises a distance, so every draw completes it
             if plan.rotten_gap:  # only a draw that adds a usable single to its group can help
                 usable = [self._rotten_group(plan.rotten_gap, gi, nat[lo:hi])
                           for gi, (_, lo, hi) in enumerate(self.ev.group_spans)]
                 if max(self.ev.hand_size - 2 - sum(usable) - w, -1) < now:  # one more usable single
                     for gi, (_, lo, hi) in enumerate(self.ev.group_spans):
                         for pos in self._rotten_growers(plan.rotten_gap, gi, nat[lo:hi], usable[gi]):
-                            at = where.get(lo + pos)
-                            if at is not None:
-                                out[at] = True
+                            out.add(lo + pos)
                 continue
             if plan.pairs:
-                todo = [kd for kd, done in zip(kinds, out) if not done]
+                todo = [kd for kd in range(len(nat)) if kd not in out]
                 for kd, v in zip(todo, self.plan_after_each(plan, nat, w, n_melds, todo, 1) or ()):
                     if v < now:
-                        out[where[kd]] = True
+                        out.add(kd)
                 continue
             if now < 0:
                 continue  # complete: no draw lowers it
@@ -548,10 +543,8 @@ class Shanten(ShantenOracle):
                     positions = self._helping_draws(key)
                 lo = span.lo
                 for pos in positions:
-                    at = where.get(lo + pos)
-                    if at is not None:
-                        out[at] = True
-        return out
+                    out.add(lo + pos)
+        return frozenset(out)
 
     def _helping_draws(self, key: tuple[int, bool, tuple[int, ...] | None, int, tuple[int, ...], int]) -> tuple[int, ...]:
         """``key``: (k, head needed, the other groups' folded table, group id, the group's counts,
@@ -666,7 +659,7 @@ class Shanten(ShantenOracle):
         if t is None:
             if len(self._tables) >= MEMO_LIMIT:
                 self._tables.clear()
-            full = self._group_tables[tid].table(sub)
+            full = self.group_tables[tid].table(sub)
             t = self._tables[key] = full if k == self._most_sets else fewer_sets(full, k)
         return t
 

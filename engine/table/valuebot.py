@@ -31,7 +31,7 @@ A discard's worth is ``Σ_patterns [P(d_natural)·V_natural + (P(d_wild) − P(d
 plus the 精 terms, minus ``STEP`` per step of distance to the nearest pattern, plus, for the
 best ``UKEIRE_TOP`` discards that leave the hand at its nearest distance, ``LIVE_ZI`` per **live useful tile**
 (ukeire: the unseen copies — not in its hand, any discard or an exposed meld — of each kind
-whose draw brings the rest a step nearer; a 精 always does; :meth:`Shanten.useful_draws`
+whose draw brings the rest a step nearer; a 精 always does; :meth:`Shanten.helping_kinds`
 folds the per-group tables once per candidate). Ties fall to the least connected, least live
 tile, then the bot's own random generator (so a seed makes it deterministic). A pung or chow is
 claimed only when it brings some pattern a step nearer and at least as near as the nearest one
@@ -58,7 +58,6 @@ import weakref
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
-from itertools import compress
 from types import MappingProxyType
 from typing import Any
 
@@ -548,11 +547,9 @@ class ValueBot:
         sh: Shanten = ctx["m"].any_shanten
         wild = ctx["wild"]
         unseen = ctx["unseen"]
-        kinds = [k for k, left in enumerate(unseen) if left > 0 and k not in wild]
         wild_left = sum(unseen[k] for k in wild if unseen[k] > 0)
-        live = [unseen[k] for k in kinds]  # the unseen copies of each kind asked about
-        return [wild_left + sum(compress(live, useful))
-                for useful in sh.useful_after_discards(concealed, n_melds, wild, tiles, kinds)]
+        return [wild_left + sum(unseen[k] for k in helping if unseen[k] > 0 and k not in wild)
+                for helping in sh.helping_after_discards(concealed, n_melds, wild, tiles)]
 
     def _danger(self, game: Game, ctx: dict[Any, Any], tiles: list[int]) -> list[float]:
         """Expected 子 lost by dealing each tile into another seat's win (a seat with exposed melds
