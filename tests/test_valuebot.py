@@ -255,18 +255,19 @@ def test_worth_rows_are_the_documented_formula():
 
     m = ValueModel(Scorer(RS))
     for p in m.patterns:
-        for draws, dealer in ((1, False), (4, True), (9, False)):
-            wild_row, both = m.worth_rows(p, draws, dealer)
+        for draws, dealer, most in ((1, False, 14), (4, True, 3), (9, False, 14), (20, False, 14)):
+            wild_row, both = m.worth_rows(p, draws, dealer, most)
             vw, vn = (m.value_as_dealer if dealer else m.value)[p]
-            assert len(wild_row) == draws + 3 and len(both) == draws + 3
-            for i, d in enumerate(range(-1, draws + 2)):
-                pw = reach(d, draws, m.chance[p]) if d <= draws else 0.0
+            assert len(wild_row) == len(both) >= most + 2
+            for i, d in enumerate(range(-1, most + 1)):
+                pw = reach(d, draws, m.chance[p])
                 assert wild_row[i] == pw * vw
-                for j, dn in enumerate(range(-1, draws + 2)):
-                    pn = reach(dn, draws, m.chance[p]) if dn <= draws else 0.0
+                for j, dn in enumerate(range(-1, most + 1)):
+                    pn = reach(dn, draws, m.chance[p])
                     assert both[i][j] == pytest.approx(pn * vn + max(pw - pn, 0.0) * vw)
-            assert wild_row[-1] == 0.0 and wild_row[0] == vw  # out of reach; a complete hand
-    assert m.worth_rows("平胡", 4, True) is m.worth_rows("平胡", 4, True)
+            assert wild_row[0] == vw  # a complete hand
+            assert draws >= most or wild_row[most + 1] == 0.0  # out of reach
+    assert m.worth_rows("平胡", 4, True, 14) is m.worth_rows("平胡", 4, True, 14)
 
 
 def test_jing_of_is_the_scorers_count_per_kind():

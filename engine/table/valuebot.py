@@ -124,6 +124,7 @@ class ValueModel:
         self.jing_memo: dict[tuple[int | None, ...], Mapping[int, int]] = {}
         self.rows_memo: dict[tuple[str, int, bool], tuple[tuple[float, ...], tuple[tuple[float, ...], ...]]] = {}
         self.honours = frozenset(ev.honour_kinds)
+        self.most_honours = max((plan.pattern.min_honours for plan in ev.plans.values()), default=0)
         self.copies = tuple(k.copies for k in scorer.tiles.kinds)  # per kind: the copies in the set
         self.neighbours = _neighbour_kinds(scorer.tiles)  # per kind: the kinds that make it connected
         # 精: the indicators settled at the end (with kongs or not), liability
@@ -238,18 +239,20 @@ class ValueModel:
                                                                + (1 - SOLE_HOLDER_CHANCE) * self.jing_score(n, False))
         return v
 
-    def worth_rows(self, pattern: str, draws: int, as_dealer: bool) -> tuple[tuple[float, ...], tuple[tuple[float, ...], ...]]:
-        """What ``pattern`` adds to a discard's worth by its distances, for ``draws`` draws left,
-        memoised: ``(wild, both)``, ``wild[i]`` = ``P(d)·V_wild`` and ``both[i][j]`` =
-        ``P(d_n)·V_natural + (P(d) − P(d_n))⁺·V_wild`` for ``i = min(d + 1, top)`` and
-        ``j = min(d_n + 1, top)`` (``top``: the last index, every farther distance out of reach)."""
-        key = (pattern, draws, as_dealer)
+    def worth_rows(self, pattern: str, draws: int, as_dealer: bool,
+                   most: int) -> tuple[tuple[float, ...], tuple[tuple[float, ...], ...]]:
+        """What ``pattern`` adds to a discard's worth by its distances, for ``draws`` draws left
+        and distances up to ``most``, memoised: ``(wild, both)``, ``wild[d + 1]`` =
+        ``P(d)·V_wild`` and ``both[d + 1][d_n + 1]`` = ``P(d_n)·V_natural + (P(d) − P(d_n))⁺·V_wild``
+        for ``-1 ≤ d, d_n ≤ most`` (a distance past ``draws`` is out of reach: P = 0)."""
+        key = (pattern, draws, as_dealer, most)
         rows = self.rows_memo.get(key)
         if rows is None:
             if len(self.rows_memo) >= CACHE:
                 self.rows_memo.clear()
             vw, vn = (self.value_as_dealer if as_dealer else self.value)[pattern]
             chances = reach_table(draws, self.chance[pattern])  # chances[d + 1]: reach(d, draws, chance)
+            chances += (chances[-1],) * (most + 2 - len(chances))  # farther: as out of reach
             rows = self.rows_memo[key] = (tuple(pw * vw for pw in chances),
                                           tuple(tuple(pn * vn + max(pw - pn, 0.0) * vw for pn in chances)
                                                 for pw in chances))
@@ -418,10 +421,11 @@ class ValueBot:
                 natural.append(p)
         each_natural = m.any_shanten.plans_each_discard(concealed, nm, frozenset(), real, natural) if natural else {}
         dealer = ctx["dealer"]
+        most = len(concealed) + m.most_honours  # no distance is larger (a pattern of no value: every tile to go)
+        every = len(real) == len(candidates)
         for p in fits:
             vw, vn = values[p]
-            wild_row, both = m.worth_rows(p, draws, dealer)
-            top = len(wild_row) - 1
+            wild_row, both = m.worth_rows(p, draws, dealer, most)
             dw = each_wild.get(p, [])
             d0 = now_wild.get(p)
             if holds_wild and vn > vw:
@@ -431,6 +435,18 @@ class ValueBot:
                 dn, n0 = dw, d0
             hopeless_p = hopeless.get(p, False)
             least = m.ev.plans[p].pattern.min_honours
+            if every and not least:  # the common case, read straight from the rows
+                if vn <= vw or hopeless_p:  # the chance without 精 used taken as 0
+                    for i, a in enumerate(dw):
+                        if a < nearest[i]:
+                            nearest[i] = a
+                        out[i] += wild_row[a + 1]
+                else:
+                    for i, a in enumerate(dw):
+                        if a < nearest[i]:
+                            nearest[i] = a
+                        out[i] += both[a + 1][dn[i] + 1]
+                continue
             j = 0
             for i, c in enumerate(candidates):
                 if c is None:
@@ -446,9 +462,9 @@ class ValueBot:
                 if a < nearest[i]:
                     nearest[i] = a
                 if vn <= vw or (hopeless_p and c is not None):  # the chance without 精 used taken as 0
-                    out[i] += wild_row[min(a + 1, top)]
+                    out[i] += wild_row[a + 1]
                 else:
-                    out[i] += both[min(a + 1, top)][min(b + 1, top)]
+                    out[i] += both[a + 1][b + 1]
         ctx["nearest"] = nearest
         if STEP:
             for i in range(len(candidates)):
