@@ -122,7 +122,7 @@ class ValueModel:
         self.fit_memo: dict[tuple[MeldTiles, ...], tuple[str, ...]] = {}
         self.worth_memo: dict[int, float] = {}
         self.jing_memo: dict[tuple[int | None, ...], Mapping[int, int]] = {}
-        self.rows_memo: dict[tuple[str, int, bool], tuple[tuple[float, ...], tuple[tuple[float, ...], ...]]] = {}
+        self.rows_memo: dict[tuple[str, int, bool, int], tuple[tuple[float, ...], tuple[tuple[float, ...], ...]]] = {}
         self.honours = frozenset(ev.honour_kinds)
         self.most_honours = max((plan.pattern.min_honours for plan in ev.plans.values()), default=0)
         self.copies = tuple(k.copies for k in scorer.tiles.kinds)  # per kind: the copies in the set
