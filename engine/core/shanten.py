@@ -205,16 +205,19 @@ class ShantenOracle:
 Table = tuple[int, ...]  # a group's (or groups') max-plus table: cell 2·sets + head -> most partial sets
 
 
-@dataclasses.dataclass(slots=True)
 class Fold:
     """A sets plan's groups folded for one hand state: ``groups[i]`` group i's table (None: no
     tiles), ``prefix[i]`` the groups before i folded, ``suffix[i]`` those from i on (None until
-    needed), ``rest[i]`` every group but i folded (filled as asked)."""
+    needed), ``rest[i]`` every group but i folded (filled as asked). (A plain class: one is made
+    per hand state measured, and a dataclass's ``__init__`` cost more.)"""
 
-    groups: list[Table | None]
-    prefix: list[Table | None]
-    suffix: list[Table | None] | None = None
-    rest: dict[int, Table | None] = dataclasses.field(default_factory=dict)
+    __slots__ = ("groups", "prefix", "suffix", "rest")
+
+    def __init__(self, groups: list[Table | None], prefix: list[Table | None]):
+        self.groups = groups
+        self.prefix = prefix
+        self.suffix: list[Table | None] | None = None
+        self.rest: dict[int, Table | None] = {}
 
 
 class Shanten(ShantenOracle):
@@ -247,8 +250,8 @@ class Shanten(ShantenOracle):
         # (k, group id, counts, ±1) -> each position's table with one tile more or fewer there
         self._after: dict[tuple[int, int, tuple[int, ...], int], tuple[tuple[int, ...] | None, ...]] = {}
         self._plan_memo: dict[HandState, tuple[int | None, ...]] = {}  # hand state -> each plan's distance
-        # (natural counts, k, spans) -> [group tables, prefix folds, suffix folds, rest by group] (``_folded``)
-        self._fold_memo: dict[tuple[tuple[int, ...], int, object], Fold] = {}
+        # (natural counts, k, spans id) -> its Fold (``_folded``)
+        self._fold_memo: dict[tuple[tuple[int, ...], int, int], Fold] = {}
         # hand state -> plan's measure -> discarded kind -> the plan's distance after it (``_after_discards``)
         self._discard_memo: dict[HandState, dict[object, dict[int, int]]] = {}
         self._useful_memo: dict[HandState, frozenset[int]] = {}  # hand state -> the kinds whose draw helps
@@ -259,7 +262,9 @@ class Shanten(ShantenOracle):
         self._spread = [measures.index(self._measure[n]) for n in self.ev.plans]
         names = list(self.ev.plans)
         self._distinct_at = [names.index(p.pattern.name) for p in self._distinct]  # their places in plan order
-        self._span_key = {name: tuple((sp.lo, sp.hi, sp.templates) for sp in spans) for name, spans in self._spans.items()}
+        span_keys = {name: tuple((sp.lo, sp.hi, sp.templates) for sp in spans) for name, spans in self._spans.items()}
+        ids = {key: i for i, key in enumerate(dict.fromkeys(span_keys.values()))}
+        self._span_key = {name: ids[key] for name, key in span_keys.items()}  # plans of equal spans: one small id
         self._group_of = {kd: gi for gi, (_, lo, hi) in enumerate(self.ev.group_spans) for kd in range(lo, hi)}
         self._most_sets = max((p.sets for p in self.ev.plans.values()), default=0)  # the cap of group tables
         # per templates id: its GroupTables (shared by every Shanten of the same templates)
