@@ -77,7 +77,7 @@ def test_memos_never_exceed_their_limits_and_change_no_decision(monkeypatch):
 
     assert _play(check) == reference
     # the limits were reached and the memos started again, not merely never approached
-    # (``_blocks`` is the reference ShantenOracle's: the value model's tables come from group_table)
+    # (the value model keeps no block options: those are the reference ShantenOracle's)
     assert {"any._memo", "any._plan_memo", "any._fold_memo", "any._tables", "any._steps", "fit_memo",
             "tables0", "rows_memo"} <= cleared
     assert block_options.cache_info().currsize <= block_options.cache_info().maxsize == MEMO_LIMIT

@@ -10,8 +10,9 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from engine import Scorer, compile_ruleset
-from engine.core.shanten import Shanten, ShantenOracle
+from engine.core.shanten import Shanten
 from engine.core.shanten_blocks import block_options, fewer_sets, group_table
+from engine.core.shanten_oracle import ShantenOracle
 from engine.lang.resources import bundled_ruleset_names
 
 HOUSE = "ruleset nowind \"no wind chows\"\nextends nanchang\nremove meld 风顺\n"

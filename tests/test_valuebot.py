@@ -150,7 +150,8 @@ def test_helping_kinds_match_the_reference_shanten(rules):
     is useful exactly when one more of it lowers the hand's shanten."""
     import random
 
-    from engine.core.shanten import Shanten, ShantenOracle
+    from engine.core.shanten import Shanten
+    from engine.core.shanten_oracle import ShantenOracle
 
     ev = Scorer(compile_ruleset(rules)).hands
     fast, ref = Shanten(ev), ShantenOracle(ev)
@@ -183,7 +184,8 @@ def test_helping_after_discards_reads_the_whole_hands_rows_exactly(rules):
     hand less that tile, whichever plans the rows measured (none, some, all)."""
     import random
 
-    from engine.core.shanten import Shanten, ShantenOracle
+    from engine.core.shanten import Shanten
+    from engine.core.shanten_oracle import ShantenOracle
 
     ev = Scorer(compile_ruleset(rules)).hands
     ref = ShantenOracle(ev)
@@ -218,7 +220,8 @@ def test_helping_after_discards_reads_the_whole_hands_rows_exactly(rules):
 def test_a_lone_jing_wait_finds_every_draw_useful():
     """A 13-tile hand already at -1 (four sets and a lone 精: 精钓) is clamped to 0: every draw
     completes it, so every kind is a live useful tile (a review found 26 of 32 counted)."""
-    from engine.core.shanten import Shanten, ShantenOracle
+    from engine.core.shanten import Shanten
+    from engine.core.shanten_oracle import ShantenOracle
 
     sc = Scorer(RS)
     t = sc.tiles

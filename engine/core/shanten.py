@@ -14,7 +14,8 @@ one (a pair of wilds, one pair), never below 0 for a hand short of a complete co
 estimate for play, not a scoring rule: the bot uses it; the scorer never does.
 
 :class:`Shanten` (used by the bots) keeps one small max-plus table per group and folds them;
-:class:`ShantenOracle` is the plain reference it must equal (tests/test_shanten_tables.py).
+:class:`~engine.core.shanten_oracle.ShantenOracle` is the plain reference it must equal
+(tests/test_shanten_tables.py); :class:`ShantenBase` holds what both share.
 """
 from __future__ import annotations
 
@@ -26,9 +27,7 @@ from engine.core.hands import HandEvaluator
 from engine.core.patterns import CompiledPatterns, GroupSpan, PatternPlan
 from engine.core.shanten_blocks import (
     MEMO_LIMIT,
-    Blocks,
     best_before_wilds,
-    block_options,
     combine,
     fewer_sets,
     group_tables,
@@ -36,7 +35,6 @@ from engine.core.shanten_blocks import (
 )
 
 HandState = tuple[tuple[int, ...], int, int]  # (natural counts, wilds held, declared melds)
-_START: Blocks = frozenset({(0, 0, 0)})
 # Memo sizes (they bound memory): past its limit a memo is cleared and starts again (no value
 # changes). At 0.2-0.45 KB an entry, a value bot's model (one Shanten over every pattern) holds
 # at most about 60 MB, however many hands.
@@ -56,20 +54,17 @@ def remember(memo: dict[Any, V], key: Any, value: V) -> V:
     return value
 
 
-class ShantenOracle:
-    """Shanten of concealed tiles under one ruleset's patterns: the reference implementation
-    (sets of (sets, partials, head) options per group). :class:`Shanten` gives the same values
-    faster; tests compare the two."""
+class ShantenBase:
+    """What both forms of shanten share (the reference :class:`~engine.core.shanten_oracle.ShantenOracle`
+    and the fast :class:`Shanten`): a hand's natural counts, the whole-hand memo of :meth:`of`,
+    :meth:`settle`, and a rotten plan's usable singles. A form gives :meth:`distances`."""
 
     def __init__(self, ev: HandEvaluator | CompiledPatterns):
         """``ev``: a ruleset's evaluator or its :class:`CompiledPatterns` (a view with fewer
         patterns: :meth:`CompiledPatterns.only`); ``self.ev`` is the compiled patterns."""
         self.ev: CompiledPatterns = ev.patterns if isinstance(ev, HandEvaluator) else ev
-        self._blocks: dict[tuple[int, tuple[int, ...]], Blocks] = {}  # (templates id, counts) -> options
         self._memo: dict[HandState, int] = {}  # (natural counts, wilds held, melds) -> shanten
-        self._rotten_memo: dict[tuple[int, int, tuple[int, ...]], int] = {}
-        self._options: dict[tuple[int, Blocks, Blocks], Blocks] = {}  # (k, options so far, group's) -> options
-        self._fold: dict[tuple[int, int, Blocks], int] = {}  # (k, head, options) -> shanten before wilds
+        self._rotten_memo: dict[tuple[int, int, tuple[int, ...]], int] = {}  # (group, gap, counts) -> usable
 
     def natural_counts(self, concealed: list[int], wild_kinds: frozenset[int]) -> tuple[list[int], int]:
         """(count per kind with the wild kinds at 0, the wilds held) of concealed tiles."""
@@ -105,16 +100,15 @@ class ShantenOracle:
         key = (nat, w, n_melds)
         v = self._memo.get(key)
         if v is None:
-            v = remember(self._memo, key, self._compute(nat, w, n_melds))
+            n_tiles = sum(nat) + w
+            best = min((d for d in self.distances(nat, w, n_melds) if d is not None), default=None)
+            v = remember(self._memo, key, self.settle(best, n_tiles, n_melds))
         return v
 
-    def _compute(self, nat: tuple[int, ...], w: int, n_melds: int) -> int:
-        n_tiles = sum(nat) + w
-        best = None
-        for v in self._distances(nat, w, n_melds):
-            if v is not None and (best is None or v < best):
-                best = v
-        return self.settle(best, n_tiles, n_melds)
+    def distances(self, nat: tuple[int, ...], w: int, n_melds: int) -> Iterable[int | None]:
+        """Every plan's distance for natural counts ``nat`` and ``w`` wilds (None: a plan of no
+        value with ``n_melds`` melds), the form's own."""
+        raise NotImplementedError
 
     def settle(self, distance: int | None, tiles: int, n_melds: int) -> int:
         """A hand of ``tiles`` concealed tiles (``n_melds`` declared) at a plan ``distance``
@@ -124,82 +118,27 @@ class ShantenOracle:
             return tiles
         return distance if tiles + self.ev.set_size * n_melds >= self.ev.hand_size else max(distance, 0)
 
-    def _distances(self, nat: tuple[int, ...], w: int, n_melds: int) -> Iterable[int | None]:
-        """Every plan's :meth:`plan_distance` (the fast form memoises them per hand state)."""
-        return (self.plan_distance(plan, nat, w, n_melds) for plan in self.ev.plans.values())
-
-    def plan_distance(self, plan: PatternPlan, nat: tuple[int, ...], w: int, n_melds: int) -> int | None:
-        """Shanten of natural counts ``nat`` and ``w`` wilds for the one pattern ``plan``, or None
-        when it has no value with ``n_melds`` melds (a pairs or rotten pattern with melds)."""
-        if plan.rotten_gap:
-            return None if n_melds else max(self._rotten(plan, nat) - w, -1)
-        if plan.pairs:
-            if n_melds:
-                return None
-            ps = self.ev.pair_size
-            held = [c for c in nat if c]  # a kind not held adds no pair and no single
-            pairs = sum(c // ps for c in held) if plan.pattern.quads_as_pairs else sum(min(c, ps) // ps for c in held)
-            singles = sum(1 for c in held if c % ps)
-            need = plan.pairs - pairs
-            from_wilds = min(w, singles) + max(w - singles, 0) // self.ev.pair_size
-            return max(need - 1 - from_wilds, -1)
-        k = plan.sets - n_melds
-        if k < 0:
+    def rotten_distance(self, plan: PatternPlan, nat: tuple[int, ...], w: int, n_melds: int) -> int | None:
+        """A ``rotten gap`` plan's distance: complete-hand size − 1 − the usable singles − the
+        wilds (None with melds: the plan needs a concealed hand)."""
+        if n_melds:
             return None
-        # (sets, partial sets, head) summed over groups; counts beyond k cannot raise the value,
-        # so capping them keeps at most (k+1)·(k+1)·2 states
-        # the fold over groups is memoised per (k, options so far, group's options): hands that
-        # differ in one group (the discard candidates of one hand) share the rest of the work
-        options: Blocks = _START
-        combined, fold = self._options, self._fold
-        if len(combined) >= MEMO_LIMIT:
-            combined.clear()
-        if len(fold) >= MEMO_LIMIT:
-            fold.clear()
-        for span in plan.spans:
-            sub = nat[span.lo:span.hi]
-            if not any(sub):
-                continue
-            group = self._group_blocks(span.templates, sub)
-            nxt = combined.get((k, options, group))
-            if nxt is None:
-                nxt = combined[(k, options, group)] = frozenset(
-                    {(min(m + a, k), min(t + b, k), p + c) for m, t, p in options for a, b, c in group if p + c <= 1})
-            options = nxt
-        head = 1 if plan.pair_needed else 0
-        best = fold.get((k, head, options))
-        if best is None:
-            least = 2 * k + head - 1  # no block at all
-            for m, t, p in options:
-                m = min(m, k)
-                value = 2 * m + min(t, k - m) + (p if head else 0)
-                least = min(least, 2 * k + head - 1 - value)
-            best = fold[(k, head, options)] = least
-        return max(best - w, -1)
+        usable = sum(self.rotten_usable(plan.rotten_gap, gi, nat[lo:hi])
+                     for gi, (_, lo, hi) in enumerate(self.ev.group_spans))
+        return max(self.ev.hand_size - 1 - usable - w, -1)
 
-    def _group_blocks(self, tid: int, counts: tuple[int, ...]) -> frozenset[tuple[int, int, int]]:
-        key = (tid, counts)
-        b = self._blocks.get(key)
-        if b is None:
-            if len(self._blocks) >= MEMO_LIMIT:
-                self._blocks.clear()
-            b = self._blocks[key] = block_options(self.ev.templates_by_id[tid], counts, self.ev.pair_size)
-        return b
-
-    def _rotten(self, plan: PatternPlan, nat: tuple[int, ...]) -> int:
-        usable = 0
-        for gi, (g, lo, hi) in enumerate(self.ev.group_spans):
-            sub = nat[lo:hi]
-            key = (gi, plan.rotten_gap, sub)
-            u = self._rotten_memo.get(key)
-            if u is None:
-                if len(self._rotten_memo) >= MEMO_LIMIT:
-                    self._rotten_memo.clear()
-                held = [self.ev.tiles.kinds[g.kinds[i]].rank or i for i, c in enumerate(sub) if c]
-                u = self._rotten_memo[key] = (largest_spread(tuple(held), plan.rotten_gap) if g.is_suit
-                                              else len(held))
-            usable += u
-        return self.ev.hand_size - 1 - usable
+    def rotten_usable(self, gap: int, gi: int, sub: tuple[int, ...]) -> int:
+        """Usable singles of group ``gi`` (its counts ``sub``) for a ``rotten gap`` plan: in a
+        suit the largest set of held ranks ``gap`` apart, else every kind held. Memoised."""
+        key = (gi, gap, sub)
+        u = self._rotten_memo.get(key)
+        if u is None:
+            if len(self._rotten_memo) >= MEMO_LIMIT:
+                self._rotten_memo.clear()
+            g = self.ev.group_spans[gi][0]
+            held = [self.ev.tiles.kinds[g.kinds[i]].rank or i for i, c in enumerate(sub) if c]
+            u = self._rotten_memo[key] = (largest_spread(tuple(held), gap) if g.is_suit else len(held))
+        return u
 
 
 Table = tuple[int, ...]  # a group's (or groups') max-plus table: cell 2·sets + head -> most partial sets
@@ -220,9 +159,9 @@ class Fold:
         self.rest: dict[int, Table | None] = {}
 
 
-class Shanten(ShantenOracle):
+class Shanten(ShantenBase):
     """Shanten of concealed tiles under one ruleset's patterns (values equal to
-    :class:`ShantenOracle`'s, tested on random hands).
+    :class:`~engine.core.shanten_oracle.ShantenOracle`'s, tested on random hands).
 
     For a ``sets k + pair`` plan each group's options become a max-plus table: for each
     (sets capped at k, head 0/1) the most partial sets (capped at k), ``-1`` where impossible.
@@ -233,7 +172,7 @@ class Shanten(ShantenOracle):
     """
 
     # the memos of per-group results (bounded by MEMO_LIMIT; the whole-hand ones by STATE_LIMIT)
-    PER_GROUP = ("_blocks", "_rotten_memo", "_options", "_fold", "_tables", "_steps", "_bests", "_growers", "_grown",
+    PER_GROUP = ("_rotten_memo", "_tables", "_steps", "_bests", "_growers", "_grown",
                  "_after", "_helping")
 
     def __init__(self, ev: HandEvaluator | CompiledPatterns):
@@ -316,7 +255,7 @@ class Shanten(ShantenOracle):
         None when the plan has no value with ``n_melds`` melds. Each candidate changes one group,
         so the other groups are folded once (prefix and suffix max-plus steps)."""
         if (plan.rotten_gap or plan.pairs) and n_melds:
-            return None  # as in ShantenOracle.plan_distance
+            return None  # a pairs or rotten plan needs a concealed hand
         spans = self.ev.group_spans
 
         def sub_after(d: int, lo: int, hi: int) -> tuple[int, ...]:
@@ -325,7 +264,7 @@ class Shanten(ShantenOracle):
             return tuple(c)
 
         if plan.rotten_gap:  # each candidate changes one group's usable singles
-            usable = [self._rotten_group(plan.rotten_gap, gi, nat[lo:hi]) for gi, (_, lo, hi) in enumerate(spans)]
+            usable = [self.rotten_usable(plan.rotten_gap, gi, nat[lo:hi]) for gi, (_, lo, hi) in enumerate(spans)]
             total = sum(usable)
             out = []
             for d in kinds:
@@ -334,7 +273,7 @@ class Shanten(ShantenOracle):
                 else:
                     gi = self._group_of[d]
                     _, lo, hi = spans[gi]
-                    u = total - usable[gi] + self._rotten_group(plan.rotten_gap, gi, sub_after(d, lo, hi))
+                    u = total - usable[gi] + self.rotten_usable(plan.rotten_gap, gi, sub_after(d, lo, hi))
                 out.append(max(self.ev.hand_size - 1 - u - w, -1))
             return out
         if plan.pairs:  # each candidate changes one kind's pairs and singles
@@ -521,7 +460,7 @@ class Shanten(ShantenOracle):
             if dist < now:  # a hand short of a complete count, already at -1 (a lone 精 waits on anything):
                 return frozenset(range(len(nat)))  # a draw never raises a distance, so every draw completes it
             if plan.rotten_gap:  # only a draw that adds a usable single to its group can help
-                usable = [self._rotten_group(plan.rotten_gap, gi, nat[lo:hi])
+                usable = [self.rotten_usable(plan.rotten_gap, gi, nat[lo:hi])
                           for gi, (_, lo, hi) in enumerate(self.ev.group_spans)]
                 if max(self.ev.hand_size - 2 - sum(usable) - w, -1) < now:  # one more usable single
                     for gi, (_, lo, hi) in enumerate(self.ev.group_spans):
@@ -580,12 +519,12 @@ class Shanten(ShantenOracle):
                     continue  # a second copy is no new single
                 after = list(sub)
                 after[pos] += 1
-                if self._rotten_group(gap, gi, tuple(after)) > usable:
+                if self.rotten_usable(gap, gi, tuple(after)) > usable:
                     grows.append(pos)
             out = self._growers[key] = tuple(grows)
         return out
 
-    def _distances(self, nat: tuple[int, ...], w: int, n_melds: int) -> Iterable[int | None]:
+    def distances(self, nat: tuple[int, ...], w: int, n_melds: int) -> Iterable[int | None]:
         return self.plan_distances(nat, w, n_melds)
 
     def plan_distances(self, nat: tuple[int, ...], w: int, n_melds: int) -> tuple[int | None, ...]:
@@ -618,19 +557,6 @@ class Shanten(ShantenOracle):
                     grown.setdefault(table, []).append(pos)
             out = self._grown[key] = tuple((tuple(where), table) for table, where in grown.items())
         return out
-
-    def _rotten_group(self, gap: int, gi: int, sub: tuple[int, ...]) -> int:
-        """Usable singles of group ``gi`` for a ``rotten gap`` plan (the memo ShantenOracle._rotten
-        fills, same keys)."""
-        key = (gi, gap, sub)
-        u = self._rotten_memo.get(key)
-        if u is None:
-            if len(self._rotten_memo) >= MEMO_LIMIT:
-                self._rotten_memo.clear()
-            g = self.ev.group_spans[gi][0]
-            held = [self.ev.tiles.kinds[g.kinds[i]].rank or i for i, c in enumerate(sub) if c]
-            u = self._rotten_memo[key] = (largest_spread(tuple(held), gap) if g.is_suit else len(held))
-        return u
 
     def _step(self, k: int, x: tuple[int, ...] | None, y: tuple[int, ...] | None) -> tuple[int, ...] | None:
         """Memoised :func:`~engine.core.shanten_blocks.combine` (``None``: a group without tiles)."""
@@ -675,7 +601,7 @@ class Shanten(ShantenOracle):
         return max(plan.pairs - pairs - 1 - from_wilds, -1)
 
     def plan_distance(self, plan: PatternPlan, nat: tuple[int, ...], w: int, n_melds: int) -> int | None:
-        """As :meth:`ShantenOracle.plan_distance`, sets patterns from the folded group tables and
+        """As ``ShantenOracle.plan_distance``, sets patterns from the folded group tables and
         pairs patterns from the number of kinds held at each count."""
         if plan.pairs and not n_melds:
             ps = self.ev.pair_size
@@ -687,8 +613,10 @@ class Shanten(ShantenOracle):
                     pairs += n * (c // ps if quads else min(c, ps) // ps)
                     singles += n if c % ps else 0
             return self._pairs_distance(plan, pairs, singles, w)
-        if plan.rotten_gap or plan.pairs:
-            return super().plan_distance(plan, nat, w, n_melds)
+        if plan.rotten_gap:
+            return self.rotten_distance(plan, nat, w, n_melds)
+        if plan.pairs:
+            return None  # with melds
         k = plan.sets - n_melds
         if k < 0:
             return None
