@@ -100,9 +100,11 @@ class ShantenBase:
         key = (nat, w, n_melds)
         v = self._memo.get(key)
         if v is None:
-            n_tiles = sum(nat) + w
-            best = min((d for d in self.distances(nat, w, n_melds) if d is not None), default=None)
-            v = remember(self._memo, key, self.settle(best, n_tiles, n_melds))
+            best = None
+            for d in self.distances(nat, w, n_melds):
+                if d is not None and (best is None or d < best):
+                    best = d
+            v = remember(self._memo, key, self.settle(best, sum(nat) + w, n_melds))
         return v
 
     def distances(self, nat: tuple[int, ...], w: int, n_melds: int) -> Iterable[int | None]:
@@ -123,8 +125,9 @@ class ShantenBase:
         wilds (None with melds: the plan needs a concealed hand)."""
         if n_melds:
             return None
-        usable = sum(self.rotten_usable(plan.rotten_gap, gi, nat[lo:hi])
-                     for gi, (_, lo, hi) in enumerate(self.ev.group_spans))
+        usable, gap = 0, plan.rotten_gap
+        for gi, (_, lo, hi) in enumerate(self.ev.group_spans):
+            usable += self.rotten_usable(gap, gi, nat[lo:hi])
         return max(self.ev.hand_size - 1 - usable - w, -1)
 
     def rotten_usable(self, gap: int, gi: int, sub: tuple[int, ...]) -> int:
