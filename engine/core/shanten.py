@@ -342,12 +342,19 @@ class Shanten(ShantenBase):
             out = self._after[key] = tuple(tables)
         return out
 
-    def _folded(self, plan: PatternPlan, nat: tuple[int, ...], k: int) -> Fold:
+    def _folded(self, plan: PatternPlan, nat: tuple[int, ...], k: int,
+                parent: tuple[tuple[int, ...], int] | None = None) -> Fold:
         """The :class:`Fold` of a sets plan's groups with ``k`` sets to make, memoised per hand
         state: plans alike, the plan's distance and its distances after each discard or draw
-        share one fold."""
-        key = (nat, k, self._span_key[plan.pattern.name])
+        share one fold. ``parent``: (a hand's counts, a kind) when ``nat`` is that hand less one
+        tile of that kind; a fold of it with its suffix is then read for every group but one."""
+        sid = self._span_key[plan.pattern.name]
+        key = (nat, k, sid)
         f = self._fold_memo.get(key)
+        if f is None and parent is not None:
+            base = self._fold_memo.get((parent[0], k, sid))
+            if base is not None and base.suffix is not None:
+                f = remember(self._fold_memo, key, self._fold_less(plan, nat, k, base, self._group_of[parent[1]]))
         if f is None:
             tables, steps = self._tables, self._steps  # the memos, read inline
             groups: list[tuple[int, ...] | None] = []
@@ -363,10 +370,37 @@ class Shanten(ShantenBase):
             f = remember(self._fold_memo, key, Fold(groups, prefix))
         return f
 
-    def _folds_without(self, plan: PatternPlan, nat: tuple[int, ...], k: int) -> Callable[[int], tuple[int, ...] | None]:
+    def _fold_less(self, plan: PatternPlan, nat: tuple[int, ...], k: int, base: Fold, gi: int) -> Fold:
+        """The fold of ``nat``, which differs from the hand folded in ``base`` (its suffix made)
+        in group ``gi`` only: the groups before it keep their prefix, those after their suffix,
+        and every group but ``gi`` the same rest."""
+        sp = self._spans[plan.pattern.name][gi]
+        sub = nat[sp.lo:sp.hi]
+        groups = list(base.groups)
+        groups[gi] = self._table(k, sp.templates, sub) if any(sub) else None
+        prefix = base.prefix[:gi + 1]
+        acc = prefix[-1]
+        for t in groups[gi:]:
+            acc = self._step(k, acc, t)
+            prefix.append(acc)
+        assert base.suffix is not None, "the base fold has its suffix"
+        acc = base.suffix[gi + 1]
+        head: list[Table | None] = []
+        for t in reversed(groups[:gi + 1]):
+            acc = self._step(k, t, acc)
+            head.append(acc)
+        f = Fold(groups, prefix)
+        f.suffix = head[::-1] + base.suffix[gi + 1:]
+        if gi in base.rest:
+            f.rest[gi] = base.rest[gi]
+        return f
+
+    def _folds_without(self, plan: PatternPlan, nat: tuple[int, ...], k: int,
+                       parent: tuple[tuple[int, ...], int] | None = None) -> Callable[[int], tuple[int, ...] | None]:
         """``rest(gi)``: every group's table but group ``gi``'s folded (a sets plan, ``k`` sets to
-        make), each computed once per hand state (prefix and suffix max-plus steps)."""
-        f = self._folded(plan, nat, k)
+        make), each computed once per hand state (prefix and suffix max-plus steps); ``parent``
+        as for :meth:`_folded`."""
+        f = self._folded(plan, nat, k, parent)
         prefix, suffix, done = f.prefix, f.suffix, f.rest
         if suffix is None:
             steps = self._steps  # the memo of _step, read inline
@@ -480,7 +514,7 @@ class Shanten(ShantenBase):
                 continue  # complete: no draw lowers it
             k = plan.sets - n_melds
             head = plan.pair_needed
-            rest_of = self._folds_without(plan, nat, k)
+            rest_of = self._folds_without(plan, nat, k, parent)
             helping, need = self._helping, now + w  # the memo, read inline; the distance before wilds to beat
             for gi, span in enumerate(self._spans[plan.pattern.name]):
                 sub = nat[span.lo:span.hi]
