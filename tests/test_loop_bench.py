@@ -34,11 +34,11 @@ def test_rates_count_every_round(monkeypatch, capsys, peer):
         return CPU[bots]
 
     monkeypatch.setattr(loop, "ours", ours)
-    monkeypatch.setattr(loop, "warm", lambda rules, seed, hands: None)
+    monkeypatch.setattr(loop, "warm", lambda rules, kind, seed, hands: None)
     monkeypatch.setattr(loop, "peer", lambda hands, seed: peer)
     monkeypatch.setattr(loop, "peak_rss_mib", lambda rules, hands, seed: 1.0)
     monkeypatch.setattr(sys, "argv", ["loop.py", "--rounds", "3", "--random", "30", "--greedy", "40",
-                                      "--value", "20", "--peer", "10", "--json"])
+                                      "--value", "20", "--peer", "10", "--json", "--one-process"])
     loop.main()
     report = json.loads(capsys.readouterr().out)
     assert sorted(played) == sorted((b, 1 + r) for r in range(3) for b in ("random", "greedy", "value"))
@@ -63,10 +63,11 @@ def test_value_bots_play_the_greedy_bots_deals_by_default(monkeypatch, capsys):
         return CPU[bots]
 
     monkeypatch.setattr(loop, "ours", ours)
-    monkeypatch.setattr(loop, "warm", lambda rules, seed, hands: None)
+    monkeypatch.setattr(loop, "warm", lambda rules, kind, seed, hands: None)
     monkeypatch.setattr(loop, "peer", lambda hands, seed: 4.0)
     monkeypatch.setattr(loop, "peak_rss_mib", lambda rules, hands, seed: 1.0)
-    monkeypatch.setattr(sys, "argv", ["loop.py", "--rounds", "2", "--random", "30", "--greedy", "40", "--json"])
+    monkeypatch.setattr(sys, "argv", ["loop.py", "--rounds", "2", "--random", "30", "--greedy", "40", "--json",
+                                      "--one-process"])
     loop.main()
     report = json.loads(capsys.readouterr().out)
     greedy = [(h, s) for b, h, s in played if b == "greedy"]
@@ -82,3 +83,36 @@ def test_a_count_below_one_is_refused(monkeypatch, capsys, flag):
         loop.main()
     assert exc.value.code == 2
     assert f"{flag} must be at least 1" in capsys.readouterr().err
+
+
+def test_each_kind_runs_in_a_worker_process_of_its_own(monkeypatch, capsys, tmp_path):
+    """By default every kind is measured in a forked worker of its own: each round runs there
+    (never in the parent), and a worker's failure stops the run with its error."""
+    import os
+
+    parent = os.getpid()
+
+    def ours(rules, bots, hands, seed):
+        with open(tmp_path / bots, "a") as f:
+            f.write(f"{os.getpid()}\n")
+        return 1.0 if os.getpid() != parent else 1000.0
+
+    monkeypatch.setattr(loop, "ours", ours)
+    monkeypatch.setattr(loop, "warm", lambda rules, kind, seed, hands: None)
+    monkeypatch.setattr(loop, "peer", lambda hands, seed: "no peer in this test")
+    monkeypatch.setattr(loop, "peak_rss_mib", lambda rules, hands, seed: 1.0)
+    monkeypatch.setattr(sys, "argv", ["loop.py", "--rounds", "2", "--random", "3", "--greedy", "4", "--json"])
+    loop.main()
+    report = json.loads(capsys.readouterr().out)
+    assert report["processes"] == "one per kind" and report["peer"] == "no peer in this test"
+    assert report["random_hands_per_cpu_s"] == 3.0 and report["value_to_greedy_ratio"] == 1.0  # 1 s a round
+    pids = {k: (tmp_path / k).read_text().split() for k in ("random", "greedy", "value")}
+    assert all(len(v) == 2 and len(set(v)) == 1 for v in pids.values())  # both rounds in one worker
+    assert len({v[0] for v in pids.values()} | {str(parent)}) == 4  # three workers, none the parent
+
+    def broken(rules, bots, hands, seed):
+        raise ValueError("no such deal")
+
+    monkeypatch.setattr(loop, "ours", broken)
+    with pytest.raises(SystemExit, match="the random worker failed: ValueError: no such deal"):
+        loop.main()
