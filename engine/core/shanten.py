@@ -237,7 +237,7 @@ class Shanten(ShantenBase):
         row = rows.get(measure)
         if row is None:
             row = rows[measure] = {}
-        missing = [d for d in dict.fromkeys(kinds) if d not in row]
+        missing = [d for d in kinds if d not in row]  # (a kind twice is measured twice, alike)
         if missing:
             row.update(zip(missing, self.plan_after_each(plan, nat, w, n_melds, missing, -1) or ()))
         return row
@@ -518,6 +518,8 @@ class Shanten(ShantenBase):
             helping, need = self._helping, now + w  # the memo, read inline; the distance before wilds to beat
             for gi, span in enumerate(self._spans[plan.pattern.name]):
                 sub = nat[span.lo:span.hi]
+                if not any(sub):
+                    continue  # a lone tile makes no block: a group without tiles has no helping draw
                 key = (k, head, rest_of(gi), span.templates, sub, need)
                 positions = helping.get(key)
                 if positions is None:
