@@ -704,8 +704,8 @@ class Shanten(ShantenBase):
             plan = self.ev.plans[name]
             vals = raw[name] = self._after_discards(plan, nat, w, n_melds, natural)
             after_wild = less_a_wild.get(name)
-            row = [after_wild if d in wild_kinds else vals.get(d) for d in discards]
-            out[name] = [left if v is None else v if complete or v > 0 else 0 for v in row]  # settled
+            out[name] = [left if (v := after_wild if d in wild_kinds else vals.get(d)) is None  # settled
+                         else v if complete or v > 0 else 0 for d in discards]
         if len(raw) == len(self.ev.plans):  # every plan measured: keep each hand's distances for later
             memo = self._plan_memo
             for d in natural:
