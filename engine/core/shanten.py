@@ -699,21 +699,11 @@ class Shanten(ShantenBase):
             if len(natural) < len(discards) else {}
         complete = left + self.ev.set_size * n_melds >= self.ev.hand_size  # as settle reads it
         out: dict[str, list[int]] = {}
-        raw: dict[str, dict[int, int]] = {}
         for name in names:
-            plan = self.ev.plans[name]
-            vals = raw[name] = self._after_discards(plan, nat, w, n_melds, natural)
+            vals = self._after_discards(self.ev.plans[name], nat, w, n_melds, natural)
             after_wild = less_a_wild.get(name)
             out[name] = [left if (v := after_wild if d in wild_kinds else vals.get(d)) is None  # settled
                          else v if complete or v > 0 else 0 for d in discards]
-        if len(raw) == len(self.ev.plans):  # every plan measured: keep each hand's distances for later
-            memo = self._plan_memo
-            for d in natural:
-                cut = list(nat)
-                cut[d] -= 1
-                key = (tuple(cut), w, n_melds)
-                if key not in memo:
-                    remember(memo, key, tuple(raw[name].get(d) for name in self.ev.plans))
         return out
 
     def of_each_discard(self, concealed: list[int], n_melds: int, wild_kinds: frozenset[int],
