@@ -24,7 +24,7 @@ timed test).
 
     python benchmarks/loop.py [--rules nanchang] [--random 300] [--greedy 150] [--value N] [--peer 100] [--rounds 5]
                               [--warm 100]
-                              [--memory-hands 1000] [--profile random|greedy] [--one-process] [--json]
+                              [--memory-hands 1000] [--profile random|greedy|value] [--one-process] [--json]
 
 ``--profile KIND`` prints the cProfile functions taking the most time for that bot kind.
 """
@@ -37,7 +37,8 @@ import subprocess
 import sys
 import time
 
-from engine.tools.simulate import simulate
+from engine.errors import MjError
+from engine.tools.simulate import compiled, simulate
 
 
 def ours(rules: str, bots: str, hands: int, seed: int) -> float:
@@ -153,6 +154,9 @@ def peak_rss_mib(rules: str, hands: int, seed: int) -> float | str:
     the child itself: a fork's ``ru_maxrss`` would count the parent's pages it started with."""
     r = subprocess.run([sys.executable, "-c", _CHILD, "simulate", rules, "-n", str(hands), "--seed", str(seed),
                         "--json", "--bots", "random"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if r.returncode != 0:
+        said = [line for line in r.stderr.splitlines() if line.strip() and not line.startswith("VmHWM ")]
+        return f"the child simulate failed (exit {r.returncode}): {said[-1] if said else 'no message'}"
     kib = [line.split()[1] for line in r.stderr.splitlines() if line.startswith("VmHWM ")]
     return round(int(kib[-1]) / 1024, 1) if kib else "no /proc/self/status here (Linux only)"
 
@@ -201,8 +205,14 @@ def main() -> None:
     for name in ("random", "greedy", "peer", "rounds", "memory_hands"):
         if getattr(args, name) < 1:
             ap.error(f"--{name.replace('_', '-')} must be at least 1 (got {getattr(args, name)})")
-    if args.warm < 0 or (args.value is not None and args.value < 0):
-        ap.error("--warm and --value must be 0 or more")
+    for name in ("warm", "value", "seed"):
+        if getattr(args, name) is not None and getattr(args, name) < 0:
+            ap.error(f"--{name} must be 0 or more (got {getattr(args, name)})")
+    try:
+        compiled(args.rules, {})  # a bad --rules is said here, not by a worker's traceback
+    except MjError as e:
+        print(f"loop.py: --rules {args.rules}: {e.render()}", file=sys.stderr)
+        raise SystemExit(2) from None
     if args.value is None:
         args.value = args.greedy
     if args.profile:

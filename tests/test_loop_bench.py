@@ -116,3 +116,25 @@ def test_each_kind_runs_in_a_worker_process_of_its_own(monkeypatch, capsys, tmp_
     monkeypatch.setattr(loop, "ours", broken)
     with pytest.raises(SystemExit, match="the random worker failed: ValueError: no such deal"):
         loop.main()
+
+
+def test_a_bad_ruleset_or_seed_is_a_clear_error(monkeypatch, capsys):
+    """--rules naming no ruleset and a negative --seed stop with exit 2 and one message, before
+    any worker starts (a fresh-clone check found a worker's traceback, and a memory figure read
+    off a child simulate that had refused the seed)."""
+    monkeypatch.setattr(sys, "argv", ["loop.py", "--rules", "nosuch"])
+    with pytest.raises(SystemExit) as exc:
+        loop.main()
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "--rules nosuch" in err and "nosuch" in err and "Traceback" not in err
+    monkeypatch.setattr(sys, "argv", ["loop.py", "--seed", "-1"])
+    with pytest.raises(SystemExit) as exc:
+        loop.main()
+    assert exc.value.code == 2 and "--seed must be 0 or more (got -1)" in capsys.readouterr().err
+
+
+def test_a_failed_memory_child_is_reported_not_measured():
+    """A child simulate that exits with an error gives its message, not the peak of its failure."""
+    got = loop.peak_rss_mib("nosuch", 10, 1)
+    assert isinstance(got, str) and got.startswith("the child simulate failed (exit 2)")
