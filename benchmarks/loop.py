@@ -86,10 +86,11 @@ def _serve(conn, kind: str, rules: str, seed: int, warm_hands: int) -> None:
         conn.send(("error", f"{type(e).__name__}: {e}"))
 
 
-class Worker(InProcess):
-    """Measures one kind in a process of its own (forked, so Linux or macOS), as a real run of
-    that kind would be: measured in one process, each kind paid for the heap the others had left
-    (the value bots' memos made the random bots' rounds about 9 % slower, the peer's 4 %)."""
+class Worker:
+    """Measures one kind as :class:`InProcess` does, in a process of its own (forked, so Linux
+    or macOS), as a real run of that kind would be: measured in one process, each kind paid for
+    the heap the others had left (the value bots' memos made the random bots' rounds about 9 %
+    slower, the peer's 4 %)."""
 
     def __init__(self, kind: str, rules: str, seed: int, warm_hands: int):
         self.kind = kind
@@ -225,7 +226,7 @@ def main() -> None:
                                         "peer": args.peer}}
     kinds = [k for k in KINDS if k != "value" or args.value]
     if args.one_process:
-        meters: dict[str, InProcess] = {k: InProcess(k, args.rules, args.seed, args.warm) for k in kinds}
+        meters: dict[str, InProcess | Worker] = {k: InProcess(k, args.rules, args.seed, args.warm) for k in kinds}
     else:
         workers = {k: Worker(k, args.rules, args.seed, args.warm) for k in kinds}
         for w in workers.values():

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from engine import Scorer, compile_ruleset
 from engine.core.shanten import Shanten
-from engine.core.shanten_blocks import block_options, fewer_sets, group_table
+from engine.core.shanten_blocks import block_options, fewer_sets, group_tables
 from engine.core.shanten_oracle import ShantenOracle
 from engine.lang.resources import bundled_ruleset_names
 
@@ -106,13 +106,13 @@ GROUP_TEMPLATES = sorted({(name, templates, Scorer(compile_ruleset(name)).hands.
 @settings(max_examples=80, deadline=None)
 @given(data=st.data())
 def test_group_table_is_the_table_of_the_options(name, templates, pair, data):
-    """group_table (what Shanten folds) equals the table of block_options's options (what
+    """GroupTables.table (what Shanten folds) equals the table of block_options's options (what
     ShantenOracle folds), for every cap and every fewer sets read from it."""
     width = max((max(t) + 1 for t in templates if t), default=7)  # (a group may have no set templates)
     tiles = data.draw(st.lists(st.integers(0, width - 1), max_size=14), label="tiles")
     counts = tuple(min(tiles.count(i), 4) for i in range(width))
     cap = data.draw(st.integers(0, 5), label="cap")
-    full = group_table(templates, counts, pair, cap)
+    full = group_tables(templates, pair, cap).table(counts)
     assert full == _table_of_options(templates, counts, pair, cap)
     for k in range(cap):
         assert fewer_sets(full, k) == _table_of_options(templates, counts, pair, k)

@@ -169,12 +169,6 @@ class GroupTables:
         return tuple(out)
 
 
-def group_table(templates: tuple[tuple[int, ...], ...], counts: tuple[int, ...], pair: int, cap: int) -> tuple[int, ...]:
-    """:meth:`GroupTables.table` of ``counts`` for these templates, pair size and cap (the
-    tables of one combination kept between calls: :func:`group_tables`)."""
-    return group_tables(templates, pair, cap).table(counts)
-
-
 @lru_cache(maxsize=64)
 def group_tables(templates: tuple[tuple[int, ...], ...], pair: int, cap: int) -> GroupTables:
     """The :class:`GroupTables` of one combination, shared by the callers that ask for it."""
@@ -182,7 +176,7 @@ def group_tables(templates: tuple[tuple[int, ...], ...], pair: int, cap: int) ->
 
 
 def fewer_sets(table: tuple[int, ...], k: int) -> tuple[int, ...]:
-    """A :func:`group_table` read with at most ``k`` sets (``k`` ≤ its cap): sets and partial
+    """A :meth:`GroupTables.table` read with at most ``k`` sets (``k`` ≤ its cap): sets and partial
     sets counted up to ``k``."""
     cells = [-1] * (2 * (k + 1))
     for cell, b in enumerate(table):
