@@ -154,7 +154,11 @@ def run(case: str, args, env: dict, repeat: int = 1) -> dict:
            "--checks", str(args.checks), "--seed", str(args.seed)] + (["--verify"] if args.verify else [])
     runs = []
     for _ in range(repeat):
-        out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True, cwd=ROOT)
+        out = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=ROOT)
+        if out.returncode:
+            last = (out.stderr.strip().splitlines() or [f"exit {out.returncode}"])[-1]
+            print(f"wincheck.py: the {case!r} worker failed: {last}", file=sys.stderr)
+            sys.exit(2)
         runs.append(json.loads(out.stdout))
     if repeat == 1 or "ratio_first_pass" not in runs[0]:
         return runs[0]
@@ -179,6 +183,14 @@ def main() -> None:
         args.case = args.worker
         print(json.dumps(build_cost(args) if args.worker.startswith("build") else worker(args)))
         return
+    if args.checks < 1 or args.repeat < 1:
+        ap.error("--checks and --repeat must be at least 1")
+    try:
+        import mahjong.agari  # noqa: F401  (the peer)
+    except ImportError:
+        print("wincheck.py: the peer is not installed: pip install mahjong (or pip install '.[bench]')",
+              file=sys.stderr)
+        sys.exit(2)
     env = dict(os.environ)
     env.pop("MJRULES_NO_CACHE", None)
     report: dict = {"rules": args.rules, "checks": args.checks,
