@@ -22,7 +22,7 @@ timed test).
 3. Memory: the peak resident set (VmHWM, MiB) of a child process running
    ``mjrules simulate RULES -n 1000`` (random bots, one worker).
 
-    python benchmarks/loop.py [--rules nanchang] [--random 300] [--greedy 150] [--value N] [--peer 100] [--rounds 5]
+    python benchmarks/loop.py [--rules nanchang] [--random 300] [--greedy 150] [--value N] [--peer 100 (0: skip)] [--rounds 5]
                               [--warm 100]
                               [--memory-hands 1000] [--profile random|greedy|value] [--one-process] [--json]
 
@@ -191,7 +191,7 @@ def main() -> None:
     ap.add_argument("--greedy", type=int, default=150, help="hands with greedy bots, each round")
     ap.add_argument("--value", type=int, default=None,
                     help="hands with value bots, each round (default: as many as --greedy, the same deals; 0: skip)")
-    ap.add_argument("--peer", type=int, default=100, help="RLCard hands, each round")
+    ap.add_argument("--peer", type=int, default=100, help="RLCard hands, each round (0: skip)")
     ap.add_argument("--rounds", type=int, default=5,
                     help="interleaved rounds (each: random, greedy, value, peer), seeds --seed, --seed + 1, …")
     ap.add_argument("--warm", type=int, default=100, help="hands of each bot kind played before the rounds")
@@ -203,10 +203,10 @@ def main() -> None:
                     help="measure every kind in this one process (each then pays for the heap the others left)")
     ap.add_argument("--json", action="store_true", help="the report as JSON")
     args = ap.parse_args()
-    for name in ("random", "greedy", "peer", "rounds", "memory_hands"):
+    for name in ("random", "greedy", "rounds", "memory_hands"):
         if getattr(args, name) < 1:
             ap.error(f"--{name.replace('_', '-')} must be at least 1 (got {getattr(args, name)})")
-    for name in ("warm", "value", "seed"):
+    for name in ("warm", "value", "peer", "seed"):
         if getattr(args, name) is not None and getattr(args, name) < 0:
             ap.error(f"--{name} must be 0 or more (got {getattr(args, name)})")
     try:
@@ -222,9 +222,9 @@ def main() -> None:
         return
     report: dict = {"rules": args.rules, "clock": "CPU time (time.process_time)", "rounds": args.rounds,
                     "processes": "one" if args.one_process else "one per kind",
-                    "hands_per_round": {"random": args.random, "greedy": args.greedy, "value": args.value,
-                                        "peer": args.peer}}
-    kinds = [k for k in KINDS if k != "value" or args.value]
+                    "hands_per_round": {k: v for k, v in (("random", args.random), ("greedy", args.greedy),
+                                                          ("value", args.value), ("peer", args.peer)) if v}}
+    kinds = [k for k in KINDS if (k != "value" or args.value) and (k != "peer" or args.peer)]
     if args.one_process:
         meters: dict[str, InProcess | Worker] = {k: InProcess(k, args.rules, args.seed, args.warm) for k in kinds}
     else:
@@ -237,7 +237,7 @@ def main() -> None:
     cpu = {"random": 0.0, "greedy": 0.0, "value": 0.0, "peer": 0.0}
     rounds: list[tuple[float, float, float]] = []
     value_rounds: list[float] = []
-    p: float | str = 0.0
+    p: float | str = 0.0 if args.peer else "skipped (--peer 0)"
     try:
         for r in range(args.rounds):
             t_random = meters["random"].run(args.random, args.seed + r)

@@ -75,7 +75,7 @@ def test_value_bots_play_the_greedy_bots_deals_by_default(monkeypatch, capsys):
     assert report["value_hands_per_cpu_s"] == 20.0  # 40 hands / 2 s
 
 
-@pytest.mark.parametrize("flag", ["--rounds", "--random", "--greedy", "--peer"])
+@pytest.mark.parametrize("flag", ["--rounds", "--random", "--greedy"])
 def test_a_count_below_one_is_refused(monkeypatch, capsys, flag):
     """No round or no hand would divide by no CPU time: argparse refuses it (exit 2) first."""
     monkeypatch.setattr(sys, "argv", ["loop.py", flag, "0"])
@@ -83,6 +83,30 @@ def test_a_count_below_one_is_refused(monkeypatch, capsys, flag):
         loop.main()
     assert exc.value.code == 2
     assert f"{flag} must be at least 1" in capsys.readouterr().err
+
+
+def test_peer_zero_skips_the_peer(monkeypatch, capsys):
+    """``--peer 0`` measures our kinds only: the peer never runs, the report says it was skipped
+    and lists no peer hands; ``--peer -1`` is refused."""
+    monkeypatch.setattr(loop, "ours", lambda rules, bots, hands, seed: CPU[bots])
+    monkeypatch.setattr(loop, "warm", lambda rules, kind, seed, hands: None)
+
+    def no_peer(hands, seed):
+        raise AssertionError("the peer ran")
+
+    monkeypatch.setattr(loop, "peer", no_peer)
+    monkeypatch.setattr(loop, "peak_rss_mib", lambda rules, hands, seed: 1.0)
+    monkeypatch.setattr(sys, "argv", ["loop.py", "--rounds", "2", "--random", "30", "--greedy", "40", "--peer", "0",
+                                      "--json", "--one-process"])
+    loop.main()
+    report = json.loads(capsys.readouterr().out)
+    assert report["peer"] == "skipped (--peer 0)" and "peer" not in report["hands_per_round"]
+    assert report["greedy_hands_per_cpu_s"] == 40.0 and "random_to_peer_ratio" not in report
+    monkeypatch.setattr(sys, "argv", ["loop.py", "--peer", "-1"])
+    with pytest.raises(SystemExit) as exc:
+        loop.main()
+    assert exc.value.code == 2
+    assert "--peer must be 0 or more" in capsys.readouterr().err
 
 
 def test_each_kind_runs_in_a_worker_process_of_its_own(monkeypatch, capsys, tmp_path):
