@@ -1140,7 +1140,11 @@ def summarize(results: list[dict], seconds: float) -> dict:
              "peak_mb": max((r["peak_mb"] for r in results), default=0.0),
              "cpu_s": round(sum(r["cpu_s"] for r in results), 1),
              "slowest_s": max((r["seconds"] for r in results), default=0.0)}
-    return {"seconds": round(seconds, 1), "kinds": by_kind, "total": total, "classes": classes(results)}
+    slow = max(results, key=lambda r: r["seconds"], default=None)  # the input nearest the hang timeout
+    slowest = ({k: slow[k] for k in ("index", "kind", "command", "seconds", "cpu_s", "outcome")}
+               if slow is not None else None)
+    return {"seconds": round(seconds, 1), "kinds": by_kind, "total": total, "slowest": slowest,
+            "classes": classes(results)}
 
 
 def print_summary(s: dict, file=sys.stdout) -> None:
@@ -1153,6 +1157,10 @@ def print_summary(s: dict, file=sys.stdout) -> None:
               file=file)
     print(f"{s['total']['inputs']} inputs in {s['seconds']:.0f} s wall, {s['total']['cpu_s']:.0f} s CPU in the CLI; "
           f"{len(s['classes'])} failure classes", file=file)
+    if s.get("slowest"):
+        w = s["slowest"]
+        print(f"slowest: #{w['index']} ({w['kind']}, {w['outcome']}) {w['seconds']:.2f} s wall, {w['cpu_s']:.2f} s CPU: "
+              f"{w['command'][:100]}", file=file)
     for c in s["classes"]:
         ex = c["example"]
         print(f"  {c['count']:5d} x {c['outcome']:8s} {c['exception']} at {c['where']}  "

@@ -82,6 +82,12 @@ def test_a_sample_of_60_is_run_and_classified(seeds, tmp_path):
     assert s["total"]["inputs"] == 60
     assert sum(s["total"][o] for o in fuzz.OUTCOMES) == 60
     assert sum(c["count"] for c in s["classes"]) == sum(outcomes[o] for o in fuzz.FAILURES)
+    slow = max(results, key=lambda r: r["seconds"])  # the input nearest the hang timeout is named
+    assert (s["slowest"]["index"], s["slowest"]["seconds"]) == (slow["index"], slow["seconds"])
+    assert s["slowest"]["command"] == slow["command"] and s["total"]["slowest_s"] == slow["seconds"]
+    slow = max(results, key=lambda r: r["seconds"])  # the input nearest the hang timeout is named
+    assert (s["slowest"]["index"], s["slowest"]["seconds"]) == (slow["index"], slow["seconds"])
+    assert s["slowest"]["command"] == slow["command"] and s["total"]["slowest_s"] == slow["seconds"]
     assert all(r["peak_mb"] > 0 for r in results)  # memory is measured
     # hostile input: no input ends in an internal error, a hang over 5 CPU-seconds or a memory failure
     failures = [(r["command"], r["outcome"], r["exception"], r["where"]) for r in results if r["outcome"] in fuzz.FAILURES]
