@@ -96,9 +96,12 @@ def test_the_value_model_pays_what_the_scorer_pays(variant):
     for snap in snaps:
         if snap.win is not None:
             ws = scorer.score_win(snap)
+            roles, sit = Roles.of(snap), scorer.situation(snap)
             for reading, gain in ws.alternatives:
-                env = scorer.win_facts(snap, reading)
-                assert model.pays(env, reading, Roles.of(snap)) == gain, (reading, env)
+                # the model's own route (its facts from the reading, seating, floor and situation)
+                env = model.facts(reading, roles, snap.floor, sit)
+                assert env == scorer.win_facts(snap, reading)
+                assert model.pays(env, reading, roles) == gain, (reading, env)
                 readings += 1
         for name, ind in rs.indicators.items():
             if ind.settle != "at_end" or name not in snap.indicators:
@@ -164,3 +167,19 @@ def test_the_models_typical_facts_are_the_scorers_facts():
     model = ValueModel(scorer)
     typical = model.facts(Reading(reading.pattern, 1, False), model.roles(False, None))
     assert set(typical) == set(scorer.win_facts(snap, reading))
+
+
+def test_the_models_liability_is_what_the_liable_discarder_pays(tmp_path):
+    """包冲关 (nanchang: ``liability 冲关``): the model's cost of feeding it is what the scorer has a
+    liable discarder pay at 冲关's threshold — the holder's score for all three payers, then the
+    jing factors of the settlement (a house ×2 on 精 doubles it; the model once left it out)."""
+    base = Scorer(compile_ruleset("nanchang"))
+    n = base.liability_threshold("冲关", 1, 64)
+    assert n is not None and base.liability_fires("冲关", n, 1) and not base.liability_fires("冲关", n - 1, 1)
+    assert ValueModel(base).liability == base.jing_score(n, False, 1).score * 3 > 0
+    f = tmp_path / "double.rules"
+    f.write_text("ruleset double\nextends nanchang\nfactor 精翻 = 2 on jing\n", encoding="utf-8")
+    doubled = Scorer(compile_ruleset(str(f)))
+    assert doubled.liable_paid(n, 1, False, False) == 2 * base.liable_paid(n, 1, False, False)
+    assert ValueModel(doubled).liability == 2 * ValueModel(base).liability
+    assert base.liability_threshold("no such rule", 1, 64) is None

@@ -152,6 +152,26 @@ class Roles:
 
 
 @dataclass(frozen=True)
+class WinSituation:
+    """The facts of a win that neither its reading nor its seating (:class:`Roles`) nor the floor
+    give: how it was won (``by``: ``self_draw``, ``kong_draw`` 杠开, ``discard`` or ``rob_kong``
+    抢杠), on the first turn, whether any seat holds a 精 outside its kongs, the 精 tiles the other
+    seats hold concealed and in all, whether the winner's melds are all concealed kongs, the 精
+    tiles the winner holds (the winning tile counted when self-drawn) and the 正/副精 it
+    discarded. engine/lang/facts.py names the facts they become."""
+
+    by: str
+    first_turn: bool
+    anyone_holds_wild: bool
+    others_wilds_concealed: int
+    others_wilds: int
+    concealed_hand: bool
+    wilds_held: int
+    discarded_main: int
+    discarded_next: int
+
+
+@dataclass(frozen=True)
 class KongItem:
     """One thing a kong earns in a settlement ``with kongs``: ``amount`` 子 from each other seat
     by ``rule`` (kong points or a 杠精 bonus) — or, when ``from_discarder``, from the seat whose

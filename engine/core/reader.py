@@ -5,7 +5,7 @@ the factors in force. :class:`~engine.core.legality.Legality` and
 from __future__ import annotations
 
 from engine.core.hands import HandEvaluator, Reading
-from engine.core.ledger import SeatHand, Snapshot
+from engine.core.ledger import Roles, SeatHand, Snapshot, WinSituation
 from engine.core.tiles import TileSet
 from engine.errors import RuleError
 from engine.lang.expr import Env, ExprCache
@@ -114,37 +114,58 @@ class RuleReader:
 
     # ---- win score --------------------------------------------------------------------------------------
     def win_facts(self, snap: Snapshot, reading: Reading) -> dict[str, int]:
-        """The win facts of engine/lang/facts.py for one reading of the snapshot's win."""
+        """The win facts of engine/lang/facts.py for one reading of the snapshot's win:
+        :meth:`facts_of` of its roles, floor and :meth:`situation`."""
+        return self.facts_of(reading, Roles.of(snap), snap.floor, self.situation(snap))
+
+    def situation(self, snap: Snapshot) -> WinSituation:
+        """What the snapshot's win was beyond its reading, seating and floor (RULES.md §2
+        conditions): read off the tiles and the win."""
         w = snap.win
         assert w is not None
         wild = self.wild_kinds(snap)
-        holds = any(k in wild for s in snap.seats for k in self.all_tiles(snap, s, with_kongs=False))
         hand = snap.hands.get(w.seat, SeatHand())
         mains = {snap.indicators[n] for n, i in self.rs.indicators.items() if i.wild and n in snap.indicators}
         nexts = wild - mains
         thrown = self.discarded(snap, w.seat) if snap.discards else []
         held = list(hand.concealed) + ([w.tile] if w.by in ("self_draw", "kong_draw") else [])
         others = [s for s in snap.seats if s != w.seat]
+        return WinSituation(
+            by=w.by, first_turn=w.first_turn,
+            anyone_holds_wild=any(k in wild for s in snap.seats for k in self.all_tiles(snap, s, with_kongs=False)),
+            others_wilds_concealed=sum(1 for s in others for t in snap.hands.get(s, SeatHand()).concealed if t in wild),
+            others_wilds=sum(1 for s in others for t in self.all_tiles(snap, s) if t in wild),
+            concealed_hand=all(m.meld_kind == "kong" and m.concealed for m in hand.melds),
+            wilds_held=sum(1 for t in held if t in wild),
+            discarded_main=sum(1 for t in thrown if t in mains),
+            discarded_next=sum(1 for t in thrown if t in nexts))
+
+    @staticmethod
+    def facts_of(reading: Reading, roles: Roles, floor: int, sit: WinSituation) -> dict[str, int]:
+        """The win facts of engine/lang/facts.py (names to 0/1 or counts) of a win with
+        ``reading`` by ``roles.winner`` at ``floor`` (``keeps``: the dealer's keeps before it,
+        ``floor - 1``) in the situation ``sit``. The one place a win's facts are made: the
+        scorer's of a snapshot and the value bot's of a hand it may reach."""
         return {
-            "self_drawn": w.by in ("self_draw", "kong_draw"),
-            "discard": w.by == "discard",
-            "robbed_kong": w.by == "rob_kong",
-            "after_kong": w.by == "kong_draw",
-            "first_turn": w.first_turn,
-            "dealer_wins": w.seat == snap.dealer,
-            "discarder_is_dealer": w.by == "discard" and w.from_seat == snap.dealer,
+            "self_drawn": sit.by in ("self_draw", "kong_draw"),
+            "discard": sit.by == "discard",
+            "robbed_kong": sit.by == "rob_kong",
+            "after_kong": sit.by == "kong_draw",
+            "first_turn": sit.first_turn,
+            "dealer_wins": roles.winner == roles.dealer,
+            "discarder_is_dealer": sit.by == "discard" and roles.discarder == roles.dealer,
             "wilds_used": reading.wilds > 0,
             "wilds": reading.wilds,
-            "anyone_holds_wild": holds,
-            "others_wilds_concealed": sum(1 for s in others for t in snap.hands.get(s, SeatHand()).concealed if t in wild),
-            "others_wilds": sum(1 for s in others for t in self.all_tiles(snap, s) if t in wild),
+            "anyone_holds_wild": sit.anyone_holds_wild,
+            "others_wilds_concealed": sit.others_wilds_concealed,
+            "others_wilds": sit.others_wilds,
             "jing_wait": reading.jing_wait,
-            "concealed_hand": all(m.meld_kind == "kong" and m.concealed for m in hand.melds),
-            "floor": snap.floor,
-            "keeps": snap.floor - 1,
-            "wilds_held": sum(1 for t in held if t in wild),
-            "discarded_main": sum(1 for t in thrown if t in mains),
-            "discarded_next": sum(1 for t in thrown if t in nexts),
+            "concealed_hand": sit.concealed_hand,
+            "floor": floor,
+            "keeps": floor - 1,
+            "wilds_held": sit.wilds_held,
+            "discarded_main": sit.discarded_main,
+            "discarded_next": sit.discarded_next,
         }
 
     def fired_fans(self, env: Env, reading: Reading) -> list[Fan]:

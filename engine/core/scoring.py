@@ -34,6 +34,7 @@ from engine.core.ledger import (
     Transfer,
     WinInfo,
     WinScore,
+    WinSituation,
     indicator_of,
 )
 from engine.core.legality import Legality
@@ -46,7 +47,7 @@ V = TypeVar("V")
 PAYER_ORDER: tuple[Payer, ...] = ("discarder", "robbed", "dealer", "others", "each")  # the weight a payer takes: first match
 
 __all__ = ["CLAIM_KINDS", "MAX_AMOUNT", "WIN_BY", "JingScore", "KongItem", "Ledger", "Roles", "Scorer", "SeatHand",
-           "Snapshot", "Transfer", "WinInfo", "WinScore", "indicator_of"]
+           "Snapshot", "Transfer", "WinInfo", "WinScore", "WinSituation", "indicator_of"]
 
 def proportional(total: int, weights: Mapping[str, int]) -> dict[str, int]:
     """``total`` 子 shared in proportion to ``weights`` (each > 0, their sum at least ``total``),
@@ -271,11 +272,29 @@ class Scorer(Legality):
                 names.append(adder.name)
         return JingScore(score, tuple(parts), tuple(names))
 
-    def _formula_fires(self, rule_name: str, n: int, floor: int) -> bool:
+    def liability_fires(self, rule_name: str, n: int, floor: int) -> bool:
+        """Whether the formula a ``liability RULE`` names holds for a count ``n`` at ``floor``
+        (RULES.md §2 Liability; not a sole holder: a liable claim is judged as if shared)."""
         r = self.rs.jing[rule_name]
         when = getattr(r, "when", None)  # a liability names a formula: a rule with a condition
         return n > 0 and when is not None and bool(self.eval(when, {"n": n, "sole_holder": False, "floor": floor,
                                                                     "keeps": floor - 1}))
+
+    def liability_threshold(self, rule_name: str, floor: int, upto: int) -> int | None:
+        """The least count ``n`` (1 ≤ n < ``upto``, a bound of the search) at which
+        :meth:`liability_fires`; None when none does (or ``rule_name`` names no 精 rule)."""
+        if rule_name not in self.rs.jing:
+            return None
+        return next((n for n in range(1, upto) if self.liability_fires(rule_name, n, floor)), None)
+
+    def liable_paid(self, n: int, floor: int, payer_is_dealer: bool, collector_is_dealer: bool) -> int:
+        """子 a liable discarder pays a holder of count ``n`` (not a sole holder) in an end
+        settlement: the holder's score for every other seat (RULES.md §2 Liability), then
+        :meth:`settled` with the transfer's facts, as :meth:`settle_indicator` pays it."""
+        score = self.jing_score(n, False, floor).score * (len(self.rs.table["seats"].values) - 1)
+        if not score:
+            return 0
+        return self.settled("jing", score, self.transfer_env(floor, payer_is_dealer, collector_is_dealer), [])[0]
 
     def made_indicators(self, snap: Snapshot, name: str) -> dict[str, int]:
         """The indicators declaration ``name`` makes, ``NAME@TILE`` → kind, when it makes several
@@ -379,13 +398,13 @@ class Scorer(Legality):
         liable: dict[str, tuple[str, MeldTiles]] = {}  # beneficiary → (discarder, the claim)
         for lia in self.rs.jing_rules("liability"):
             for s in seats:
-                if s in liable or not self._formula_fires(lia.rule, counts[s], snap.floor):
+                if s in liable or not self.liability_fires(lia.rule, counts[s], snap.floor):
                     continue
                 for m in snap.hands.get(s, SeatHand()).melds:  # the last claim that made the difference
                     if m.claimed not in jing or m.from_seat not in seats or m.from_seat == s:
                         continue
                     _, asif_counts = scores(*undo([(s, m)]))
-                    if not self._formula_fires(lia.rule, asif_counts[s], snap.floor):
+                    if not self.liability_fires(lia.rule, asif_counts[s], snap.floor):
                         liable[s] = (m.from_seat, m)
                 if s in liable:
                     ledger.fired.append(lia.name)

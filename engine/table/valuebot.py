@@ -63,7 +63,7 @@ from types import MappingProxyType
 from typing import Any
 
 from engine.core.handparts import MeldTiles, Reading
-from engine.core.scoring import Roles, Scorer, SeatHand, WinInfo
+from engine.core.scoring import Roles, Scorer, SeatHand, WinInfo, WinSituation
 from engine.core.shanten import Shanten
 from engine.core.tiles import TileSet
 from engine.errors import MjError
@@ -134,10 +134,10 @@ class ValueModel:
                                and ind.position.type != "each_tile"]
         self.kong_indicators = [n for n, ind in rs.indicators.items() if ind.settle == "at_end" and ind.with_kongs]
         self.liability = 0.0
-        for lia in rs.jing_rules("liability"):
-            n = self._threshold(lia.rule)
+        for lia in rs.jing_rules("liability"):  # what a liable claim costs at the formula's threshold
+            n = scorer.liability_threshold(lia.rule, 1, MAX_JING_COUNT)
             if n is not None:
-                self.liability = max(self.liability, self.jing_score(n, False) * (len(self.seats) - 1))
+                self.liability = max(self.liability, scorer.liable_paid(n, 1, False, False))
 
     # ---- a win's value: the scorer's arithmetic on typical facts -------------------------------------
     def roles(self, winner_is_dealer: bool, discarder: int | None) -> Roles:
@@ -149,18 +149,18 @@ class ValueModel:
         return Roles(seats, seats[0], winner, None if discarder is None else others[discarder])
 
     @staticmethod
-    def facts(reading: Reading, roles: Roles, floor: int = 1) -> dict[str, Any]:
-        """The win facts the model assumes for a win with ``reading`` (engine/lang/facts.py): as
-        :meth:`Scorer.win_facts` computes them, with the ones a seat cannot know ahead taken as
-        typical (no first-turn win, no 精钓, some seat holds a 精, claimed melds, no 精 discarded)."""
-        return {"self_drawn": roles.discarder is None, "discard": roles.discarder is not None,
-                "robbed_kong": False, "after_kong": False, "first_turn": False,
-                "dealer_wins": roles.winner == roles.dealer, "discarder_is_dealer": roles.discarder == roles.dealer,
-                "wilds_used": reading.wilds > 0, "wilds": reading.wilds, "anyone_holds_wild": True,
-                "others_wilds_concealed": 1, "others_wilds": 1,
-                "jing_wait": reading.jing_wait, "concealed_hand": False, "floor": floor,
-                "keeps": floor - 1,
-                "wilds_held": reading.wilds, "discarded_main": 0, "discarded_next": 0}
+    def typical(reading: Reading, roles: Roles) -> WinSituation:
+        """What the model assumes of a win it cannot see ahead (estimates, not rules): no
+        first-turn win, no 杠开 or 抢杠, some seat holding a 精 and one more held by the others
+        (concealed), claimed melds, the 精 the reading uses held, no 精 discarded."""
+        return WinSituation(by="self_draw" if roles.discarder is None else "discard", first_turn=False,
+                            anyone_holds_wild=True, others_wilds_concealed=1, others_wilds=1,
+                            concealed_hand=False, wilds_held=reading.wilds, discarded_main=0, discarded_next=0)
+
+    def facts(self, reading: Reading, roles: Roles, floor: int = 1, sit: WinSituation | None = None) -> dict[str, Any]:
+        """The win facts of a win with ``reading``: :meth:`Scorer.facts_of` (the scorer's own,
+        engine/core/reader.py) in the situation ``sit``, by default :meth:`typical`."""
+        return self.scorer.facts_of(reading, roles, floor, sit if sit is not None else self.typical(reading, roles))
 
     def pays(self, env: dict[str, Any], reading: Reading, roles: Roles) -> int:
         """子 the winner collects for ``reading`` with the win facts ``env``: what
@@ -219,16 +219,6 @@ class ValueModel:
     def jing_score(self, n: int, sole: bool) -> float:
         """A holder's 精 score from one payer for a count ``n`` (floor 1, neither side the dealer)."""
         return self.jing_pays(n, sole, 1, False, False)
-
-    def _threshold(self, rule: str) -> int | None:
-        """The smallest count at which the 精 rule ``rule`` applies (None: never, up to a bound)."""
-        r = self.scorer.rs.jing.get(rule)
-        if r is None or not hasattr(r, "when"):
-            return None
-        for n in range(1, MAX_JING_COUNT):
-            if self.scorer.eval(r.when, {"n": n, "sole_holder": False, "floor": 1}):
-                return n
-        return None
 
     def jing_worth(self, n: int) -> float:
         """Expected 子 of holding a 精 count ``n`` at the end (from every other seat), memoised."""
