@@ -1,4 +1,4 @@
-"""docs/house-rules/: pointer files to the bundled rulesets' room options (issue 17), each with scenarios.
+"""docs/house-rules/: pointer files to the bundled rulesets' room options, each with scenarios.
 
 Every rule file compiles with every choice of its options and is formatted; every scenario
 case passes under `mjrules test`. And each option is shown to matter where it should: every
@@ -102,7 +102,7 @@ def test_rule_file_compiles_with_every_choice_and_is_formatted(path: Path):
             compile_ruleset(str(path), options={name: choice})
     text = path.read_text(encoding="utf-8")
     assert format_text(text, str(path)) == text
-    assert re.search(r'^source "issue 1[07]', text, re.M), "each house rule names its source"
+    assert re.search(r'^source "[^"]{8,}"', text, re.M), "each house rule names its source"
 
 
 @pytest.mark.parametrize("path", RULES, ids=lambda p: p.stem)
