@@ -22,6 +22,7 @@ def test_wheel_carries_grammar_and_rulesets_and_runs_outside_repo(tmp_path: Path
         assert "engine/grammar/mjrules.lark" in names
         assert {"engine/rulesets/nanchang.rules", "engine/rulesets/nanchang-table.rules"} <= names
         assert "engine/docs/language.md" in names  # the language server's hover text
+        assert "engine/py.typed" in names  # PEP 561: a user's type checker reads the package's types
         assert {f"engine/tools/server/static/{f}" for f in ("index.html", "app.js", "app.css")} <= names  # serve's page
         site = tmp_path / "site"
         z.extractall(site)

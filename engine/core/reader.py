@@ -9,6 +9,7 @@ from engine.core.ledger import Roles, SeatHand, Snapshot, WinSituation
 from engine.core.tiles import TileSet
 from engine.errors import RuleError
 from engine.lang.expr import Env, ExprCache
+from engine.lang.facts import BY_FACTS
 from engine.lang.ruleset import Expr, Fan, Ruleset
 
 
@@ -147,10 +148,7 @@ class RuleReader:
         ``floor - 1``) in the situation ``sit``. The one place a win's facts are made: the
         scorer's of a snapshot and the value bot's of a hand it may reach."""
         return {
-            "self_drawn": sit.by in ("self_draw", "kong_draw"),
-            "discard": sit.by == "discard",
-            "robbed_kong": sit.by == "rob_kong",
-            "after_kong": sit.by == "kong_draw",
+            **BY_FACTS[sit.by],  # self_drawn, discard, robbed_kong, after_kong
             "first_turn": sit.first_turn,
             "dealer_wins": roles.winner == roles.dealer,
             "discarder_is_dealer": sit.by == "discard" and roles.discarder == roles.dealer,

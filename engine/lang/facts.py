@@ -88,6 +88,13 @@ KINDS: dict[str, dict[str, frozenset[str]]] = {
     },
 }
 
+# How a win is made → every fact of the kind ``by``: true the ones it fixes, false the others.
+# The one reading of KINDS["by"] the scorer (engine/core/reader.py facts_of) and `check`'s
+# payment cases (engine/lang/playable.py) both use.
+BY_FACTS: dict[str, dict[str, bool]] = {
+    by: {f: f in held for f in sorted(set().union(*KINDS["by"].values()))} for by, held in KINDS["by"].items()
+}
+
 # A fact that can hold only when another does (the dealer discarded only if the win is on a discard).
 REQUIRES: dict[str, str] = {"discarder_is_dealer": "discard"}
 

@@ -40,6 +40,7 @@ from typing import NamedTuple, cast
 from engine.errors import Location, RuleError
 from engine.lang import flow as FLOW
 from engine.lang.expr import ExprCache
+from engine.lang.facts import BY_FACTS
 from engine.lang.limits import MAX_TABLE_VECTORS
 from engine.lang.ruleset import (
     BinOp,
@@ -454,12 +455,7 @@ def check_table_sizes(rs: Ruleset, fail: _Fail, complete: int) -> None:
 
 # ---- payments ---------------------------------------------------------------------------------------
 
-_BY = {  # how a win is made → the facts it fixes (engine/lang/facts.py)
-    "discard": {"discard": True, "self_drawn": False, "robbed_kong": False, "after_kong": False},
-    "self_draw": {"discard": False, "self_drawn": True, "robbed_kong": False, "after_kong": False},
-    "kong_draw": {"discard": False, "self_drawn": True, "robbed_kong": False, "after_kong": True},
-    "rob_kong": {"discard": False, "self_drawn": False, "robbed_kong": True, "after_kong": False},
-}
+_BY = BY_FACTS  # how a win is made → the facts it fixes (engine/lang/facts.py)
 
 
 def _walk(expr: Expr, names: set[str], nums: set[int], patterns: list[str]) -> None:
