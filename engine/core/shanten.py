@@ -23,6 +23,7 @@ import dataclasses
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
+from engine.core.gaps import max_spread
 from engine.core.hands import HandEvaluator
 from engine.core.patterns import CompiledPatterns, GroupSpan, PatternPlan
 from engine.core.shanten_blocks import (
@@ -31,7 +32,6 @@ from engine.core.shanten_blocks import (
     combine,
     fewer_sets,
     group_tables,
-    largest_spread,
 )
 
 HandState = tuple[tuple[int, ...], int, int]  # (natural counts, wilds held, declared melds)
@@ -140,7 +140,7 @@ class ShantenBase:
                 self._rotten_memo.clear()
             g = self.ev.group_spans[gi][0]
             held = [self.ev.tiles.kinds[g.kinds[i]].rank or i for i, c in enumerate(sub) if c]
-            u = self._rotten_memo[key] = (largest_spread(tuple(held), gap) if g.is_suit else len(held))
+            u = self._rotten_memo[key] = (max_spread(tuple(held), (), gap) if g.is_suit else len(held))
         return u
 
 

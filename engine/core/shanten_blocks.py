@@ -207,12 +207,3 @@ def prune_options(options: set[tuple[int, int, int]]) -> set[tuple[int, int, int
         else:
             kept.append(o)
     return set(kept)
-
-
-@lru_cache(maxsize=4096)
-def largest_spread(ranks: tuple[int, ...], gap: int) -> int:
-    for size in range(len(ranks), 0, -1):
-        for pick in itertools.combinations(sorted(ranks), size):
-            if all(b - a >= gap for a, b in zip(pick, pick[1:])):
-                return size
-    return 0
