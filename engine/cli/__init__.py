@@ -119,12 +119,11 @@ def main() -> None:
 def _run_app() -> object:
     """Run the typer app; a usage error that click finds before a command runs (a bad flag value,
     a missing argument) exits 2 as the command's own errors do — as JSON on stdout with --json."""
-    from typer._click.exceptions import ClickException
-    from typer.exceptions import Abort
+    from typer.exceptions import Abort, TyperException  # public: the base of the usage errors typer raises
 
     try:
         return app(standalone_mode=False)
-    except ClickException as exc:
+    except TyperException as exc:
         if "--json" in sys.argv[1:]:
             command = next((a for a in sys.argv[1:] if not a.startswith("-")), None)
             print(json.dumps({"error": exc.format_message(), "file": None, "line": None, "column": None,
@@ -133,7 +132,7 @@ def _run_app() -> object:
         else:
             from typer import rich_utils
 
-            rich_utils.rich_format_error(exc)
+            rich_utils.rich_format_error(exc)  # type: ignore[arg-type]  # typed with typer's vendored (private) click class
         return exc.exit_code
     except Abort:
         err.print("aborted", markup=False)
