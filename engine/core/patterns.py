@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TypeAlias
 
@@ -57,12 +57,13 @@ class PatternPlan:
 @dataclass(frozen=True)
 class CompiledPatterns:
     """The compiled ``meld`` and ``pattern`` declarations of one ruleset (build with
-    :meth:`compile`). Read-only: ``plans`` and ``templates`` are mapping proxies, the rest
+    :meth:`compile`). Read-only: ``plans``, ``templates`` and ``meld_names`` are mapping proxies, the rest
     tuples and frozensets; :meth:`only` gives a view with one pattern that shares the rest.
 
     ``group_spans``: per tile group (group, first kind, end); ``templates_by_id``: set templates
     as positions within a group, indexed by :attr:`GroupSpan.templates`; ``set_size`` and
-    ``pair_size``: tiles in a set and in the pair; ``hand_size``: tiles in a complete hand."""
+    ``pair_size``: tiles in a set and in the pair; ``hand_size``: tiles in a complete hand;
+    ``meld_names``: (meld kind, template tiles) → the first declared meld of that kind with them."""
 
     tiles: TileSet
     hand_size: int
@@ -74,9 +75,8 @@ class CompiledPatterns:
     group_spans: tuple[tuple[Group, int, int], ...]
     templates_by_id: tuple[tuple[tuple[int, ...], ...], ...]
     plans: Mapping[str, PatternPlan]
-    # (meld kind, sorted tiles) → the declared meld's name (None: no such meld); memoised by meld_name
-    _meld_names: dict[tuple[str, tuple[int, ...]], str | None] = field(default_factory=dict, init=False,
-                                                                       compare=False, repr=False)
+    # (meld kind, a template's tiles) → the first declared meld of that kind with that template
+    meld_names: Mapping[tuple[str, tuple[int, ...]], str]
 
     @classmethod
     def compile(cls, rs: Ruleset, tiles: TileSet, hand_size: int) -> CompiledPatterns:
@@ -93,10 +93,14 @@ class CompiledPatterns:
         plans: dict[str, PatternPlan] = {}
         for p in rs.patterns.values():
             plans[p.name] = _plan(p, rs, tiles, templates, group_spans, by_id, ids)
+        meld_names: dict[tuple[str, tuple[int, ...]], str] = {}
+        for m in rs.melds.values():
+            for t in templates[m.name]:
+                meld_names.setdefault((m.meld_kind, t), m.name)
         return cls(tiles, hand_size, MappingProxyType(dict(rs.melds)),
                    frozenset(k.index for k in tiles.kinds if not k.is_suit), MappingProxyType(templates),
                    min(set_sizes) if set_sizes else 0, pair_sizes[0] if pair_sizes else 0,
-                   group_spans, tuple(by_id), MappingProxyType(plans))
+                   group_spans, tuple(by_id), MappingProxyType(plans), MappingProxyType(meld_names))
 
     def only(self, name: str) -> CompiledPatterns:
         """The same patterns seen with the single pattern ``name`` (the value bot's distance to
@@ -110,13 +114,7 @@ class CompiledPatterns:
 
     def meld_name(self, m: MeldTiles) -> str | None:
         """The declared meld a hand's meld is, or None if the ruleset has no such meld."""
-        key = (m.meld_kind, tuple(sorted(m.tiles)))
-        memo = self._meld_names
-        if key not in memo:
-            name: str | None = next((meld.name for meld in self.melds.values()
-                                     if meld.meld_kind == m.meld_kind and key[1] in self.templates[meld.name]), None)
-            memo[key] = name
-        return memo[key]
+        return self.meld_names.get((m.meld_kind, tuple(sorted(m.tiles))))
 
     def melds_fit(self, plan: PatternPlan, melds: list[MeldTiles]) -> bool:
         """Whether declared ``melds`` can be part of a hand of ``plan``'s pattern (a concealed,
