@@ -20,7 +20,7 @@ from .conftest import ROOT
 
 BUNDLED = ["nanchang", "nanchang-table", "nanchang-app", "chongguan", "ganzhou", "ganzhou-app", "jian"]
 # docs/house-rules files are pointers (`set`) to the bundled rulesets' options: each is checked
-# at its own settings
+# at its own settings, and (fewer hands) with each other value of each option
 HOUSE = sorted(str(p) for p in (ROOT / "docs" / "house-rules").glob("*.rules"))
 HANDS = 24  # played hands per ruleset and option value
 
@@ -49,8 +49,8 @@ def _id(v) -> str:
     return Path(ref).stem + "".join(f"-{k}={x}" for k, x in opts.items())
 
 
-def final_states(rs, seed: int):
-    """(scorer, snapshot) of the end of each hand of a match of greedy bots."""
+def final_states(rs, seed: int, hands: int = HANDS):
+    """(scorer, snapshot) of the end of each of ``hands`` hands of a match of greedy bots."""
     match = Match(rs, seed)
     out = []
 
@@ -63,7 +63,7 @@ def final_states(rs, seed: int):
         out.append(Snapshot(list(g.seats), g.dealer, g.floor, dict(g.indicators), hands, win, disc))
 
     players = {s: BOTS["greedy"](i) for i, s in enumerate(match.seats)}
-    match.play(players, HANDS, on_hand)
+    match.play(players, hands, on_hand)
     return match.scorer, out
 
 
@@ -86,11 +86,11 @@ def holdings(rs, scorer: Scorer, snap: Snapshot, name: str) -> dict[str, tuple[i
     return {s: (counted[s], holders == {s}) for s in snap.seats}
 
 
-@pytest.mark.parametrize("variant", variants(), ids=_id)
-def test_the_value_model_pays_what_the_scorer_pays(variant):
-    ref, opts = variant
-    rs = compile_ruleset(ref, opts)
-    scorer, snaps = final_states(rs, seed=zlib.crc32(_id(variant).encode()) % 1000)
+def parity(rs, seed: int, hands: int = HANDS) -> tuple[int, int]:
+    """Play ``hands`` hands of ``rs`` and assert, on each final state, that the value model's route
+    pays what the scorer pays: every reading of a win, and every 精 settlement transfer (without
+    a liable claim). Returns (readings checked, 精 transfers checked)."""
+    scorer, snaps = final_states(rs, seed, hands)
     model = ValueModel(scorer)
     readings = jing_checked = 0
     for snap in snaps:
@@ -116,7 +116,36 @@ def test_the_value_model_pays_what_the_scorer_pays(variant):
                 want = model.jing_pays(n, sole, snap.floor, payer == snap.dealer, payee == snap.dealer)
                 assert want == paid, (name, payee, payer, n, sole)
                 jing_checked += 1
+    return readings, jing_checked
+
+
+@pytest.mark.parametrize("variant", variants(), ids=_id)
+def test_the_value_model_pays_what_the_scorer_pays(variant):
+    ref, opts = variant
+    readings, jing_checked = parity(compile_ruleset(ref, opts), seed=zlib.crc32(_id(variant).encode()) % 1000)
     assert readings > 0 and jing_checked > 0  # the states exercise both
+
+
+COMBO_HANDS = 3  # hands per (house file, option value): the combinations are many
+
+
+@pytest.mark.parametrize("path", HOUSE, ids=lambda p: Path(p).stem)
+def test_each_house_file_with_each_option_value(path):
+    """A house file's settings together with each other value of each option it inherits (霸王
+    bonus with 封顶 300, say): the model's route still pays what the scorer pays."""
+    base = compile_ruleset(path)
+    checked = combos = 0
+    for name, info in base.options.items():
+        for v in info.choices:
+            if v == info.default:
+                continue  # the file's own settings: the test above
+            try:
+                rs = compile_ruleset(path, {name: v})
+            except RuleError:
+                continue
+            r, _ = parity(rs, zlib.crc32(f"{path}{name}{v}".encode()) % 1000, COMBO_HANDS)
+            checked, combos = checked + r, combos + 1
+    assert combos > 1 and checked > 0
 
 
 def test_overlord_bonus_is_seen_by_the_value_model():

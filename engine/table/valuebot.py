@@ -8,7 +8,8 @@ Everything it values is read from the compiled ruleset (never a pattern's or a f
   of reach);
 - **what a win with it pays**: what the scorer pays for it (:meth:`Scorer.win_transfers`, the
   one function of the win score: payment weights per role, fans, factors, adders, caps, ``paid by
-  discarder``; 0 where a ``no win`` fan refuses it), on typical facts (:meth:`ValueModel.facts`),
+  discarder``; 0 where a ``no win`` fan refuses it), on the facts the scorer makes
+  (:meth:`Scorer.facts_of`) of a typical situation (:meth:`ValueModel.typical`),
   averaged over a discard from each other seat and a self-draw, once with 精 used as wilds and
   once without (the fans conditioned on ``not wilds_used``, 德国 in the bundled files), for a
   seat that deals and one that does not. A rule file that makes a pattern's fan ×4 makes the
@@ -21,8 +22,9 @@ Everything it values is read from the compiled ruleset (never a pattern's or a f
   to n, and n is worth what :meth:`Scorer.jing_paid` pays (formulas, multipliers, adders, the
   settlement factors), collected from each other seat;
 - **feeding a liability rule**: discarding a 精 that another seat could claim costs the
-  ruleset's liability (``jing … = liability RULE``): the score of RULE at its threshold from each
-  payer, times a small chance of the claim;
+  ruleset's liability (``jing … = liability RULE``): what :meth:`Scorer.liable_paid` has the
+  liable discarder pay at RULE's threshold (:meth:`Scorer.liability_threshold`), times a small
+  chance of the claim;
 - **danger**: a discard may complete another seat's hand; a seat with exposed melds and many
   discards is taken to be nearer a win, a kind it discarded itself less likely its wait, and the
   cost is what the ruleset makes a discarder pay.
