@@ -47,8 +47,8 @@ file and seed; figures in its docstring and docs/game.md): one value bot against
 gains +0.28 子 per hand, 95 % interval [+0.15, +0.41] (paired by hand; before its values were
 the scorer's and the live tiles were counted for the best three discards only, +0.39, [+0.26,
 +0.51]). Nearly all the gain is the live-tile count and the claim rule (without them it was
-−0.04, [−0.17, +0.09]). Four value bots play at 0.55–0.56× greedy's hands per CPU second on
-the same deals (``benchmarks/loop.py``, three runs on a shared machine); by instructions counted
+−0.04, [−0.17, +0.09]). Four value bots play at 0.55–0.59× greedy's hands per CPU second on
+the same deals (``benchmarks/loop.py``, seven runs on two shared machines); by instructions counted
 under callgrind (40 warm-up hands, then 60), 44.2M a hand against greedy's 27.3M, 0.62×. The
 exact speed-ups since the edge was measured left every choice as it was (the same actions on
 seeded matches of every bundled file, checked after each).
