@@ -261,20 +261,22 @@ def main() -> None:
         for m in meters.values():
             m.close()
     n = args.rounds
-    report["random_hands_per_cpu_s"] = round(args.random * n / cpu["random"], 1)
-    report["greedy_hands_per_cpu_s"] = round(args.greedy * n / cpu["greedy"], 1)
+    rate = {k: hands * n / cpu[k] for k, hands in (("random", args.random), ("greedy", args.greedy),
+                                                    ("value", args.value), ("peer", args.peer)) if cpu[k]}
+    report["random_hands_per_cpu_s"] = round(rate["random"], 1)
+    report["greedy_hands_per_cpu_s"] = round(rate["greedy"], 1)
     if args.value:
-        report["value_hands_per_cpu_s"] = round(args.value * n / cpu["value"], 1)
-        report["value_to_greedy_ratio"] = round(report["value_hands_per_cpu_s"] / report["greedy_hands_per_cpu_s"], 2)
+        report["value_hands_per_cpu_s"] = round(rate["value"], 1)
+        report["value_to_greedy_ratio"] = round(rate["value"] / rate["greedy"], 2)  # of the unrounded rates
         report["value_to_greedy_ratio_per_round"] = [round(x, 2) for x in value_rounds]
     if isinstance(p, str):
         report["peer"] = p
+        report["hands_per_round"].pop("peer", None)  # none were played
     else:
-        peer_rate = args.peer * n / cpu["peer"]
         report["peer"] = "rlcard.make('mahjong') with four RandomAgent, env.run"
-        report["peer_hands_per_cpu_s"] = round(peer_rate, 1)
-        report["random_to_peer_ratio"] = round(report["random_hands_per_cpu_s"] / peer_rate, 2)
-        report["greedy_to_peer_ratio"] = round(report["greedy_hands_per_cpu_s"] / peer_rate, 2)
+        report["peer_hands_per_cpu_s"] = round(rate["peer"], 1)
+        report["random_to_peer_ratio"] = round(rate["random"] / rate["peer"], 2)
+        report["greedy_to_peer_ratio"] = round(rate["greedy"] / rate["peer"], 2)
         report["random_ratio_per_round"] = [round(a / c, 2) for a, _, c in rounds]
         report["greedy_ratio_per_round"] = [round(b / c, 2) for _, b, c in rounds]
     report[f"peak_rss_mib_simulate_{args.memory_hands}"] = peak_rss_mib(args.rules, args.memory_hands, args.seed)
@@ -282,7 +284,8 @@ def main() -> None:
         print(json.dumps(report, ensure_ascii=False, indent=2))
     else:
         for k, v in report.items():
-            print(f"{k:40s} {v}")
+            shown = ", ".join(f"{a} {b}" for a, b in v.items()) if isinstance(v, dict) else v
+            print(f"{k:40s} {shown}")
 
 
 if __name__ == "__main__":

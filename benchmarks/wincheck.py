@@ -171,12 +171,12 @@ def run(case: str, args, env: dict, repeat: int = 1) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--rules", default="nanchang")
-    ap.add_argument("--checks", type=int, default=20000)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--rules", default="nanchang", help="a bundled rule file's name or a path (default: nanchang)")
+    ap.add_argument("--checks", type=int, default=20000, help="hands checked per case (default: 20000)")
+    ap.add_argument("--seed", type=int, default=1, help="seed of the hands (default: 1)")
+    ap.add_argument("--json", action="store_true", help="the report as JSON")
     ap.add_argument("--verify", action="store_true", help="also compare every answer with the recursive evaluator")
-    ap.add_argument("--repeat", type=int, default=5, help="fresh processes per case; the median is reported")
+    ap.add_argument("--repeat", type=int, default=5, help="fresh processes per case; the median is reported (default: 5)")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:

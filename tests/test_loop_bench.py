@@ -49,6 +49,7 @@ def test_rates_count_every_round(monkeypatch, capsys, peer):
     assert report["value_to_greedy_ratio_per_round"] == [0.25, 0.25, 0.25]
     if isinstance(peer, str):
         assert report["peer"] == peer and "peer_hands_per_cpu_s" not in report
+        assert "peer" not in report["hands_per_round"]  # none were played
     else:
         assert report["peer_hands_per_cpu_s"] == 2.5  # 10 hands / 4 s
         assert report["random_to_peer_ratio"] == 24.0
@@ -83,6 +84,20 @@ def test_a_count_below_one_is_refused(monkeypatch, capsys, flag):
         loop.main()
     assert exc.value.code == 2
     assert f"{flag} must be at least 1" in capsys.readouterr().err
+
+
+def test_the_ratio_is_of_the_unrounded_rates(monkeypatch, capsys):
+    """One round: the overall ratio is that round's (a fresh-clone check found 0.57 against a
+    round's 0.58, the ratio taken of rates already rounded to 25.7 and 44.7)."""
+    cpu = {"random": 1.0, "greedy": 0.2237, "value": 0.389}
+    monkeypatch.setattr(loop, "ours", lambda rules, bots, hands, seed: cpu[bots])
+    monkeypatch.setattr(loop, "warm", lambda rules, kind, seed, hands: None)
+    monkeypatch.setattr(loop, "peak_rss_mib", lambda rules, hands, seed: 1.0)
+    monkeypatch.setattr(sys, "argv", ["loop.py", "--rounds", "1", "--random", "10", "--greedy", "10", "--peer", "0",
+                                      "--json", "--one-process"])
+    loop.main()
+    report = json.loads(capsys.readouterr().out)
+    assert report["value_to_greedy_ratio_per_round"] == [0.58] and report["value_to_greedy_ratio"] == 0.58
 
 
 def test_peer_zero_skips_the_peer(monkeypatch, capsys):

@@ -143,10 +143,12 @@ class RuleReader:
 
     @staticmethod
     def facts_of(reading: Reading, roles: Roles, floor: int, sit: WinSituation) -> dict[str, int]:
-        """The win facts of engine/lang/facts.py (names to 0/1 or counts) of a win with
-        ``reading`` by ``roles.winner`` at ``floor`` (``keeps``: the dealer's keeps before it,
-        ``floor - 1``) in the situation ``sit``. The one place a win's facts are made: the
-        scorer's of a snapshot and the value bot's of a hand it may reach."""
+        """The win facts (engine/lang/facts.py: each name to 0/1 or a count) of a win with
+        ``reading``, seated as ``roles`` says, at ``floor``, in the situation ``sit``.
+
+        This is the one place a win's facts are made. The scorer calls it for a snapshot
+        (:meth:`win_facts`), the value bot for a hand it may reach (with a typical ``sit``).
+        The fact ``keeps`` (the dealer's keeps before this hand) is ``floor - 1``."""
         return {
             **BY_FACTS[sit.by],  # self_drawn, discard, robbed_kong, after_kong
             "first_turn": sit.first_turn,
