@@ -369,3 +369,27 @@ def test_a_usage_error_is_json_with_json(tmp_path):
     plain = subprocess.run([*run, "simulate", "nanchang", "-n", "0"], capture_output=True, text=True,
                            cwd=tmp_path, timeout=120)
     assert plain.returncode == 2 and plain.stdout == "" and "Invalid value for '-n'" in plain.stderr
+
+
+def test_usage_errors_have_the_shape_of_every_other_error(tmp_path):
+    """A usage error click finds (a missing argument, an unknown command) reads as the command's
+    own errors do: ``error:``, the usage, ``hint:`` naming the right --help; a bare ``mjrules``
+    prints its help and exits 0 (it printed nothing and exited 2)."""
+    import subprocess
+    import sys
+
+    run = [sys.executable, "-c", "import sys; from engine.cli import main; sys.argv[0] = 'mjrules'; main()"]
+
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([*run, *args], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+
+    missing = cli("simulate")
+    assert missing.returncode == 2 and missing.stdout == ""
+    assert missing.stderr.splitlines() == ["error: Missing argument 'RULES'.",
+                                           "usage: mjrules simulate [OPTIONS] {RULES}", "hint: mjrules simulate --help"]
+    unknown = cli("nosuch")
+    assert unknown.returncode == 2
+    assert unknown.stderr.splitlines()[0] == "error: No such command 'nosuch'."
+    assert unknown.stderr.splitlines()[-1] == "hint: mjrules --help"
+    bare = cli()
+    assert bare.returncode == 0 and bare.stdout.startswith("Usage: mjrules [OPTIONS] COMMAND") and "simulate" in bare.stdout

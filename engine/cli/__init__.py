@@ -37,6 +37,7 @@ from engine.cli.output import (
     EXIT_OK,
     err,
     flush_or_quiet,
+    out,
     quiet_exit_on_broken_pipe,
 )
 from engine.lang.resources import bundled_ruleset_names as list_bundled
@@ -124,15 +125,19 @@ def _run_app() -> object:
     try:
         return app(standalone_mode=False)
     except TyperException as exc:
+        ctx = getattr(exc, "ctx", None)
+        if type(exc).__name__ == "NoArgsIsHelpError":  # a bare `mjrules` (or group): its help, as --help gives it
+            if ctx is not None:
+                out.print(ctx.get_help(), markup=False, highlight=False)
+            return 0
+        hint = f"{ctx.command_path if ctx is not None else 'mjrules'} --help"
         if "--json" in sys.argv[1:]:
-            command = next((a for a in sys.argv[1:] if not a.startswith("-")), None)
             print(json.dumps({"error": exc.format_message(), "file": None, "line": None, "column": None,
-                              "hint": f"mjrules {command or ''} --help".replace("  ", " "), "notes": []},
-                             ensure_ascii=False, indent=2))
-        else:
-            from typer import rich_utils
-
-            rich_utils.rich_format_error(exc)  # type: ignore[arg-type]  # typed with typer's vendored (private) click class
+                              "hint": hint, "notes": []}, ensure_ascii=False, indent=2))
+        else:  # the shape of every other error of the command line (MjError.render)
+            usage = ctx.get_usage() if ctx is not None else None
+            err.print(f"error: {exc.format_message()}" + (f"\n{usage[0].lower()}{usage[1:]}" if usage else "")
+                      + f"\nhint: {hint}", markup=False)
         return exc.exit_code
     except Abort:
         err.print("aborted", markup=False)
