@@ -131,7 +131,8 @@ def _two_sides(a: str, b: str, option: list[str] | None, option_b: list[str] | N
 def impact(
     a: Annotated[str, typer.Argument(metavar="A", help="The ruleset before: a bundled name or a .rules file.")],
     b: Annotated[str, typer.Argument(metavar="B", help="The ruleset after.")],
-    n: Annotated[int, typer.Option("-n", "--hands", min=1, help="Paired hands: each is played under A and under B.")] = 1000,
+    n: Annotated[int, typer.Option("-n", "--hands", min=1,
+                                   help=f"Paired hands: each is played under A and under B (at most {MAX_HANDS:,}).")] = 1000,
     seed: SeedOpt = 1,
     bots: Annotated[str, typer.Option(metavar="KIND[,KIND…]", help="Bot per seat: greedy, random or value (value chases what this rule file pays); one kind for all, or one per seat in the rule file's seat order (the first deals the first hand).")] = "greedy",
     workers: Annotated[int, typer.Option(min=1, help="Processes to play in (at most twice the CPUs); the output does not depend on it.")] = 1,
@@ -211,7 +212,7 @@ def _impact(a: str, b: str, opts_a: dict[str, str], opts_b: dict[str, str], hand
 
 def simulate(
     rules: Annotated[str, typer.Argument(metavar="RULES", help="Bundled ruleset name or path to a .rules file.")],
-    n: Annotated[int, typer.Option("-n", "--hands", min=1, help="How many hands.")] = 100,
+    n: Annotated[int, typer.Option("-n", "--hands", min=1, help=f"How many hands (at most {MAX_HANDS:,}).")] = 100,
     seed: SeedOpt = 1,
     bots: Annotated[str, typer.Option(metavar="KIND[,KIND…]", help="Bot per seat: greedy, random or value; one kind for all, or one per seat in the rule file's seat order (the first deals the first hand), e.g. value,greedy,greedy,greedy.")] = "greedy",
     workers: Annotated[int, typer.Option(min=1, help="Processes to play in (at most twice the CPUs); the output does not depend on it.")] = 1,
