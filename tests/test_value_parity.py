@@ -92,7 +92,7 @@ def parity(rs, seed: int, hands: int = HANDS) -> tuple[int, int]:
     a liable claim). Returns (readings checked, 精 transfers checked)."""
     scorer, snaps = final_states(rs, seed, hands)
     model = ValueModel(scorer)
-    readings = jing_checked = 0
+    readings = jing_checked = liable_checked = 0
     for snap in snaps:
         if snap.win is not None:
             ws = scorer.score_win(snap)
@@ -107,22 +107,29 @@ def parity(rs, seed: int, hands: int = HANDS) -> tuple[int, int]:
             if ind.settle != "at_end" or name not in snap.indicators:
                 continue
             ledger = scorer.settle_indicator(snap, name)
-            if any(t.rule.endswith(".liability") for t in ledger.transfers):
-                continue  # a liable claim moves who pays: not the model's estimate
             held = holdings(rs, scorer, snap, name)
+            if any(t.rule.endswith(".liability") for t in ledger.transfers):
+                # a liable claim moves who pays: the liable discarder pays Scorer.liable_paid
+                for t in ledger.transfers:
+                    if t.rule.endswith(".liability"):
+                        n, sole = held[t.payee]
+                        assert t.amount == scorer.liable_paid(n, sole, snap.floor, t.payer == snap.dealer,
+                                                              t.payee == snap.dealer), (name, t)
+                        liable_checked += 1
+                continue
             for payee, payer in itertools.permutations(snap.seats, 2):
                 paid = sum(t.amount for t in ledger.transfers if t.payer == payer and t.payee == payee and t.rule == name)
                 n, sole = held[payee]
                 want = model.jing_pays(n, sole, snap.floor, payer == snap.dealer, payee == snap.dealer)
                 assert want == paid, (name, payee, payer, n, sole)
                 jing_checked += 1
-    return readings, jing_checked
+    return readings, jing_checked, liable_checked
 
 
 @pytest.mark.parametrize("variant", variants(), ids=_id)
 def test_the_value_model_pays_what_the_scorer_pays(variant):
     ref, opts = variant
-    readings, jing_checked = parity(compile_ruleset(ref, opts), seed=zlib.crc32(_id(variant).encode()) % 1000)
+    readings, jing_checked, _ = parity(compile_ruleset(ref, opts), seed=zlib.crc32(_id(variant).encode()) % 1000)
     assert readings > 0 and jing_checked > 0  # the states exercise both
 
 
@@ -143,7 +150,7 @@ def test_each_house_file_with_each_option_value(path):
                 rs = compile_ruleset(path, {name: v})
             except RuleError:
                 continue
-            r, _ = parity(rs, zlib.crc32(f"{path}{name}{v}".encode()) % 1000, COMBO_HANDS)
+            r, _, _ = parity(rs, zlib.crc32(f"{path}{name}{v}".encode()) % 1000, COMBO_HANDS)
             checked, combos = checked + r, combos + 1
     assert combos > 1 and checked > 0
 
@@ -209,6 +216,33 @@ def test_the_models_liability_is_what_the_liable_discarder_pays(tmp_path):
     f = tmp_path / "double.rules"
     f.write_text("ruleset double\nextends nanchang\nfactor 精翻 = 2 on jing\n", encoding="utf-8")
     doubled = Scorer(compile_ruleset(str(f)))
-    assert doubled.liable_paid(n, 1, False, False) == 2 * base.liable_paid(n, 1, False, False)
+    assert doubled.liable_paid(n, False, 1, False, False) == 2 * base.liable_paid(n, False, 1, False, False)
     assert ValueModel(doubled).liability == 2 * ValueModel(base).liability
     assert base.liability_threshold("no such rule", 1, 64) is None
+
+
+@pytest.mark.parametrize("hands", [
+    # RULES.md §2 Liability, tests/cases/nanchang_fidelity.yaml: 包冲关 for each claimant, and
+    # one 冲关 by a claimed 精 beside one without (the second is not liable)
+    {"S": {"concealed": "9s9s", "melds": ["chow 123s from E claimed 1s"]}, "N": {"concealed": "9s", "melds": ["pung 111s from W"]}},
+    {"S": {"concealed": "9s9s", "melds": ["chow 123s from E claimed 1s"]}, "N": "111s9s"},
+    {"E": {"concealed": "中发", "melds": ["chow 白发中 from N claimed 中"]}, "S": "发"},
+], ids=["each-claimant", "one-liable", "chow-claimed-jing"])
+def test_a_liable_claim_pays_what_liable_paid_says(hands):
+    """The liable discarder's transfer in an end settlement is Scorer.liable_paid of the
+    holder's (n, sole) — the figure the value model prices a fed 精 at (greedy matches rarely
+    make one: none in 300 hands)."""
+    from engine.core.snapshot import build_snapshot
+
+    rs = compile_ruleset("nanchang")
+    scorer = Scorer(rs)
+    jing = "中" if "E" in hands else "9s"
+    snap = build_snapshot(scorer, hands=hands, jing=jing)
+    name = next(n for n, i in rs.indicators.items() if i.settle == "at_end" and n in snap.indicators)
+    ledger = scorer.settle_indicator(snap, name)
+    held = holdings(rs, scorer, snap, name)
+    liable = [t for t in ledger.transfers if t.rule.endswith(".liability")]
+    assert liable
+    for t in liable:
+        n, sole = held[t.payee]
+        assert t.amount == scorer.liable_paid(n, sole, snap.floor, t.payer == snap.dealer, t.payee == snap.dealer) > 0

@@ -20,7 +20,7 @@ from engine.lang.resources import bundled_ruleset_names as list_bundled
 CodesOpt = Optional[list[str]]  # noqa: UP045 (a run-time alias typer reads)
 
 
-def check(files: Annotated[list[str], typer.Argument(metavar="FILE...", help="Rule files or bundled ruleset names.")],
+def check(files: Annotated[list[str], typer.Argument(metavar="FILE", help="Rule files or bundled ruleset names.")],
           option: OptionOpt = None, as_json: JsonOpt = False,
           select: Annotated[CodesOpt, typer.Option("--select", metavar="CODES",
                                                    help="Report only these warnings: codes or prefixes, comma-separated (default: W, all).")] = None,
@@ -142,7 +142,7 @@ def sheet(
 
 
 def fmt_(
-    files: Annotated[list[str], typer.Argument(metavar="FILE...", help="Rule files, or folders (their *.rules files); - reads standard input and writes standard output.")],
+    files: Annotated[list[str], typer.Argument(metavar="FILE", help="Rule files, or folders (their *.rules files); - reads standard input and writes standard output.")],
     check: Annotated[bool, typer.Option("--check", help="Write nothing; list the files that would change and exit 1 if any.")] = False,
     diff: Annotated[bool, typer.Option("--diff", help="Write nothing; print the changes as a unified diff and exit 1 if any.")] = False,
     as_json: JsonOpt = False,

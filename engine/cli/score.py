@@ -203,7 +203,7 @@ def score(
 
 
 def test(
-    files: Annotated[list[Path], typer.Argument(metavar="FILE...", help="Scenario YAML files (docs/scenarios.md, format v1); the ruleset and options come from each file.")],
+    files: Annotated[list[Path], typer.Argument(metavar="FILE", help="Scenario YAML files (docs/scenarios.md, format v1); the ruleset and options come from each file.")],
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Explain passing cases too.")] = False,
     as_json: JsonOpt = False,
 ) -> None:

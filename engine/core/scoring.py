@@ -287,11 +287,11 @@ class Scorer(Legality):
             return None
         return next((n for n in range(1, upto) if self.liability_fires(rule_name, n, floor)), None)
 
-    def liable_paid(self, n: int, floor: int, payer_is_dealer: bool, collector_is_dealer: bool) -> int:
-        """子 a liable discarder pays a holder of count ``n`` (not a sole holder) in an end
+    def liable_paid(self, n: int, sole: bool, floor: int, payer_is_dealer: bool, collector_is_dealer: bool) -> int:
+        """子 a liable discarder pays a holder of count ``n`` (``sole``: the only holder) in an end
         settlement: the holder's score for every other seat (RULES.md §2 Liability), then
         :meth:`settled` with the transfer's facts, as :meth:`settle_indicator` pays it."""
-        score = self.jing_score(n, False, floor).score * (len(self.rs.table["seats"].values) - 1)
+        score = self.jing_score(n, sole, floor).score * (len(self.rs.table["seats"].values) - 1)
         if not score:
             return 0
         return self.settled("jing", score, self.transfer_env(floor, payer_is_dealer, collector_is_dealer), [])[0]

@@ -139,7 +139,7 @@ class ValueModel:
         for lia in rs.jing_rules("liability"):  # what a liable claim costs at the formula's threshold
             n = scorer.liability_threshold(lia.rule, 1, MAX_JING_COUNT)
             if n is not None:
-                self.liability = max(self.liability, scorer.liable_paid(n, 1, False, False))
+                self.liability = max(self.liability, scorer.liable_paid(n, False, 1, False, False))
 
     # ---- a win's value: the scorer's arithmetic on typical facts -------------------------------------
     def roles(self, winner_is_dealer: bool, discarder: int | None) -> Roles:
