@@ -86,13 +86,37 @@ def holdings(rs, scorer: Scorer, snap: Snapshot, name: str) -> dict[str, tuple[i
     return {s: (counted[s], holders == {s}) for s in snap.seats}
 
 
+def kong_parity(rs, scorer: Scorer, snap: Snapshot, name: str, ledger) -> int:
+    """Each seat's kong points from each other seat in indicator ``name``'s settlement are
+    Scorer.kong_paid of its melds (the figure the value model prices a kong at); a seat with an
+    item its discarder pays for all is left out. Returns the (payer, holder) pairs checked."""
+    jing = {k for k in scorer.jing_kinds(snap.indicators[name]) if k is not None}
+    any_jing = scorer.hand_jing_kinds(snap.indicators)
+    rules = {f"jing.{r.name}" for r in [*rs.jing_rules("kong"), *rs.jing_rules("kong_bonus")]}
+    checked = 0
+    for holder in snap.seats:
+        melds = snap.hands[holder].melds
+        if any(it.from_discarder for m in melds for it in scorer.kong_items(m, jing, any_jing)):
+            continue
+        for payer in snap.seats:
+            if payer == holder:
+                continue
+            paid = sum(t.amount for t in ledger.transfers if t.payer == payer and t.payee == holder and t.rule in rules)
+            want = sum(scorer.kong_paid(m, jing, any_jing, snap.floor, payer == snap.dealer, holder == snap.dealer,
+                                        drawn=snap.win is None) for m in melds)
+            assert paid == want, (name, holder, payer, melds)
+            checked += bool(want)
+    return checked
+
+
 def parity(rs, seed: int, hands: int = HANDS) -> tuple[int, int]:
     """Play ``hands`` hands of ``rs`` and assert, on each final state, that the value model's route
     pays what the scorer pays: every reading of a win, and every 精 settlement transfer (without
-    a liable claim). Returns (readings checked, 精 transfers checked)."""
+    a liable claim), every liable transfer and every kong's points. Returns (readings, 精
+    transfers, liable and kong transfers checked)."""
     scorer, snaps = final_states(rs, seed, hands)
     model = ValueModel(scorer)
-    readings = jing_checked = liable_checked = 0
+    readings = jing_checked = liable_checked = kongs_checked = 0
     for snap in snaps:
         if snap.win is not None:
             ws = scorer.score_win(snap)
@@ -108,6 +132,8 @@ def parity(rs, seed: int, hands: int = HANDS) -> tuple[int, int]:
                 continue
             ledger = scorer.settle_indicator(snap, name)
             held = holdings(rs, scorer, snap, name)
+            if ind.with_kongs:
+                kongs_checked += kong_parity(rs, scorer, snap, name, ledger)
             if any(t.rule.endswith(".liability") for t in ledger.transfers):
                 # a liable claim moves who pays: the liable discarder pays Scorer.liable_paid
                 for t in ledger.transfers:
@@ -123,7 +149,7 @@ def parity(rs, seed: int, hands: int = HANDS) -> tuple[int, int]:
                 want = model.jing_pays(n, sole, snap.floor, payer == snap.dealer, payee == snap.dealer)
                 assert want == paid, (name, payee, payer, n, sole)
                 jing_checked += 1
-    return readings, jing_checked, liable_checked
+    return readings, jing_checked, liable_checked + kongs_checked
 
 
 @pytest.mark.parametrize("variant", variants(), ids=_id)

@@ -523,6 +523,16 @@ class Scorer(Legality):
                 items.append(KongItem(pts, f"jing.{k.name}"))
         return items
 
+    def kong_paid(self, meld: MeldTiles, jing: set[int], any_jing: set[int] | None, floor: int,
+                  payer_is_dealer: bool, collector_is_dealer: bool, drawn: bool = False) -> int:
+        """子 one other seat pays the holder of ``meld`` in a settlement ``with kongs``: each of its
+        :meth:`kong_items` but those the discarder pays for all (``from_discarder``), each
+        :meth:`settled` (scopes ``jing`` and ``kongs``) with the transfer's facts, as
+        :meth:`settle_indicator` pays them (RULES.md §2 Kongs)."""
+        env = self.transfer_env(floor, payer_is_dealer, collector_is_dealer, drawn)
+        return sum(self.settled(("jing", "kongs"), item.amount, env, [])[0]
+                   for item in self.kong_items(meld, jing, any_jing) if not item.from_discarder and item.amount)
+
     def hand_jing_kinds(self, indicators: Mapping[str, int]) -> set[int]:
         """The 正/副精 kinds of every indicator of this hand that ``indicators`` (name → tile)
         gives a tile for (not a ``previous`` one, which is the hand before's; for a ``family``

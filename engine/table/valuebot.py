@@ -591,11 +591,7 @@ class ValueBot:
             if name in game.indicators:
                 jing |= {t for t in sc.jing_kinds(game.indicators[name]) if t is not None}
         meld = MeldTiles("kong", (tile,) * _size(game, "kong"), concealed=how == "concealed", added=how == "added")
-        env = sc.transfer_env(1, False, False)
-        any_jing = sc.hand_jing_kinds(game.indicators)
-        pts = sum(sc.settled(("jing", "kongs"), item.amount, env, [])[0]
-                  for item in sc.kong_items(meld, jing, any_jing))
-        return pts * (len(game.seats) - 1)
+        return sc.kong_paid(meld, jing, sc.hand_jing_kinds(game.indicators), 1, False, False) * (len(game.seats) - 1)
 
     def _kong_worth(self, ctx: dict[Any, Any], game: Game, seat: str, a: Action) -> float:
         hand = game.hands[seat]
