@@ -292,9 +292,7 @@ class Scorer(Legality):
         settlement: the holder's score for every other seat (RULES.md §2 Liability), then
         :meth:`settled` with the transfer's facts, as :meth:`settle_indicator` pays it."""
         score = self.jing_score(n, sole, floor).score * (len(self.rs.table["seats"].values) - 1)
-        if not score:
-            return 0
-        return self.settled("jing", score, self.transfer_env(floor, payer_is_dealer, collector_is_dealer), [])[0]
+        return self.transfer_paid("jing", score, floor, payer_is_dealer, collector_is_dealer)
 
     def made_indicators(self, snap: Snapshot, name: str) -> dict[str, int]:
         """The indicators declaration ``name`` makes, ``NAME@TILE`` → kind, when it makes several
@@ -483,10 +481,17 @@ class Scorer(Legality):
     def jing_paid(self, n: int, sole: bool, floor: int, payer_is_dealer: bool, collector_is_dealer: bool) -> int:
         """子 one payer pays a seat whose count for an indicator is ``n`` (no liability in play):
         :meth:`jing_score`, then :meth:`settled` with the transfer's facts."""
-        score = self.jing_score(n, sole, floor).score
-        if not score:
+        return self.transfer_paid("jing", self.jing_score(n, sole, floor).score, floor, payer_is_dealer,
+                                  collector_is_dealer)
+
+    def transfer_paid(self, scope: str | tuple[str, ...], amount: int, floor: int, payer_is_dealer: bool,
+                      collector_is_dealer: bool, drawn: bool = False) -> int:
+        """子 one payer pays for one end-settlement transfer of ``amount`` on ``scope``: 0 for no
+        amount (no transfer is made), else :meth:`settled` with the transfer's facts
+        (:meth:`transfer_env`), as :meth:`settle_indicator` moves it."""
+        if not amount:
             return 0
-        return self.settled("jing", score, self.transfer_env(floor, payer_is_dealer, collector_is_dealer), [])[0]
+        return self.settled(scope, amount, self.transfer_env(floor, payer_is_dealer, collector_is_dealer, drawn), [])[0]
 
     def _jing_transfer(self, ledger: Ledger, snap: Snapshot, payer: str, payee: str, amount: int,
                        parts: list[str], part: str, rule: str, scope: tuple[str, ...] = ("jing",)) -> None:
@@ -529,9 +534,8 @@ class Scorer(Legality):
         :meth:`kong_items` but those the discarder pays for all (``from_discarder``), each
         :meth:`settled` (scopes ``jing`` and ``kongs``) with the transfer's facts, as
         :meth:`settle_indicator` pays them (RULES.md §2 Kongs)."""
-        env = self.transfer_env(floor, payer_is_dealer, collector_is_dealer, drawn)
-        return sum(self.settled(("jing", "kongs"), item.amount, env, [])[0]
-                   for item in self.kong_items(meld, jing, any_jing) if not item.from_discarder and item.amount)
+        return sum(self.transfer_paid(("jing", "kongs"), item.amount, floor, payer_is_dealer, collector_is_dealer, drawn)
+                   for item in self.kong_items(meld, jing, any_jing) if not item.from_discarder)
 
     def hand_jing_kinds(self, indicators: Mapping[str, int]) -> set[int]:
         """The 正/副精 kinds of every indicator of this hand that ``indicators`` (name → tile)

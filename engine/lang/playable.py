@@ -455,9 +455,6 @@ def check_table_sizes(rs: Ruleset, fail: _Fail, complete: int) -> None:
 
 # ---- payments ---------------------------------------------------------------------------------------
 
-_BY = BY_FACTS  # how a win is made → the facts it fixes (engine/lang/facts.py)
-
-
 def _walk(expr: Expr, names: set[str], nums: set[int], patterns: list[str]) -> None:
     if isinstance(expr, Num):
         nums.add(expr.value)
@@ -484,21 +481,21 @@ def _check_payments(rs: Ruleset, fail: _Fail) -> None:
         _walk(p.when, names, nums, pats)
     near = {v + d for v in nums for d in (-1, 0, 1)}
     values = {"wilds": sorted({0, 1} | {v for v in near if v >= 0}), "floor": sorted({1} | {v for v in near if v >= 1})}
-    free = sorted(names - set(_BY["discard"]) - ({"wilds_used"} if "wilds" in names else set()))
+    free = sorted(names - set(BY_FACTS["discard"]) - ({"wilds_used"} if "wilds" in names else set()))
     domains = [values.get(f, (False, True)) for f in free]
     patterns = list(rs.patterns) if pats else [None]
     evaluate = ExprCache()  # the scorer's evaluator: a payment applies here iff it applies there
     cases = len(patterns)
     for d in domains:
         cases *= len(d)
-    if cases * len(_BY) > MAX_PAYMENT_CASES:
+    if cases * len(BY_FACTS) > MAX_PAYMENT_CASES:
         return  # too many to try: the scorer still says which win no payment covers
     has_kong = any(m.meld_kind == "kong" for m in rs.melds.values())
     ways = ["discard", "self_draw"] + (["kong_draw"] if has_kong else []) + \
         (["rob_kong"] if has_kong and FLOW.policy(rs, "rob_kong") else [])
     for by in ways:
         for combo in itertools.product(*domains):
-            env = dict(_BY[by], **dict(zip(free, combo)))
+            env = dict(BY_FACTS[by], **dict(zip(free, combo)))
             if not _possible(env, by):
                 continue
             if "wilds" in env:

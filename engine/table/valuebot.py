@@ -65,7 +65,7 @@ from types import MappingProxyType
 from typing import Any
 
 from engine.core.handparts import MeldTiles, Reading
-from engine.core.scoring import Roles, Scorer, SeatHand, WinInfo, WinSituation
+from engine.core.scoring import Roles, Scorer, SeatHand, Transfer, WinInfo, WinSituation
 from engine.core.shanten import Shanten
 from engine.core.tiles import TileSet
 from engine.errors import MjError
@@ -168,14 +168,17 @@ class ValueModel:
         """子 the winner collects for ``reading`` with the win facts ``env``: what
         :meth:`Scorer.win_transfers` pays (0 for a reading a ``no win`` fan refuses, or one no
         payment covers)."""
-        s = self.scorer
-        if s.refusals(env, reading):
-            return 0
+        return sum(t.amount for t in self._transfers(env, reading, roles) or ())
+
+    def _transfers(self, env: dict[str, Any], reading: Reading, roles: Roles) -> list[Transfer] | None:
+        """:meth:`Scorer.win_transfers` of the reading; None where a ``no win`` fan refuses it or
+        no payment covers it."""
+        if self.scorer.refusals(env, reading):
+            return None
         try:
-            transfers, _, _ = s.win_transfers(env, reading, roles)
+            return self.scorer.win_transfers(env, reading, roles)[0]
         except MjError:
-            return 0
-        return sum(t.amount for t in transfers)
+            return None
 
     def _win_value(self, pattern: str, wilds_used: bool, winner_is_dealer: bool = False) -> float:
         """Expected 子 a win with ``pattern`` brings its seat (floor 1): a discard win
@@ -203,14 +206,9 @@ class ValueModel:
                     # first is the dealer) — or the only other seat at a table of two
                     others = len(self.seats) - 1
                     roles = self.roles(winner_is_dealer, 0 if winner_is_dealer else min(1, others - 1))
-                    env = self.facts(reading, roles)
-                    if self.scorer.refusals(env, reading):
-                        continue
-                    try:
-                        transfers, _, _ = self.scorer.win_transfers(env, reading, roles)
-                    except MjError:
-                        continue
-                    out.append(sum(t.amount for t in transfers if t.payer == roles.discarder))
+                    transfers = self._transfers(self.facts(reading, roles), reading, roles)
+                    if transfers is not None:
+                        out.append(sum(t.amount for t in transfers if t.payer == roles.discarder))
         return sum(out) / len(out) if out else 0.0
 
     # ---- 精 ------------------------------------------------------------------------------------------
