@@ -22,6 +22,7 @@ class Client:
         self.frames: list[dict] = []
         self.errors: list[dict] = []
         self.oks: list[dict] = []  # the server's word that an action was applied (hand, seq)
+        self.hellos: list[dict] = []  # what does not change in a match (tiles, seats), first on every connection
         self.closed: tuple[int, str] | None = None
         self.cond = threading.Condition()
         self.thread = threading.Thread(target=self._read, daemon=True)
@@ -33,7 +34,7 @@ class Client:
                 f = json.loads(raw)
                 with self.cond:
                     kind = f.get("type")
-                    (self.frames if kind == "state" else self.oks if kind == "ok" else self.errors).append(f)
+                    {"state": self.frames, "ok": self.oks, "hello": self.hellos}.get(kind, self.errors).append(f)
                     self.cond.notify_all()
         except Exception:
             pass
@@ -67,9 +68,9 @@ class Client:
 
 
 def choose(frame: dict) -> str:
-    """A legal action picked by a hash of what the seat sees (a win whenever there is one)."""
-    legal = frame["view"]["legal"]
-    wins = [a for a in legal if a.split()[1] in ("win", "rob")]
+    """A legal action's text picked by a hash of what the seat sees (a win whenever there is one)."""
+    legal = [a["text"] for a in frame["view"]["legal"]]
+    wins = [a["text"] for a in frame["view"]["legal"] if a["kind"] == "win"]
     if wins:
         return wins[0]
     h = hashlib.sha256(json.dumps(frame["view"], sort_keys=True, ensure_ascii=False).encode()).digest()

@@ -49,7 +49,9 @@ def test_a_flip_is_settled_at_once_and_asks_the_seats_it_meets_the_condition_for
     asked = [s for s in order if n[s] >= 3]  # nanchang: 正 2, 副 1
     assert asked and g.current == asked[0] and g.to_act() == [asked[0]]
     assert [a.text(g.scorer) for a in g.legal_actions(g.current)] == [f"{g.current} stop", f"{g.current} pass"]
-    assert g.observation(g.current)["flip"] == {"name": "upper", "made": len(flips), "of": 22, "tile": flips[-1]["tile"]}
+    from engine.table.view import view_of
+
+    assert view_of(g, g.current)["flip"] == {"name": "upper", "made": len(flips), "of": 22, "tile": flips[-1]["tile"]}
     assert "upper" not in g.indicators and not g.wild
 
 

@@ -45,13 +45,18 @@ def test_a_match_rotates_and_carries_indicators():
         assert nxt.previous_indicators == prev.indicators
 
 
-def test_observation_hides_other_hands_and_concealed_kongs():
+def test_a_seat_view_shows_its_own_tiles_only():
+    from engine.table.view import view_of
+
     g = Game(RS, 5)
-    obs = g.observation("S")
-    assert obs["hand"] == g.tiles.format(g.hands["S"].concealed)
-    assert "E" not in obs["hand"] and set(obs["hand_sizes"]) == set(SEATS)
+    obs = view_of(g, "S")
+    assert obs["hand"] == [g.tiles.code(k) for k in sorted(g.hands["S"].concealed)]
+    assert obs["hands"] == {"S": obs["hand"], "E": None, "W": None, "N": None}
+    assert obs["hand_sizes"] == {s: len(g.hands[s].concealed) for s in SEATS}
     assert obs["legal"] == []  # the dealer acts first
-    assert g.observation("E")["legal"]
+    east = view_of(g, "E")
+    assert [a["text"] for a in east["legal"]] == [a.text(g.scorer) for a in g.legal_actions("E")]
+    assert sorted(east["hand"] + [east["drawn"]]) == sorted(g.tiles.code(k) for k in g.hands["E"].concealed)
 
 
 def test_illegal_actions_say_what_is_legal_and_change_nothing():

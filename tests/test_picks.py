@@ -31,7 +31,9 @@ def test_every_seat_picks_in_play_order_from_the_dealer_before_play(rs):
         assert g.to_act() == [seat]
         g.apply(f"{seat} pick {tile}")
     assert g.phase == ACT and g.current == "S"
-    assert g.observation("W")["pick"] == "东" and g.observation("N")["pick"] == "9s"
+    from engine.table.view import view_of
+
+    assert view_of(g, "W")["pick"] == "东" and view_of(g, "N")["pick"] == "9s" and view_of(g, None)["pick"] is None
     code = g.tiles.code
     assert {s: sorted(map(code, w)) for s, w in g.wilds.items()} == {
         "S": ["3m", "4m"], "W": ["东", "南"], "N": ["1s", "9s"], "E": ["3m", "4m"]}
@@ -151,8 +153,18 @@ def test_the_web_table_offers_the_pick_and_marks_the_seats_own_jing():
     legal = s.state()["table"]["legal"]
     assert [a["kind"] for a in legal] == ["pick"] * len(s.game.tiles)
     state = s.act("E pick 3m")
-    marks = {t["code"]: t["jing"] for t in state["table"]["hands"]["E"]["tiles"] if t["jing"]}
-    assert marks.get("4m") == "副精" and set(marks) <= {"3m", "4m"}  # seed 3: E holds 456m
+    view = state["table"]
+    held = set(view["hand"]) | ({view["drawn"]} if view["drawn"] else set())
+    assert "4m" in held  # seed 3: E holds 456m
+    assert view["jing"].get("4m") == "副精" and view["jing"].get("3m") == "正精"  # its own pick's marks
+    assert s.state()["table"]["jing"] == view["jing"]
+    from engine.table.view import view_of
+
+    code = s.game.tiles.code
+    main, nxt = s.game.scorer.jing_kinds(s.game.picked.chosen["S"])  # S's view marks S's own pick
+    south = view_of(s.game, "S")["jing"]
+    assert south[code(main)] == "正精" and (nxt is None or south[code(nxt)] == "副精")
+    assert view_of(s.game, None)["jing"] == {}  # a spectator sees nobody's pick
 
 
 def test_the_next_hands_huitou_is_the_winners_pick(rs):

@@ -172,7 +172,7 @@ def test_hostile_clients_are_refused_and_change_nothing(srv):
     assert [e["error"][:20] for e in east.errors][:2] == ["a message is JSON"[:20], "a message is at most "[:20]]
     st, summary = srv.call("GET", f"/api/rooms/{room}")
     assert summary["hand"] == 1 and summary["totals"] == {"E": 0, "S": 0, "W": 0, "N": 0}
-    assert srv.app.state.hub.rooms[room].version == v0  # nothing was applied
+    assert srv.app.state.hub.actors[room].room.version == v0  # nothing was applied
     forged = _ws(srv, room, "A" * 32)
     assert forged.wait(lambda c: c.closed)[0] == 4403
     other = _room(srv)
@@ -183,13 +183,13 @@ def test_hostile_clients_are_refused_and_change_nothing(srv):
     assert "spectator" in watcher.wait(lambda c: c.errors)[0]["error"]
     missing = _ws(srv, "nosuchroom")
     assert missing.wait(lambda c: c.closed)[0] == 4404
-    assert srv.app.state.hub.rooms[room].version == v0
+    assert srv.app.state.hub.actors[room].room.version == v0
     east.close()
     watcher.close()
 
 
 def test_a_flood_of_joins_is_rate_limited(srv):
-    from engine.tools.server.caps import JOIN_RATE
+    from engine.tools.rooms.caps import JOIN_RATE
 
     out = _room(srv)
     codes = []

@@ -1,8 +1,8 @@
 """Bots: a random-legal player and a greedy one that plays sensibly with 精 wilds.
 
 A bot is a callable ``choose(game, seat) -> Action`` over :meth:`Game.legal_actions`; it sees
-the game only through ``game.observation(seat)``-level facts (its own tiles, melds, the wild
-kinds, what is public). Each bot has its own random generator, separate from the game's, so a
+the game only through the facts its seat may see (:func:`engine.table.view.seat_view`: its own
+tiles, melds, the wild kinds, what is public). Each bot has its own random generator, separate from the game's, so a
 record replays without the bots.
 """
 from __future__ import annotations

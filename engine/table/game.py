@@ -50,7 +50,6 @@ from engine.table.actions import KINDS as KINDS  # re-exported: the game's publi
 from engine.table.actions import HandResult as HandResult
 from engine.table.ending import close_hand
 from engine.table.flips import Flips
-from engine.table.observe import observation
 from engine.table.picks import Picks
 from engine.table.placing import next_draw_positions, relative_positions
 from engine.table.wall import Wall, break_position, roll
@@ -791,9 +790,3 @@ class Game:
         self.phase = OVER
         self._log("end", winner=win.seat if win else None, by=win.by if win else "exhaustive",
                   fans=self.result.fans, net=self.result.net(self.seats))
-
-    # ---- observation ---------------------------------------------------------------------------------------
-    def observation(self, seat: str) -> dict[str, Any]:
-        """What ``seat`` may see (engine/table/observe.py): its own tiles, everyone's melds, the
-        discards, the revealed indicators, the wall count, whose turn it is and its legal actions."""
-        return observation(self, seat)

@@ -28,6 +28,31 @@ def play_hand(game: Game, bots: dict[str, Bot], on_action: Callable[[Game], None
     return game.result
 
 
+def play_until_person(game: Game, bot_for: Callable[[str], Bot | None], limit: int) -> list[tuple[Action, bool]]:
+    """Bots play ``game`` until a seat with no bot must choose, the hand ends, or ``limit``
+    actions: each turn the first seat to act whose ``bot_for(seat)`` is a bot plays it; a
+    seat's lone ``draw`` is taken for it (``mjrules play`` does the same). ``bot_for`` is asked
+    right before each choice (None: a person plays that seat now). Returns the actions applied,
+    in order, each with whether a bot chose it (False: a lone draw). Bounded by ``limit``."""
+    done: list[tuple[Action, bool]] = []
+    while not game.over and len(done) < limit:
+        for seat in game.to_act():
+            legal = game.legal_actions(seat)
+            if len(legal) == 1 and legal[0].kind == "draw":
+                action, chosen = legal[0], False
+            else:
+                bot = bot_for(seat)
+                if bot is None:
+                    continue
+                action, chosen = bot(game, seat), True
+            game.apply(action)
+            done.append((action, chosen))
+            break
+        else:
+            break  # every seat to act is a person's choice
+    return done
+
+
 def next_deal(rs: Ruleset, seats: list[str], result: HandResult, dealer: str, floor: int) -> tuple[str, int]:
     """(dealer, floor) of the next hand (RULES.md §1 Dealer; §2 爬楼; 001 抄庄)."""
     keeps = (FLOW.policy(rs, "dealer") or {"keeps": ()})["keeps"]

@@ -1,6 +1,6 @@
 """``mjrules play``: a person at the terminal against bots, or four bots watched (--auto).
 
-The person sees only what their seat may see (:meth:`Game.observation`): their tiles grouped
+The person sees only what their seat may see (:func:`engine.table.view.view_of`): their tiles grouped
 by suit with the 精 marked, every meld and discard, the face-up indicators, and the legal
 actions as a numbered menu. After each hand the ledger is shown.
 """
@@ -14,6 +14,7 @@ from rich.table import Table
 from engine.core.ledger import indicator_of
 from engine.errors import MjError
 from engine.table.game import Action, Game, HandResult
+from engine.table.view import public_event, view_of
 
 
 def tiles_text(game: Game, kinds: list[int], wild: frozenset[int] = frozenset()) -> str:
@@ -33,7 +34,7 @@ def tiles_text(game: Game, kinds: list[int], wild: frozenset[int] = frozenset())
 
 def show_table(out: Console, game: Game, seat: str | None) -> None:
     """The table as ``seat`` sees it (all of it when ``seat`` is None, after the hand)."""
-    obs = game.observation(seat or game.current)
+    obs = view_of(game, seat, reveal=seat is None)
     inds = ", ".join(f"{game.rs.indicators[n].label or n} {t}" for n, t in obs["indicators"].items())
     out.print(f"dealer {obs['dealer']} (floor {obs['floor']})   wall {obs['live_wall']}   {inds}", markup=False)
     t = Table(show_header=True, box=None, pad_edge=False)
@@ -42,7 +43,8 @@ def show_table(out: Console, game: Game, seat: str | None) -> None:
     for s in game.seats:
         mine = seat is None or s == seat
         hand = tiles_text(game, game.hands[s].concealed, game.wilds[s]) if mine else f"{obs['hand_sizes'][s]} tiles"
-        t.add_row(s + (" ←" if s in game.to_act() else ""), hand, "  ".join(obs["melds"][s]),
+        melds = [f"{m['kind']} {''.join(m['tiles'])}" if m["tiles"] is not None else "kong ????" for m in obs["melds"][s]]
+        t.add_row(s + (" ←" if s in game.to_act() else ""), hand, "  ".join(melds),
                   " ".join(obs["discards"][s]))
     out.print(t)
 
@@ -121,6 +123,23 @@ def show_hand_end(out: Console, game: Game, seat: str | None) -> None:
               markup=False)
 
 
+def result_json(game: Game) -> dict[str, Any] | None:
+    """How a finished hand ended, JSON-ready (None while it is played): ``winner``, ``by``
+    (``self_draw``, ``discard`` … or ``exhaustive``), ``reading``, ``fans``, ``ledger``
+    (:func:`ledger_rows`), ``net`` (seat -> 子), every seat's last concealed tiles (``hands``,
+    shown to all once the hand is over) and ``labels``: what the rule file names, an indicator's
+    label by its name (``lower`` -> 下精), a flow rule by its policy (``flow.follow_first_discard``
+    -> its declaration's name)."""
+    r = game.result
+    if r is None:
+        return None
+    return {"winner": r.winner, "by": r.win.by if r.win else "exhaustive", "reading": r.reading,
+            "fans": list(r.fans), "ledger": ledger_rows(r), "net": r.net(game.seats),
+            "hands": {s: game.tiles.format(sorted(game.hands[s].concealed)) for s in game.seats},
+            "labels": {**{n: ind.label for n, ind in game.rs.indicators.items() if ind.label},
+                       **{f"flow.{f.policy}": name for name, f in game.rs.flow.items()}}}
+
+
 def ledger_rows(result: HandResult) -> list[dict[str, Any]]:
     """The ledger of a finished hand (a :class:`~engine.table.game.HandResult`), a row per
     transfer in the order settled: when, part, payer, payee, amount (子), the rule that made
@@ -128,22 +147,6 @@ def ledger_rows(result: HandResult) -> list[dict[str, Any]]:
     return [{"when": when, "part": part, "payer": tr.payer, "payee": tr.payee, "amount": tr.amount,
              "rule": tr.rule, "factors": list(tr.factors), "how": " · ".join(tr.factors)}
             for when, part, lg in result.parts for tr in lg.transfers]
-
-
-def public_event(e: dict[str, Any], viewer: str | None) -> dict[str, Any] | None:
-    """An event of :attr:`Game.events` as ``viewer`` may see it (None: every seat's view): another
-    seat's drawn tile, its concealed kong's tile and its dealt hand left out; None for the
-    ``end`` event (the hand's result tells it). A new dict; ``e`` is not changed."""
-    kind, seat = e["event"], e.get("seat")
-    if kind == "end":
-        return None
-    hide = viewer is not None and seat is not None and seat != viewer
-    out = dict(e)
-    if kind == "deal" and viewer is not None:
-        out["hands"] = {viewer: e["hands"][viewer]}
-    if kind in ("draw", "concealed_kong") and hide:
-        out["tile"] = None
-    return out
 
 
 class Narrator:

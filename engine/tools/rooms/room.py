@@ -1,27 +1,32 @@
 """A room: one match of a ruleset played by people and bots, rebuilt from what the store kept.
 
 A :class:`Room` holds the match (dealer, floor, the previous hand's indicators, running totals)
-and the hand being played (a :class:`~engine.table.game.Game`). Every action goes through
-:meth:`Game.apply` after it is stored (:meth:`Store.append_action`), so the database is never
-behind what anyone has been told. :meth:`Room.load` deals each hand again from the room's
-seed (:func:`~engine.table.match.hand_seed`, as ``mjrules simulate`` and ``play`` seed
-theirs) and applies its stored actions: the same tiles, the same table.
+and the hand being played (a :class:`~engine.table.game.Game`). It has one writer, the room's
+actor (:mod:`engine.tools.rooms.hub`), which calls it from one task (or one worker thread at a
+time) and nobody else; it takes no lock. Every action it applies is kept as a
+:class:`~engine.tools.rooms.store.Write` (:meth:`Room.take_writes`), which the actor commits
+before it publishes the new table (:meth:`Room.publish`), so nobody hears of an action the
+database does not have. :meth:`Room.load` deals each hand again from the room's seed
+(:func:`~engine.table.match.hand_seed`, as ``mjrules simulate`` and ``play`` seed theirs) and
+applies its stored actions: the same tiles, the same table.
 
 A seat is played by its person, or by a bot: a bot seat always, a person's seat while it is
 away past the grace period or its turn timer ran out (托管). A bot's choice depends only on the
 table and on (room seed, hand, action number, seat), never on how long the server has been
 up, so a restarted room plays on as it would have.
 
-Views are built from :meth:`Game.observation` only: a seat sees its own tiles, a spectator
-what every seat sees (no concealed hand, other seats' concealed kongs face down, hidden
-indicators hidden until the hand ends).
+Views are built by :func:`engine.table.view.seat_view` only, from the snapshot a
+:class:`Published` holds: a seat sees its own tiles, a spectator what every seat sees (no
+concealed hand, other seats' concealed kongs face down, hidden indicators hidden until the
+hand ends, nobody's 随精 pick).
 """
 from __future__ import annotations
 
 import hashlib
 import hmac
+import json
 import secrets
-import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,11 +35,12 @@ from engine.errors import IllegalAction, MjError
 from engine.lang.ruleset import Ruleset
 from engine.table.bots import BOTS
 from engine.table.game import Action, Game
-from engine.table.match import Match
+from engine.table.match import Bot, Match, play_until_person
 from engine.table.records import game_record, to_yaml
-from engine.tools.rooms.store import RoomRow, Store
-from engine.tools.server.caps import MAX_ACTION_CHARS, MAX_STEPS
-from engine.tools.server.table import jing_marks, result_json, tile_json
+from engine.table.view import TableSnapshot, seat_view, snapshot, tile_set
+from engine.tools.play import result_json
+from engine.tools.rooms.caps import MAX_ACTION_CHARS, MAX_STEPS
+from engine.tools.rooms.store import RoomRow, Store, Write
 
 HUMAN = "human"
 STAND_IN = "greedy"  # the bot that plays a person's seat while it is away (托管)
@@ -56,43 +62,31 @@ def bot_seed(seed: int, hand: int, seq: int, seat_index: int) -> int:
     return (((seed * 1_000_003 + hand) * 1_009 + seq) * 8 + seat_index) % (2**31)
 
 
-def public_view(game: Game) -> dict[str, Any]:
-    """What every seat sees (a spectator's view): :meth:`Game.observation` without a hand, and
-    every seat's concealed kongs face down until the hand is over."""
-    first, second = game.seats[0], game.seats[1 % len(game.seats)]
-    view = game.observation(first)
-    view["melds"][first] = game.observation(second)["melds"][first]  # as any other seat sees them
-    view.pop("hand", None)
-    view["seat"] = None
-    view["legal"] = []
-    view["pick"] = None  # a seat's own 精 pick (随精) is its own
-    return view
+def _nobody(seat: str) -> Bot | None:
+    return None
 
 
-def tile_lists(game: Game, seat: str | None) -> dict[str, Any]:
-    """The view's tiles as lists of codes, for a page to draw: ``hand_codes`` (``seat``'s own,
-    sorted; none for a spectator) and ``meld_codes`` {seat: [{"kind", "tiles"}]}, another seat's
-    concealed kong with ``tiles`` None until the hand is over (as :meth:`Game.observation`)."""
-    code = game.tiles.code
-    melds = {s: [{"kind": m.meld_kind, "tiles": None if (m.concealed and s != seat and not game.over)
-                  else [code(t) for t in m.tiles]} for m in h.melds] for s, h in game.hands.items()}
-    hand = [code(t) for t in sorted(game.hands[seat].concealed)] if seat is not None else []
-    return {"hand_codes": hand, "meld_codes": melds}
+@dataclass(frozen=True)
+class Published:
+    """A room as it was at ``version``, immutable: what every reader (a frame, a summary) is
+    built from while the room's actor goes on. ``table`` is None between matches' end and close;
+    ``frame`` gives each viewer's frame as JSON text (built once a viewer, then kept)."""
 
+    version: int
+    table: TableSnapshot | None
+    head: dict[str, Any]  # the frame's fields every viewer shares (hand, totals, last, players, away …)
+    summary: dict[str, Any]
+    frames: dict[str | None, str] = field(default_factory=dict, compare=False)
 
-def tile_set(game: Game) -> dict[str, dict[str, Any]]:
-    """Every tile kind for the page, by code, as the table's page gets them (:func:`tile_json`:
-    group, the group's label as the rule file declares it, suit, rank)."""
-    return {k.code: tile_json(game, i, {}) for i, k in enumerate(game.tiles.kinds)}
-
-
-def result_view(game: Game) -> dict[str, Any] | None:
-    """How a finished hand ended (:func:`result_json`: winner, how, fans, its ledger, the net
-    per seat) and every seat's last tiles (shown to all once the hand is over)."""
-    out = result_json(game)
-    if out is None:
-        return None
-    return {**out, "hands": {s: game.tiles.format(sorted(game.hands[s].concealed)) for s in game.seats}}
+    def frame(self, seat: str | None) -> str:
+        """``{"type": "state", "seat", "version", …, "view"}`` as JSON for ``seat`` (None: a
+        spectator): :func:`seat_view` of the snapshot. Built once per viewer."""
+        out = self.frames.get(seat)
+        if out is None:
+            view = seat_view(self.table, seat) if self.table is not None else None
+            out = json.dumps({"type": "state", "seat": seat, **self.head, "view": view}, ensure_ascii=False)
+            self.frames[seat] = out
+        return out
 
 
 @dataclass
@@ -108,11 +102,11 @@ class Room:
     match: Match = field(init=False)  # the deal passing, floors, the previous hand's indicators
     totals: dict[str, int] = field(default_factory=dict)
     game: Game | None = None
-    last_result: dict[str, Any] | None = None  # the hand before this one, as result_view gives it
+    last_result: dict[str, Any] | None = None  # the hand before this one, as result_json gives it
     away_since: dict[str, float | None] = field(default_factory=dict)  # seat -> when it left (None: here)
     turn_since: float = 0.0  # when the current wait for a person began
     version: int = 0  # bumped on every change (frames are sent when it moves)
-    lock: threading.RLock = field(default_factory=threading.RLock)
+    writes: list[Write] = field(default_factory=list)  # applied, not yet committed (take_writes)
 
     def __post_init__(self) -> None:
         self.scorer = Scorer(self.rs)
@@ -121,7 +115,7 @@ class Room:
         unknown = set(self.row.players) - set(self.seats)
         if unknown:
             raise MjError(f"no seat {sorted(unknown)[0]!r} at this table", hint=f"seats: {' '.join(self.seats)}")
-        self.tiles: dict[str, dict[str, Any]] = {}  # filled at the first deal (tile_set)
+        self.tiles: dict[str, dict[str, object]] = {}  # filled at the first deal (tile_set)
         self.totals = self.totals or dict.fromkeys(self.seats, 0)
         self.away_since = {s: NEVER for s in self.seats if self.player(s) == HUMAN}  # nobody has joined yet
 
@@ -142,9 +136,10 @@ class Room:
         self.game = self.match.deal()
         self.tiles = self.tiles or tile_set(self.game)
 
-    def start(self) -> None:
-        """Deal the first hand (a new room)."""
+    def start(self, now: float) -> None:
+        """Deal the first hand (a new room); the first turn's timer runs from ``now``."""
         self._deal()
+        self.turn_since = now
 
     @classmethod
     def load(cls, row: RoomRow, rs: Ruleset, store: Store, now: float) -> Room:
@@ -153,6 +148,7 @@ class Room:
         rule file changed under the room)."""
         room = cls(row, rs, store)
         room.away_since = dict.fromkeys(room.away_since, now)  # the grace runs from the restart
+        room.turn_since = now
         stored = store.actions(row.id)
         room._deal()
         while not room.finished:
@@ -167,16 +163,13 @@ class Room:
             if not game.over:
                 break
             room._end_hand(store_record=store.record(row.id, room.hand) is None)
+        room.store.write(room.take_writes())  # a hand whose record a crash lost
         return room
 
     # ---- playing ----------------------------------------------------------------------------------
-    def _apply(self, action: Action, by: str) -> None:
-        """Store the action, then apply it (stored first: nobody hears of an action the
-        database does not have)."""
-        game = self.game
-        assert game is not None and not game.over, "an action is for a hand in play"
-        self.store.append_action(self.row.id, self.hand, len(game.actions), action.text(self.scorer), by)
-        game.apply(action)
+    def _applied(self, game: Game, action: Action, by: str) -> None:
+        """Keep the action just applied to ``game`` for the store; end the hand when it is over."""
+        self.writes.append(Write.action(self.row.id, self.hand, len(game.actions) - 1, action.text(self.scorer), by))
         self.version += 1
         if game.over:
             self._end_hand(store_record=True)
@@ -186,33 +179,38 @@ class Room:
         assert game is not None and game.result is not None, "a hand that ended has a result"
         net = game.result.net(self.seats)
         if store_record:
-            self.store.finish_hand(self.row.id, self.hand, to_yaml(game_record(game)), net)
+            self.writes.append(Write.hand(self.row.id, self.hand, to_yaml(game_record(game)), net))
         for s, v in net.items():
             self.totals[s] += v
-        self.last_result = {"hand": self.hand, **(result_view(game) or {})}
+        self.last_result = {"hand": self.hand, **(result_json(game) or {})}
         self.match.finish(game)
         if not self.finished:
             self._deal()
         self.version += 1
 
+    def take_writes(self) -> list[Write]:
+        """What was applied since the last call, for the store (in order); the list is emptied."""
+        out, self.writes = self.writes, []
+        return out
+
     def act(self, seat: str, text: str, now: float) -> tuple[int, int]:
         """Apply ``seat``'s action ``text`` (one of its legal actions' texts); returns (hand,
-        action number) where it was stored (both 0-based). Raises :class:`IllegalAction`
+        action number) where it is stored (both 0-based). Raises :class:`IllegalAction`
         (nothing changed) when it is not ``seat``'s to play now."""
-        with self.lock:
-            game = self.game
-            if self.finished or game is None:
-                raise IllegalAction("the match is over")
-            offered = {a.text(self.scorer): a for a in game.legal_actions(seat)}
-            action = offered.get(text)
-            if action is None:
-                said = " ".join(str(text).split())[:MAX_ACTION_CHARS]
-                raise IllegalAction(f"{said!r} is not an action {seat} may take now",
-                                    hint=("one of: " + ", ".join(offered)) if offered else "wait for your turn")
-            where = (self.hand, len(game.actions))
-            self._apply(action, "seat")
-            self.turn_since = now
-            return where
+        game = self.game
+        if self.finished or game is None:
+            raise IllegalAction("the match is over")
+        offered = {a.text(self.scorer): a for a in game.legal_actions(seat)}
+        action = offered.get(text)
+        if action is None:
+            said = " ".join(str(text).split())[:MAX_ACTION_CHARS]
+            raise IllegalAction(f"{said!r} is not an action {seat} may take now",
+                                hint=("one of: " + ", ".join(offered)) if offered else "wait for your turn")
+        where = (self.hand, len(game.actions))
+        game.apply(action)
+        self._applied(game, action, "seat")
+        self.turn_since = now
+        return where
 
     def stand_in(self, seat: str, now: float, grace: float) -> bool:
         """Whether a bot plays ``seat`` now: a bot seat, or a person away past ``grace``
@@ -224,72 +222,79 @@ class Room:
             return True
         return self.row.timer is not None and now - self.turn_since >= self.row.timer
 
-    def step(self, now: float, grace: float, limit: int = MAX_STEPS) -> bool:
+    def bots_to_play(self, now: float, grace: float) -> bool:
+        """Whether a bot (or a stand-in) has a choice to make now: :meth:`step` with bots may
+        take long (the actor runs it off the event loop)."""
+        game = self.game
+        return game is not None and not self.finished and any(self.stand_in(s, now, grace) for s in game.to_act())
+
+    def step(self, now: float, grace: float, limit: int = MAX_STEPS, bots: bool = True) -> bool:
         """Let bots (and stand-ins) play until a person must choose, the match ends or
-        ``limit`` actions; a person's lone draw is taken for them. Returns whether anything
-        changed."""
+        ``limit`` actions (:func:`~engine.table.match.play_until_person`); a person's lone draw
+        is taken for them. ``bots`` False: only the lone draws. Returns whether anything changed."""
         changed = False
-        with self.lock:
-            for _ in range(limit):
-                game = self.game
-                if self.finished or game is None:
-                    break
-                acted = False
-                for seat in game.to_act():
-                    legal = game.legal_actions(seat)
-                    by = ""
-                    if len(legal) == 1 and legal[0].kind == "draw":
-                        action, by = legal[0], "seat"
-                    elif self.stand_in(seat, now, grace):
-                        kind = self.player(seat)
-                        bot = BOTS[kind if kind != HUMAN else STAND_IN](
-                            bot_seed(self.row.seed, self.hand, len(game.actions), self.seats.index(seat)))
-                        action, by = bot(game, seat), ("bot" if kind != HUMAN else "托管")
-                    else:
-                        continue
-                    self._apply(action, by)
-                    acted = changed = True
-                    self.turn_since = now
-                    break
-                if not acted:
-                    break
+        while limit > 0 and not self.finished and self.game is not None:
+            game = self.game
+            bot_for = self._bot_for(game, now, grace) if bots else _nobody
+            start = len(game.actions)
+            done = play_until_person(game, bot_for, limit)
+            for i, (action, by_bot) in enumerate(done):
+                by = ("bot" if self.player(action.seat) != HUMAN else "托管") if by_bot else "seat"
+                self.writes.append(Write.action(self.row.id, self.hand, start + i, action.text(self.scorer), by))
+            if done:
+                self.version += 1
+                self.turn_since = now
+                changed = True
+            limit -= len(done)
+            if not game.over:
+                break
+            self._end_hand(store_record=True)
         return changed
 
+    def _bot_for(self, game: Game, now: float, grace: float) -> Callable[[str], Bot | None]:
+        """Who plays a seat of ``game`` now: its bot, a stand-in (托管) or None (its person). A
+        bot's seed is :func:`bot_seed` of this very decision."""
+        def bot_for(seat: str) -> Bot | None:
+            if not self.stand_in(seat, now, grace):
+                return None
+            kind = self.player(seat)
+            return BOTS[kind if kind != HUMAN else STAND_IN](
+                bot_seed(self.row.seed, self.hand, len(game.actions), self.seats.index(seat)))
+        return bot_for
+
     # ---- what seats see ---------------------------------------------------------------------------
-    def view(self, seat: str | None) -> dict[str, Any]:
-        """The frame for ``seat`` (None: a spectator): ``{"type": "state", "seat", "version", "hand",
-        "hands", "totals", "view", "last", "finished", "players", "away"}``; ``view`` is
-        :meth:`Game.observation` for the seat (with ``legal``, ``over``) or :func:`public_view`."""
-        with self.lock:
-            game = self.game
-            view: dict[str, Any] | None = None
-            if game is not None and not self.finished:
-                view = game.observation(seat) if seat is not None else public_view(game)
-                view["over"] = game.over
-                marks = jing_marks(game, set(view["indicators"]), seat)
-                view["jing"] = {game.tiles.code(k): mark for k, mark in marks.items()}
-                view.update(tile_lists(game, seat))
-            return {"type": "state", "seat": seat, "version": self.version,
-                    "hand": self.hand + 1 if not self.finished else self.row.hands,
-                    "hands": self.row.hands, "totals": dict(self.totals), "view": view, "last": self.last_result,
-                    "finished": self.finished, "ruleset": self.row.ruleset, "options": dict(self.row.options),
-                    "players": {s: self.player(s) for s in self.seats}, "seats": list(self.seats),
-                    "label": self.rs.label or self.rs.name, "tiles": self.tiles,
-                    "indicator_labels": {n: ind.label or n for n, ind in self.rs.indicators.items()},
-                    "away": sorted(s for s, t in self.away_since.items() if t is not None)}
+    def publish(self) -> Published:
+        """The room now, frozen (:class:`Published`): the table's snapshot, the fields every
+        frame shares and the public summary. The frame of a seat is ``{"type": "state", "seat",
+        "version", "hand", "hands", "totals", "last", "finished", "players", "away", "view"}``;
+        ``view`` is :func:`seat_view` (None once the match is over)."""
+        game = self.game
+        table = snapshot(game) if game is not None and not self.finished else None
+        players = {s: self.player(s) for s in self.seats}
+        head = {"version": self.version, "hand": self.hand + 1 if not self.finished else self.row.hands,
+                "hands": self.row.hands, "totals": dict(self.totals), "last": self.last_result,
+                "finished": self.finished, "players": players,
+                "away": sorted(s for s, t in self.away_since.items() if t is not None)}
+        summary = {"room": self.row.id, "ruleset": self.row.ruleset, "label": self.rs.label or self.rs.name,
+                   "options": dict(self.row.options), "hands": self.row.hands,
+                   "hand": min(self.hand + 1, self.row.hands), "totals": dict(self.totals),
+                   "seats": {s: {"player": players[s], "taken": players[s] == HUMAN and self.away_since.get(s) is None}
+                             for s in self.seats},
+                   "finished": self.finished, "closed": self.row.closed}
+        return Published(self.version, table, head, summary)
 
-    def summary(self) -> dict[str, Any]:
-        """The public summary (``GET /api/rooms/{room}``)."""
-        with self.lock:
-            return {"room": self.row.id, "ruleset": self.row.ruleset, "label": self.rs.label or self.rs.name,
-                    "options": dict(self.row.options), "hands": self.row.hands,
-                    "hand": min(self.hand + 1, self.row.hands), "totals": dict(self.totals),
-                    "seats": {s: {"player": self.player(s),
-                                  "taken": self.player(s) == HUMAN and self.away_since.get(s) is None}
-                              for s in self.seats},
-                    "finished": self.finished, "closed": self.row.closed}
+    def hello(self) -> str:
+        """The first message a connection gets, JSON: what does not change in a match
+        (``{"type": "hello", "room", "ruleset", "label", "options", "seats", "hands", "tiles",
+        "indicator_labels"}``; ``tiles`` is :func:`tile_set`)."""
+        return json.dumps({"type": "hello", "room": self.row.id, "ruleset": self.row.ruleset,
+                           "label": self.rs.label or self.rs.name, "options": dict(self.row.options),
+                           "seats": list(self.seats), "hands": self.row.hands, "tiles": self.tiles,
+                           "indicator_labels": {n: ind.label or n for n, ind in self.rs.indicators.items()}},
+                          ensure_ascii=False)
 
-    def seat_of(self, token: str, hashes: dict[str, str]) -> str | None:
+    @staticmethod
+    def seat_of(token: str, hashes: dict[str, str]) -> str | None:
         """The seat whose token ``token`` is (compared in constant time), or None."""
         h = token_hash(token)
         found = None

@@ -62,6 +62,28 @@ HANDS = sa.Table(
     sa.Column("net", sa.Text, nullable=False),  # JSON {seat: 子}
 )
 
+TABLES = {"actions": ACTIONS, "hands": HANDS}  # what a Write may name
+
+
+@dataclass(frozen=True)
+class Write:
+    """One row to store: an applied action (``table`` ``actions``) or a finished hand
+    (``hands``), with its column values. Made by :meth:`action` and :meth:`hand`; the store
+    writes a list of them in one transaction (:meth:`Store.write`)."""
+
+    table: str
+    values: tuple[tuple[str, object], ...]
+
+    @staticmethod
+    def action(room: str, hand: int, seq: int, text: str, by: str) -> Write:
+        """Action ``seq`` of hand ``hand`` (0-based both), its text and who chose it."""
+        return Write("actions", (("room", room), ("hand", hand), ("seq", seq), ("text", text), ("by", by)))
+
+    @staticmethod
+    def hand(room: str, hand: int, record: str, net: dict[str, int]) -> Write:
+        """Finished hand ``hand``: its record (YAML) and net per seat (子)."""
+        return Write("hands", (("room", room), ("hand", hand), ("record", record), ("net", json.dumps(net))))
+
 
 @dataclass(frozen=True)
 class RoomRow:
@@ -176,11 +198,17 @@ class Store:
                       .values(owner=None, lease_until=0.0))
 
     # ---- actions and hands ---------------------------------------------------------------------------
-    def append_action(self, room_id: str, hand: int, seq: int, text: str, by: str) -> None:
-        """Store action ``seq`` of hand ``hand`` (0-based both). Raises
-        :class:`sqlalchemy.exc.IntegrityError` when that place is taken (another server wrote it)."""
+    def write(self, writes: list[Write]) -> None:
+        """Store ``writes`` in one transaction, committed when this returns (nothing when the
+        list is empty). Raises :class:`sqlalchemy.exc.IntegrityError` (nothing stored) when an
+        action's place is taken: another server wrote it."""
+        if not writes:
+            return
         with self.engine.begin() as c:
-            c.execute(ACTIONS.insert().values(room=room_id, hand=hand, seq=seq, text=text, by=by))
+            for table in ("actions", "hands"):
+                rows = [dict(w.values) for w in writes if w.table == table]
+                if rows:
+                    c.execute(TABLES[table].insert(), rows)
 
     def actions(self, room_id: str) -> dict[int, list[str]]:
         """Every stored action's text by hand, in order."""
@@ -190,10 +218,6 @@ class Store:
                                .order_by(ACTIONS.c.hand, ACTIONS.c.seq)):
                 out.setdefault(r.hand, []).append(r.text)
         return out
-
-    def finish_hand(self, room_id: str, hand: int, record: str, net: dict[str, int]) -> None:
-        with self.engine.begin() as c:
-            c.execute(HANDS.insert().values(room=room_id, hand=hand, record=record, net=json.dumps(net)))
 
     def record(self, room_id: str, hand: int) -> str | None:
         with self.engine.connect() as c:

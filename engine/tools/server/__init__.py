@@ -40,7 +40,7 @@ def serve(host: str = LOCALHOST, port: int = DEFAULT_PORT, data_dir: Path | None
     import uvicorn
 
     from engine.tools.server.app import create_app
-    from engine.tools.server.caps import MAX_FRAME_BYTES
+    from engine.tools.rooms.caps import MAX_FRAME_BYTES
 
     app = create_app(data_dir or default_data_dir(), db=db, preselect=preselect, grace=grace, lease=lease, joins=joins)
     sock = sock or listen(host, port)

@@ -282,16 +282,17 @@ def create_app(data_dir: Path, db: str | None = None, preselect: dict[str, Any] 
     be away before a bot plays for it; ``lease``: seconds this server holds a room it serves;
     ``joins``: rooms made and websockets joined per client address per 10 s."""
     import engine.tools.server.rooms_api as rooms_api
+    from engine.tools.rooms.hub import Rate
     from engine.tools.rooms.store import Store
 
     server = Server(data_dir)
-    hub = rooms_api.Hub(Store(db or str(server.data / "rooms.db")), server.rules, owner=rooms_api.server_id(server.data))
+    hub = rooms_api.hub_for(Store(db or str(server.data / "rooms.db")), server.rules, rooms_api.server_id(server.data))
     if grace is not None:
         hub.grace = grace
     if lease is not None:
         hub.lease = lease
     if joins is not None:
-        hub.joins = rooms_api.Rate(joins, 10.0)
+        hub.joins = Rate(joins, 10.0)
 
     def handle(fn: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
         async def endpoint(request: Request) -> Response:

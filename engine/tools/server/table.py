@@ -5,10 +5,10 @@ every other seat. The person's action (its text) goes to :meth:`Game.apply`, whi
 illegal one with :class:`~engine.errors.IllegalAction` and changes nothing; then the bots play
 until the person has a choice to make (a lone ``draw`` is taken for them, as ``mjrules play``
 does) or the hand is over. :meth:`Session.state` is the table as the seat may see it
-(:meth:`Game.observation`), with tiles as data for the page (the page names them, in its
-message catalogue ``static/i18n.js``, from the labels the rule file declares), the events the
-seat may see (:func:`engine.tools.play.public_event`), and at the end the ledger as ``mjrules
-play`` explains it (:func:`engine.tools.play.ledger_rows`).
+(:func:`engine.table.view.seat_view`: tiles as codes; the page names them from
+:func:`engine.table.view.tile_set` in its message catalogue ``static/i18n.js``), the events the
+seat may see (:func:`engine.table.view.public_event`), and at the end the ledger as ``mjrules
+play`` explains it (:func:`engine.tools.play.result_json`).
 """
 from __future__ import annotations
 
@@ -21,100 +21,17 @@ from engine.errors import IllegalAction, MjError
 from engine.lang.compiler import compile_ruleset
 from engine.table.bots import BOTS
 from engine.table.game import Action, Game
-from engine.table.match import Bot, Match
-from engine.tools.play import Narrator, action_text, ledger_rows, public_event
+from engine.table.match import Bot, Match, play_until_person
+from engine.table.view import public_event, tile_set, view_of
+from engine.tools.play import Narrator, result_json
+from engine.tools.rooms.caps import MAX_STEPS
 from engine.tools.server.caps import CLIP, MAX_LOG, SEED_SPACE
 
 
-def tile_json(game: Game, kind: int, jing: dict[int, str]) -> dict[str, Any]:
-    """A tile for the page: its code (an honour's is its declared name), group (``m``/``p``/``s``
-    or the honours' group) and the group's ``label`` as the rule file declares it (``万``, ``风``:
-    the page names tiles from it, 六条, 南风), rank (suits) and ``jing`` (``正精``, ``副精`` or None)."""
-    k = game.tiles.kinds[kind]
-    return {"code": k.code, "group": k.group, "label": game.tiles.groups[k.group].label, "suit": k.is_suit,
-            "rank": k.rank if k.is_suit else None, "jing": jing.get(kind)}
-
-
-def jing_marks(game: Game, shown: set[str], viewer: str | None) -> dict[int, str]:
-    """正精 / 副精 by tile kind of every wild indicator named in ``shown`` (of one picked by
-    each seat, 随精: the viewer's own pick while the hand is played; a spectator's, None)."""
-    marks: dict[int, str] = {}
-    picked = game.picked if not game.over and viewer is not None else None
-    for name, ind in game.rs.indicators.items():
-        tile = picked.chosen.get(viewer) if picked is not None and viewer is not None and name == picked.name else \
-            game.indicators.get(name) if name in shown else None
-        if ind.wild and tile is not None:
-            main, nxt = game.scorer.jing_kinds(tile)
-            marks.setdefault(main, "正精")
-            if nxt is not None:
-                marks.setdefault(nxt, "副精")
-    return marks
-
-
-def table_json(game: Game, seat: str | None) -> dict[str, Any]:
-    """The table as ``seat`` sees it (every hand when ``seat`` is None or the hand is over);
-    ``jing`` lists the 正精 and 副精 of the face-up wild indicators (``{mark, tile}``, 正精 first)."""
-    viewer = seat or game.seats[0]
-    obs = game.observation(viewer)
-    shown = set(obs["indicators"])
-    marks = jing_marks(game, shown, viewer)
-
-    def tj(k: int) -> dict[str, Any]:
-        return tile_json(game, k, marks)
-
-    drawn = None
-    last = game.actions[-1] if game.actions else None
-    hands: dict[str, dict[str, Any] | None] = {}
-    for s in game.seats:
-        if seat is not None and s != seat and not game.over:
-            hands[s] = None
-            continue
-        tiles = sorted(game.hands[s].concealed)
-        d = None
-        if (not game.over and s == game.current and game.phase == "act" and game.last_drawn in tiles
-                and ((last is not None and last.kind == "draw" and last.seat == s) or (last is None and s == game.dealer))):
-            tiles.remove(game.last_drawn)
-            d = tj(game.last_drawn)
-        hands[s] = {"tiles": [tj(k) for k in tiles], "drawn": d}
-        if s == seat:
-            drawn = d
-    melds = {s: [{"kind": m.meld_kind, "concealed": bool(m.concealed),
-                  "tiles": [] if (m.concealed and s != viewer and not game.over and seat is not None)
-                  else [tj(k) for k in m.tiles]} for m in game.hands[s].melds] for s in game.seats}
-    inds = [{"name": n, "label": game.rs.indicators[n].label or n, "tile": tj(game.tiles.parse_one(c))}
-            for n, c in obs["indicators"].items()]
-    legal: list[dict[str, Any]] = []
-    if seat is not None:
-        for a in game.legal_actions(seat):
-            claimed = (game.robbed or game.last_discard) if a.kind in ("pung", "kong", "win", "chow") and \
-                game.phase in ("claim", "rob") else None
-            legal.append({"text": a.text(game.scorer), "label": action_text(game, a), "kind": a.kind,
-                          "tile": game.tiles.code(a.tile) if a.tile is not None else None,
-                          "tile_json": tj(a.tile) if a.tile is not None else None,
-                          "tiles": [tj(k) for k in a.tiles] if a.tiles else [],
-                          "claims": {"seat": claimed[0], "tile": tj(claimed[1])} if claimed else None})
-    return {
-        "seats": game.seats, "seat": seat, "dealer": game.dealer, "floor": game.floor, "phase": game.phase,
-        "current": game.current, "to_act": game.to_act(), "wall": obs["wall"], "live_wall": obs["live_wall"],
-        "indicators": inds, "hands": hands, "hand_sizes": obs["hand_sizes"], "drawn": drawn, "melds": melds,
-        "discards": {s: [tj(k) for k in d] for s, d in game.discards.items()},
-        "last_discard": {"seat": game.last_discard[0], "tile": tj(game.last_discard[1])} if game.last_discard else None,
-        "legal": legal, "over": game.over,
-        "jing": [{"mark": m, "tile": tj(k)} for k, m in sorted(marks.items(), key=lambda x: (x[1] != "正精", x[0]))],
-    }
-
-
-def result_json(game: Game) -> dict[str, Any] | None:
-    """How a finished hand ended and its ledger, a row per transfer (rule and factors); ``labels``
-    names what the rule file names: an indicator's label by its name (``lower`` → 下精), a flow
-    rule by its policy (``flow.follow_first_discard`` → its declaration's name)."""
-    r = game.result
-    if r is None:
-        return None
-    return {"winner": r.winner, "by": r.win.by if r.win else "exhaustive", "reading": r.reading,
-            "fans": list(r.fans), "ledger": ledger_rows(r), "net": r.net(game.seats),
-            "labels": {**{n: ind.label for n, ind in game.rs.indicators.items() if ind.label},
-                       **{f"flow.{f.policy}": name for name, f in game.rs.flow.items()}}}
+def page_names(game: Game) -> dict[str, Any]:
+    """What a page names tiles and indicators from: ``tiles`` (:func:`tile_set`) and
+    ``indicator_labels`` (name -> the rule file's label, 上精)."""
+    return {"tiles": tile_set(game), "indicator_labels": {n: ind.label or n for n, ind in game.rs.indicators.items()}}
 
 
 class Session:
@@ -151,21 +68,7 @@ class Session:
     def advance(self) -> None:
         """Let the bots play until the person has a choice or the hand ends (a lone draw is
         taken for the person). Bounded: a hand ends within its wall."""
-        g = self.game
-        while not g.over:
-            waiting = g.to_act()
-            bots = [s for s in waiting if s != self.seat]
-            if bots:
-                for s in bots:
-                    if s in g.to_act():
-                        g.apply(self.bots[s](g, s))
-                continue
-            if self.seat in waiting:
-                acts = g.legal_actions(self.seat)
-                if len(acts) == 1 and acts[0].kind == "draw":
-                    g.apply(acts[0])
-                    continue
-            return
+        play_until_person(self.game, self.bots.get, MAX_STEPS)
 
     def act(self, text: str) -> dict[str, Any]:
         """Apply the person's action (its text) through :meth:`Game.apply`, then the bots'.
@@ -193,9 +96,8 @@ class Session:
         lines = [x for x in (self.narrator.line(g, e) for e in recent) if x][-MAX_LOG:]
         events = [x for x in (public_event(e, self.seat) for e in recent) if x][-MAX_LOG:]
         return {"ruleset": g.rs.name, "label": g.rs.label or g.rs.name, "seed": self.seed,
-                "table": table_json(g, None if g.over else self.seat), "you": self.seat,
-                "log": lines, "events": events, "result": result_json(g),
-                "tileset": [tile_json(g, k, {}) for k in range(len(g.tiles))]}  # every kind: the page names an event's tile code
+                "table": view_of(g, self.seat), "you": self.seat,
+                "log": lines, "events": events, "result": result_json(g), **page_names(g)}
 
     def record_yaml(self) -> str:
         """The hand's record (as ``mjrules play --record`` writes it), YAML."""
@@ -233,9 +135,9 @@ def replay_frames(text: str, rules_dir: Path) -> dict[str, Any]:
     step = Game(g.rs, g.seed, dealer=g.dealer, floor=g.floor, ring=g.ring,
                 wall=[g.tiles.parse_one(c) for c in rec["wall"]] if rec.get("wall") else None,
                 dice=list(g.dice_rolls), previous_indicators=dict(g.previous_indicators), scorer=g.scorer)
-    frames.append({"action": "deal", "table": table_json(step, None)})
+    frames.append({"action": "deal", "table": view_of(step, None, reveal=True)})
     for a in g.actions:
         step.apply(a)
-        frames.append({"action": a.text(g.scorer), "table": table_json(step, None)})
+        frames.append({"action": a.text(g.scorer), "table": view_of(step, None, reveal=True)})
     return {"ruleset": g.rs.name, "label": g.rs.label or g.rs.name, "identical": not diffs, "differences": diffs,
-            "frames": frames, "result": result_json(step)}
+            "frames": frames, "result": result_json(step), **page_names(step)}

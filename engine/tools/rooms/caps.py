@@ -1,0 +1,25 @@
+"""The rooms' caps (docs/serve.md "Rooms"): every bound on what a client of a match may make
+the server do, and the websocket close codes.
+"""
+from __future__ import annotations
+
+MAX_ACTION_CHARS = 64  # an action's text
+SEED_SPACE = 2**31  # seeds are 0 … 2**31-1, as `mjrules play --seed`
+CLIP = 80  # characters of a bad value quoted back in an error
+MAX_ROOMS = 256  # rooms open at once (beyond: 429)
+MAX_MATCH_HANDS = 64  # hands in one room's match (局数)
+MAX_WATCHERS = 32  # websockets on one room (the seats and spectators)
+MAX_FRAME_BYTES = 4_096  # a message from a client
+MAX_TIMER_SECONDS = 600  # the longest turn timer
+JOIN_RATE = (30, 10.0)  # room creations and websocket joins per client address: 30 per 10 s
+ACT_RATE = (20, 1.0)  # actions per connection: 20 a second
+GRACE_SECONDS = 30.0  # a seat away this long is played by a bot (托管) until it is back
+LEASE_SECONDS = 15.0  # a server's hold on a room, renewed every third of it while it runs
+TICK_SECONDS = 0.25  # how often stand-ins and leases are looked at
+MIN_TIMER_SECONDS = 5  # the shortest turn timer
+MAX_ID_CHARS = 40  # a room id in a path (longer: no such room)
+MAX_TOKEN_CHARS = 200  # a token read from a link
+MAX_STEPS = 2_000  # bot actions in a row one step may apply (a hand ends well within)
+RATE_KEYS = 10_000  # client addresses a rate remembers (past it, the idle half is forgotten)
+# websocket close codes (docs/serve.md): the HTTP status they stand for, + 4000
+CLOSE_BAD, CLOSE_FORBIDDEN, CLOSE_NO_ROOM, CLOSE_ELSEWHERE, CLOSE_BUSY = 4400, 4403, 4404, 4409, 4429
