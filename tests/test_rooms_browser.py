@@ -11,6 +11,7 @@ from collections import Counter
 
 import pytest
 
+from .rooms_support import Client
 from .serve_support import Running, need
 from .test_serve_browser import SHOTS, chrome, score_args, wait_for
 
@@ -91,9 +92,9 @@ def test_four_browsers_play_a_hand_by_their_links_to_the_ledger(srv, browsers):
         assert clicks < 600, "the hand did not end"
         acted = False
         for s, d in by_seat.items():
-            buttons = {b.get_attribute("data-action").split()[1]: b for b in d.find_elements(By.CSS_SELECTOR, ".room-dock button")}
+            buttons = {b.get_attribute("data-kind"): b for b in d.find_elements(By.CSS_SELECTOR, ".room-dock button")}
             tiles = d.find_elements(By.CSS_SELECTOR, ".room-mine .hand .tile.playable")
-            target = buttons.get("win") or buttons.get("rob") or buttons.get("pass") or (tiles[-1] if tiles else None) \
+            target = buttons.get("win") or buttons.get("pass") or (tiles[-1] if tiles else None) \
                 or next(iter(buttons.values()), None)
             if target is None:
                 continue
@@ -109,10 +110,26 @@ def test_four_browsers_play_a_hand_by_their_links_to_the_ledger(srv, browsers):
                      f"{s}'s table to change")
             if clicks == 12 and not reloaded:  # a seat reloads mid-hand: same link, the table as it is
                 top = max(_version(x) for x in browsers)
-                by_seat["S"].refresh()
-                wait_for(by_seat["S"], lambda: _version(by_seat["S"]) >= 0, "S back at the table")
-                assert by_seat["S"].find_elements(By.CSS_SELECTOR, ".room-mine .hand .tile")
-                assert _version(by_seat["S"]) >= 0 and top >= 0
+                page = by_seat["S"]
+                page.refresh()
+                wait_for(page, lambda: _version(page) > top, "S back at the table")  # its return is a change
+                # what S is shown again is what the server tells S: every concealed tile (the one just
+                # drawn last, apart), each meld's tiles; and the others see S's count, not its tiles
+                seat = Client(f"ws://127.0.0.1:{srv.port}/ws/rooms/{room}?token={links['S'].split('#token=')[1]}")
+                try:
+                    told = seat.wait(lambda c: c.latest())
+                    wait_for(page, lambda: _version(page) >= told["version"], "S's page at the version told")
+                    v = seat.latest()["view"]
+                finally:
+                    seat.close()
+                shown = [e.get_attribute("data-code") for e in page.find_elements(By.CSS_SELECTOR, ".room-mine .hand .tile")]
+                assert shown == v["hand"] + ([v["drawn"]] if v["drawn"] else []), (shown, v["hand"], v["drawn"])
+                assert len(shown) == v["hand_sizes"]["S"] and len(shown) % 3 != 0, shown  # 13 or 14 less 3 a meld
+                melds = [[e.get_attribute("data-code") for e in m.find_elements(By.CSS_SELECTOR, ".tile")]
+                         for m in page.find_elements(By.CSS_SELECTOR, ".room-mine .seat[data-seat='S'] .meld")]
+                assert melds == [m["tiles"] for m in v["melds"]["S"]], (melds, v["melds"]["S"])
+                count = by_seat["E"].find_element(By.CSS_SELECTOR, ".room-others .seat[data-seat='S'] .count").text
+                assert count == f"手牌 {len(shown)} 张", count
                 reloaded = True
             break
         if not acted:

@@ -345,25 +345,82 @@ def test_the_diff_names_files_not_server_paths(srv):
     assert "jobs" not in json.dumps(d) and str(srv.data) not in json.dumps(d)
 
 
+def _catalogue(static: Path) -> dict[str, set[str]]:
+    """The keys of each language of i18n.js (zh-CN, en)."""
+    import re
+
+    src = (static / "i18n.js").read_text(encoding="utf-8")
+    keys = re.compile(r'"([a-zA-Z]+\.[\w.]+)":')
+    return {"zh-CN": set(keys.findall(src[src.index('"zh-CN": {'):src.index("\n  en: {")])),
+            "en": set(keys.findall(src[src.index("\n  en: {"):src.index("\n};")]))}
+
+
+def _dynamic_values(static: Path) -> dict[str, set[str]]:
+    """Each prefix the pages build a catalogue key from at run time (``t("phase." + view.phase)``)
+    and every value the server can send for it, read from the Python that makes them: the phases
+    (engine/table/actions.py: its single-word constants DRAW, ACT …), the action kinds (KINDS), the
+    ways of winning (WIN_BY, and a 荒庄's ``exhaustive``), when a part is settled (the tables'
+    ``parts`` entries, engine/table/), the websocket close codes (the rooms' caps, CLOSE_*), the 精 marks."""
+    import importlib
+    import re
+
+    from engine.core.ledger import WIN_BY
+    from engine.table import actions
+
+    table = Path(actions.__file__).parent
+    phases = set(getattr(actions, "PHASES", ())) or {
+        v for k, v in vars(actions).items() if k.isupper() and isinstance(v, str) and v.isidentifier() and v.islower()}
+    whens = {w for f in table.glob("*.py") for w in re.findall(
+        r'(?:parts|kept)(?:\.append\(|\s*\+=\s*\[)\(\s*"(\w+)",', f.read_text(encoding="utf-8"))}
+    codes: set[str] = set()
+    for where in ("engine.tools.rooms.caps", "engine.tools.server.caps"):  # the rooms' caps, or the server's that held them
+        try:
+            caps = importlib.import_module(where)
+        except ImportError:
+            continue
+        codes |= {str(v) for k, v in vars(caps).items() if k.startswith("CLOSE_") and isinstance(v, int)}
+    marks = dict(re.findall(r'(\S+): "(\w+)"', re.search(r"JING = \{([^}]*)\}", (static / "tiles.js").read_text(encoding="utf-8"))[1]))
+    # what the server does today: a rename that these no longer find must fail here, not pass on nothing
+    assert {"draw", "act", "claim", "rob", "over"} <= phases and "discard" in actions.KINDS, (phases, actions.KINDS)
+    assert {"after_deal", "end"} <= whens and {"4403", "4404", "4409"} <= codes and set(marks) == {"正精", "副精"}
+    return {"phase.": phases, "act.": set(actions.KINDS), "by.": {*WIN_BY, "exhaustive"}, "when.": whens,
+            "room.closed": codes, "jing.": {m + short for m in marks.values() for short in ("", "Short")}}
+
+
 def test_every_word_of_the_pages_is_in_the_catalogue_in_both_languages():
-    """i18n.js holds the same keys in zh-CN and en; every key app.js and index.html use is there;
-    the page's markup carries no text of its own (each element says its catalogue key)."""
+    """i18n.js holds the same keys in zh-CN and en; every key the pages' scripts (app.js, room.js,
+    tiles.js) and their markup name is there; every key they build at run time (``"phase." +
+    phase``) is there for each value the server can send, in both languages; the page's markup
+    carries no text of its own (each element says its catalogue key)."""
     import re
 
     import engine.tools.server as server  # the package, without starlette: the pages are plain files
 
     STATIC = Path(server.__file__).parent / "static"
-
-    src = (STATIC / "i18n.js").read_text(encoding="utf-8")
-    zh = src[src.index('"zh-CN": {'):src.index("\n  en: {")]
-    en = src[src.index("\n  en: {"):src.index("\n};")]
-    keys = re.compile(r'"([a-zA-Z]+\.[\w.]+)":')
-    assert set(keys.findall(zh)) == set(keys.findall(en)) and len(set(keys.findall(zh))) > 100
+    cat = _catalogue(STATIC)
+    spaces = {k.split(".")[0] for k in cat["zh-CN"]}
+    scripts = {p.name: p.read_text(encoding="utf-8") for p in sorted(STATIC.glob("*.js")) if p.name != "i18n.js"}
+    assert {"app.js", "room.js", "tiles.js"} <= set(scripts)
+    # the keys named as they are: every string that looks like one of the catalogue's namespaces
+    for name, js in scripts.items():
+        literal = {k for k in re.findall(r'"([a-zA-Z]+\.[\w.]+)"(?!\s*\+)', js) if k.split(".")[0] in spaces}
+        assert literal <= cat["zh-CN"], (name, literal - cat["zh-CN"])
+    # the keys built at run time: each prefix is one this test follows, and every value's key is in both languages
+    dynamic = _dynamic_values(STATIC)
+    built: set[str] = set()  # a prefix passed to t() (or status(), has()), and any other of a catalogue namespace
+    for js in scripts.values():
+        built |= set(re.findall(r'\b(?:t|tr|has|status)\(\s*["`]([a-zA-Z]+\.[a-zA-Z]*)(?:"\s*\+|\$\{)', js))
+        built |= {p for p in re.findall(r'["`]([a-zA-Z]+\.[a-zA-Z]*)(?:"\s*\+|\$\{)', js) if p.split(".")[0] in spaces}
+    assert built and built <= set(dynamic), ("keys built from a prefix this test does not follow", built - set(dynamic))
+    missing = sorted(f"{lang}: {prefix}{v}" for prefix in built for v in dynamic[prefix] for lang, keys in cat.items()
+                     if prefix + v not in keys)
+    assert not missing, missing
+    assert cat["zh-CN"] == cat["en"] and len(cat["zh-CN"]) > 100, cat["zh-CN"] ^ cat["en"]
     for page, script in (("index.html", "app.js"), ("room.html", "room.js")):
-        used = set(re.findall(r'\bt[r]?\("([a-zA-Z]+\.[\w.]+)"', (STATIC / script).read_text(encoding="utf-8")))
+        used = set(re.findall(r'\bt[r]?\("([a-zA-Z]+\.[\w.]+)"', scripts[script]))
         html = (STATIC / page).read_text(encoding="utf-8")
         used |= set(re.findall(r'data-i18n(?:-title|-placeholder)?="([^"]+)"', html))
-        assert used and used <= set(keys.findall(zh)), (script, used - set(keys.findall(zh)))
+        assert used and used <= cat["zh-CN"], (script, used - cat["zh-CN"])
         body = re.sub(r"<(script|style|code|title)\b.*?</\1>", "", html, flags=re.S)
         text = re.sub(r"<[^>]+>", " ", body)
         assert set(text.split()) <= {"mjrules"}, text.split()  # the brand is the only word written in the page itself

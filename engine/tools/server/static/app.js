@@ -1,7 +1,9 @@
 // mjrules serve: the table, the replay and the rule playground. Plain JavaScript, no build step,
 // nothing fetched from elsewhere. Every change of a game goes through the server's game API.
-// Every word shown comes from the message catalogue (i18n.js): 简体中文 by default, English by the switch.
-import { actionLabel, has, lang, seatName, setLang, t, tileFace, tileName, translatePage } from "./i18n.js";
+// Every word shown comes from the message catalogue (i18n.js): 简体中文 by default, English by the switch;
+// tiles, their names and the actions' labels are drawn by tiles.js, as the room page draws them.
+import { has, lang, seatName, setLang, t, translatePage } from "./i18n.js";
+import { Tiles } from "./tiles.js";
 
 const $ = (sel, root = document) => root.querySelector(sel);
 const el = (tag, attrs = {}, ...kids) => {
@@ -46,72 +48,34 @@ function showPane(name) {
   document.querySelectorAll(".pane").forEach((p) => p.classList.toggle("active", p.id === "pane-" + name));
 }
 
-// ---- tiles -----------------------------------------------------------------------------------------
-const JING = { 正精: "main", 副精: "sub" };  // the server's marks → the catalogue's jing.main / jing.sub
-function tileEl(tile, extra = {}) {
-  if (!tile) return el("span", { class: "tile back", title: t("board.hidden") });
-  const cls = ["tile", tile.suit ? tile.group : "honour", tile.suit ? "" : "h-" + tile.code];
-  const jing = JING[tile.jing];
-  if (jing) cls.push("jing-" + jing);
-  const [rank, suit] = tileFace(tile);
-  const face = [el("span", { class: "rank", text: rank }), suit ? el("span", { class: "suit", text: suit }) : null];
-  const name = tileName(tile) + (jing ? " · " + t("jing." + jing) : "");
-  const e = el("span", { class: cls.join(" ").trim(), "data-code": tile.code, "data-name": tileName(tile), title: name, "aria-label": name, ...extra }, ...face);
-  if (jing) e.append(el("span", { class: "badge", text: t(`jing.${jing}Short`) }));
-  return e;
-}
-const miniTile = (tile) => { const e = tileEl(tile); e.classList.add("mini"); return e; };
-// a code from the server's events → the tile JSON of the table's tile set (for its name)
-const tileOf = (state, code) => (state.tileset || []).find((x) => x.code === code) || { code, suit: false };
-
 // ---- the board (the table and the replay) ------------------------------------------------------------
-function renderBoard(root, table, opts = {}) {
+// `table` is a VIEW (tiles as codes), `tiles` the Tiles of the game's tile set
+function renderBoard(root, table, tiles, opts = {}) {
   root.innerHTML = "";
   root.classList.remove("hidden");
+  const v = tiles.view(table);
   const seats = table.seats, me = opts.you || table.seat || seats[0];
   const i = seats.indexOf(me), n = seats.length;
   const places = ["bottom", "right", "top", "left"];
   // the indicator strip: each face-up indicator, then the 正精 and 副精 it makes, by name
-  const inds = table.indicators.map((x) => el("span", { class: "indicator" }, `${x.label} `, tileEl(x.tile)));
-  const jingStrip = (table.jing || []).map((j) => el("span", { class: "jing-name", "data-jing": j.mark }, `${t("jing." + JING[j.mark])} `, miniTile(j.tile), tileName(j.tile)));
   root.append(el("div", { class: "info" }, el("div", { class: "dealer", text: t("board.dealer", { seat: seatName(table.dealer), floor: table.floor }) }),
-    el("div", { class: "strip" }, ...inds), el("div", { class: "strip jing" }, ...jingStrip)));
+    el("div", { class: "strip" }, ...v.indicators("")), el("div", { class: "strip jing" }, ...v.jingNames())));
   root.append(el("div", { class: "meta" }, el("div", { id: opts.wallId || "", class: "wall", "data-n": table.live_wall, text: t("board.wall", { n: table.live_wall }) }),
-    el("div", { class: "phase", text: table.over ? t("board.over") : `${t("phase." + table.phase)} · ${t("board.turn", { seats: table.to_act.map((s) => seatName(s)).join(" ") })}` })));
+    el("div", { class: "phase", "data-phase": table.phase, text: table.over ? t("board.over") : `${t("phase." + table.phase)} · ${t("board.turn", { seats: table.to_act.map((s) => seatName(s)).join(" ") })}` })));
   const center = el("div", { class: "center" });
-  if (table.last_discard) center.append(el("div", { text: t("board.discarded", { seat: seatName(table.last_discard.seat) }) + " " }, tileEl(table.last_discard.tile)));
+  if (table.last_discard) center.append(el("div", { text: t("board.discarded", { seat: seatName(table.last_discard.seat) }) + " " }, v.tile(table.last_discard.tile)));
+  if (table.flip) center.append(el("div", { class: "flip" }, t("board.flip", { name: tiles.indicator(table.flip.name), made: table.flip.made, of: table.flip.of, tile: tiles.name(table.flip.tile) }) + " ", v.tile(table.flip.tile)));
+  if (table.pick) center.append(el("div", { class: "pick" }, t("board.pick", { tile: tiles.name(table.pick) }) + " ", v.tile(table.pick)));
   root.append(center);
   for (let k = 0; k < n; k++) {
     const s = seats[(i + k) % n];
     const box = el("div", { class: `seat pos-${places[k] || "top"}` + (table.to_act.includes(s) ? " to-act" : ""), "data-seat": s });
     const title = seatName(s, opts.you ? me : null, table.dealer, seats);  // a replay has no viewer: no 上家/下家
     box.append(el("h3", { text: title }));
-    const melds = el("div", { class: "row melds" });
-    for (const m of table.melds[s]) {
-      const tiles = m.tiles.length ? m.tiles.map((x) => tileEl(x)) : [tileEl(null), tileEl(null), tileEl(null), tileEl(null)];
-      melds.append(el("span", { class: "meld", title: m.concealed ? t("board.concealed") : "" }, ...tiles));
-    }
-    const hand = el("div", { class: "row hand" });
-    const h = table.hands[s];
-    if (h) {
-      for (const x of h.tiles) hand.append(tileEl(x));
-      if (h.drawn) hand.append(el("span", { class: "drawn" }, tileEl(h.drawn)));
-    } else {
-      // another seat's concealed tiles: one compact back with the count (they never wrap into columns)
-      hand.append(el("span", { class: "backs", "data-count": table.hand_sizes[s], title: t("board.hidden") }, tileEl(null), el("b", { text: `×${table.hand_sizes[s]}` })));
-    }
-    const discards = el("div", { class: "row discards" }, ...table.discards[s].map((x) => tileEl(x)));
-    box.append(hand, melds, discards);
+    const hand = v.hand(s);  // another seat's concealed tiles: one compact back with the count
+    box.append(hand, v.melds(s), v.row(table.discards[s], "discards"));
+    if (opts.playable && s === me) v.playable(hand, opts.playable);  // a tile that can be discarded is its discard's button
     root.append(box);
-  }
-  if (opts.playable) {
-    // a tile of the hand that can be discarded is a button for that discard
-    const mine = root.querySelector(`.seat[data-seat="${me}"] .hand`);
-    const discards = new Map(table.legal.filter((a) => a.kind === "discard").map((a) => [a.tile, a]));
-    mine.querySelectorAll(".tile").forEach((t) => {
-      const a = discards.get(t.dataset.code);
-      if (a) { t.classList.add("playable"); t.addEventListener("click", () => opts.playable(a.text)); }
-    });
   }
 }
 
@@ -123,7 +87,7 @@ function ledgerEl(result, seats) {
     ? t("result.wins", { seat: seatName(result.winner), by: named("by", result.by), reading: result.reading, fans: result.fans.join("、") || t("result.none") })
     : t("result.exhaustive");
   box.append(el("p", { id: "result-line", "data-winner": result.winner || "", text: how }));
-  const heads = ["when", "part", "flow", "amount", "rule", "how"].map((h) => el("th", { text: t("ledger." + h) }));
+  const heads = ["ledger.when", "ledger.part", "ledger.flow", "ledger.amount", "ledger.rule", "ledger.how"].map((h) => el("th", { text: t(h) }));
   const table = el("table", { id: "ledger" }, el("tr", {}, ...heads));
   for (const r of result.ledger) {
     table.append(el("tr", { class: "ledger-row", "data-payer": r.payer, "data-payee": r.payee, "data-amount": r.amount, "data-when": r.when },
@@ -139,15 +103,14 @@ function ledgerEl(result, seats) {
 }
 
 // one event of the hand, as the seat may see it (the server left out what it may not)
-function eventText(state, e) {
-  const table = state.table;
-  const name = (code) => tileName(tileOf(state, code));
+function eventText(state, tiles, e) {
+  const name = (code) => tiles.name(code);
   const seat = e.seat ? seatName(e.seat) : "";
   switch (e.event) {
     case "break": return t("log.break", { rolls: e.rolls.map((r) => r.join("+")).join(" "), stack: e.stack });
     case "deal": return t("log.deal", { hand: Object.values(e.hands).join(" ") });
-    case "indicator": return t("log.indicator", { label: (table.indicators.find((x) => x.name === e.name) || {}).label || e.name, tile: name(e.tile) });
-    case "flip": return t("log.flip", { name: e.name, tile: name(e.tile), dice: e.dice.join("+") });
+    case "indicator": return t("log.indicator", { label: tiles.indicator(e.name), tile: name(e.tile) });
+    case "flip": return t("log.flip", { name: tiles.indicator(e.name), tile: name(e.tile), dice: e.dice.join("+") });
     case "settle": return t("log.settle", { part: e.part, net: Object.entries(e.net).map(([s, v]) => `${seatName(s)} ${v > 0 ? "+" : ""}${v}`).join("，") });
     case "draw": return (e.tile ? t("log.drawTile", { seat, tile: name(e.tile) }) : t("log.draw", { seat })) + (e.tail ? t("log.replacement") : "");
     default: return t("log.act", { seat, act: has("act." + e.event) ? t("act." + e.event) : e.event, tile: e.tile ? name(e.tile) : "" }).trim()
@@ -156,7 +119,7 @@ function eventText(state, e) {
 }
 
 // ---- the table ---------------------------------------------------------------------------------------
-const game = { id: null, state: null, rulesets: [] };
+const game = { id: null, state: null, tiles: new Tiles(), rulesets: [] };
 
 async function loadRulesets(select) {
   const r = await api("GET", "/api/rulesets");
@@ -228,20 +191,21 @@ async function act(text) {
 const tr = t;  // in show(), `t` is the table
 function show(state) {
   if (!state) return;
+  if (state.tiles) game.tiles = new Tiles(state.tiles, state.indicator_labels);  // every answer of the game API has them
   game.state = state;
-  const t = state.table;
+  const t = state.table, tiles = game.tiles, v = tiles.view(t);
   document.body.classList.toggle("playing", !t.over);  // a phone hides the setup while a hand is on
-  renderBoard($("#board"), t, { you: state.you, playable: t.over ? null : act, wallId: "wall" });
+  renderBoard($("#board"), t, tiles, { you: state.you, playable: t.over ? null : act, wallId: "wall" });
   const prompt = $("#prompt");
   const claim = (t.phase === "claim" || t.phase === "rob") && t.legal.length;
   prompt.classList.toggle("hidden", !claim);
-  if (claim && t.last_discard) prompt.textContent = tr("prompt.claim", { seat: seatName(t.last_discard.seat, state.you, null, t.seats), tile: tileName(t.last_discard.tile) });
+  if (claim && t.last_discard) prompt.textContent = tr("prompt.claim", { seat: seatName(t.last_discard.seat, state.you, null, t.seats), tile: tiles.name(t.last_discard.tile) });
   const acts = $("#actions");
   acts.innerHTML = "";
   t.legal.forEach((a, k) => {
     const key = k < 9 ? String(k + 1) : "";
     acts.append(el("button", { class: "action " + a.kind, "data-text": a.text, "data-kind": a.kind, "data-key": key, onclick: () => act(a.text) },
-      key ? el("kbd", { text: key }) : null, actionLabel(a)));
+      key ? el("kbd", { text: key }) : null, v.action(a)));
   });
   const res = $("#result");
   res.innerHTML = "";
@@ -252,7 +216,7 @@ function show(state) {
       " · " + tr("record.seed", { seed: state.seed })));
   }
   $("#log").innerHTML = "";
-  for (const e of state.events || []) $("#log").append(el("li", { "data-event": e.event, text: eventText(state, e) }));
+  for (const e of state.events || []) $("#log").append(el("li", { "data-event": e.event, text: eventText(state, tiles, e) }));
 }
 
 document.addEventListener("keydown", (ev) => {
@@ -266,13 +230,13 @@ document.addEventListener("keydown", (ev) => {
 });
 
 // ---- the replay --------------------------------------------------------------------------------------
-const rep = { frames: [], i: 0, data: null };
+const rep = { frames: [], i: 0, data: null, tiles: new Tiles() };
 $("#record-file").addEventListener("change", async (ev) => {
   const f = ev.target.files[0];
   if (!f) return;
   const r = await api("POST", "/api/replay", { record: await f.text() });
   $("#replay-error").textContent = r.ok ? (r.data.identical ? "" : t("replay.differs", { diffs: r.data.differences.join("; ") })) : errText(r.data);
-  if (r.ok) { rep.data = r.data; rep.frames = r.data.frames; rep.i = 0; showFrame(); }
+  if (r.ok) { rep.data = r.data; rep.tiles = new Tiles(r.data.tiles, r.data.indicator_labels); rep.frames = r.data.frames; rep.i = 0; showFrame(); }
 });
 $("#replay-prev").addEventListener("click", () => { if (rep.i > 0) { rep.i--; showFrame(); } });
 $("#replay-next").addEventListener("click", () => { if (rep.i < rep.frames.length - 1) { rep.i++; showFrame(); } });
@@ -281,7 +245,7 @@ function showFrame() {
   if (!f) return;
   $("#replay-step").textContent = t("replay.step", { i: rep.i, n: rep.frames.length - 1, action: f.action === "deal" ? t("replay.deal") : f.action });
   $("#replay-step").dataset.step = rep.i;
-  renderBoard($("#replay-board"), f.table, {});
+  renderBoard($("#replay-board"), f.table, rep.tiles, {});
   const res = $("#replay-result");
   res.innerHTML = "";
   if (rep.i === rep.frames.length - 1 && rep.data.result) res.append(ledgerEl(rep.data.result, f.table.seats));

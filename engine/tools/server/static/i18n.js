@@ -1,17 +1,19 @@
 // The pages' message catalogue: every word a page shows, in 简体中文 (the default) and English.
-// An ES module any page imports (the table, the replay, the playground; a rooms page too):
+// An ES module any page imports (the table, the replay, the playground, a room; tiles.js draws
+// tiles and names actions from it):
 //
-//   import { t, setLang, lang, translatePage, tileName, seatName, relation, actionLabel } from "/static/i18n.js";
+//   import { t, setLang, lang, translatePage, tileName, seatName, relation } from "/static/i18n.js";
 //   t("table.sitDown")                   → "入座" / "Sit down"; t(key, {n: 3}) fills {n}
-//   tileName(tile)                       → "六条", "南风", "红中" (tile: the server's tile JSON)
+//   tileName(tile)                       → "六条", "南风", "红中" (tile: an entry of the server's tile set)
 //   seatName("S")                        → "南"; seatName("S", "E", "S", seats) → "南 · 下家 · 庄"
 //   relation("S", "E", seats)            → "下家" (上家 / 对家 / 下家 / 自己 by play order)
-//   actionLabel(a)                       → "碰 七条（东）" (a: a `legal` entry of the table JSON)
 //   translatePage(root)                  → fills every [data-i18n] / [data-i18n-title] / [data-i18n-placeholder]
 //
 // Tiles are named from what the rule file declares (the server sends each tile's code, rank and
 // its group's label: `suit s "条"` → 六条, `honours winds "风" = 东 …` → 南风); only the words of a
 // language live here: numerals, the usual names of 中发白 (红中 发财 白板), seat and action words.
+// Keys built at run time have an entry for every value the server sends: phase.PHASE,
+// act.KIND (engine/table/actions.py), when.WHEN, by.BY, room.closedCODE (the rooms' caps); a test checks.
 // The language is remembered in localStorage ("mjrules.lang"); setLang fires "langchange" on window.
 "use strict";
 
@@ -27,7 +29,10 @@ export const CATALOGUE = {
     "board.dealer": "庄家 {seat} · 第 {floor} 楼", "board.wall": "牌墙余 {n} 张", "board.over": "本局结束",
     "board.turn": "轮到：{seats}", "board.discarded": "{seat} 打出",
     "board.dealerMark": "庄", "board.hidden": "暗牌", "board.concealed": "暗",
-    "phase.act": "出牌", "phase.claim": "吃碰杠胡", "phase.rob": "抢杠",
+    "phase.draw": "摸牌", "phase.act": "出牌", "phase.claim": "吃碰杠胡", "phase.rob": "抢杠", "phase.over": "本局结束",
+    "phase.flip": "翻精", "phase.pick": "选精",
+    "board.flip": "{name} 第 {made} 翻（最多 {of} 翻）：{tile}", "board.pick": "你选的精：{tile}",
+    "tiles.run": "", "tiles.list": "、",
     "prompt.claim": "{seat} 打出 {tile}：要还是过？（不限时）",
     "act.draw": "摸牌", "act.discard": "打", "act.chow": "吃", "act.pung": "碰", "act.kong": "明杠",
     "act.concealed_kong": "暗杠", "act.added_kong": "加杠", "act.win": "胡", "act.pass": "过", "act.stop": "止",
@@ -63,7 +68,8 @@ export const CATALOGUE = {
     "room.person": "真人", "room.inHand": "手牌 {n} 张", "room.finished": "本场结束", "room.handOf": "第 {k} 局 / 共 {n} 局",
     "room.clickToDiscard": "点手牌打出", "room.handEnded": "第 {k} 局：", "room.connected": "已连接",
     "room.watching": "观战中", "room.reconnecting": "连接断开，重连中…", "room.closed4403": "这个链接进不了座位",
-    "room.closed4404": "没有这个房间", "room.closed4409": "房间在另一台服务器上", "room.links": "每个座位的链接（发给各自的人）",
+    "room.closed4404": "没有这个房间", "room.closed4409": "房间在另一台服务器上",
+    "room.closed4400": "这个房间的规则打不开", "room.closed4429": "连接太多，稍后重连…", "room.links": "每个座位的链接（发给各自的人）",
     "room.watchLink": "观战", "room.keepHost": "每个链接只给一个人：谁打开，谁就坐那个位子。",
     "act.pick": "选精", "act.rob": "抢杠", "room.toBot": "{seat} 交给机器人", "room.close": "关闭房间",
     "pg.room": "用这份规则开房间",
@@ -75,7 +81,8 @@ export const CATALOGUE = {
     "room.clickToDiscard": "click a tile to discard it", "room.handEnded": "Hand {k}:", "room.connected": "connected",
     "room.watching": "watching", "room.reconnecting": "disconnected, reconnecting…",
     "room.closed4403": "this link opens no seat", "room.closed4404": "no such room",
-    "room.closed4409": "the room is served by another server", "room.links": "Each seat's link (send each to its person)",
+    "room.closed4409": "the room is served by another server",
+    "room.closed4400": "this room's rules cannot be opened", "room.closed4429": "too many connections: retrying in a while…", "room.links": "Each seat's link (send each to its person)",
     "room.watchLink": "watch", "room.keepHost": "One link per person: whoever opens it sits there.",
     "act.pick": "pick 精", "act.rob": "rob the kong", "room.toBot": "give {seat} to a bot", "room.close": "Close the room",
     "pg.room": "Open a room with these rules",
@@ -87,7 +94,10 @@ export const CATALOGUE = {
     "board.dealer": "dealer {seat} · floor {floor}", "board.wall": "wall {n}", "board.over": "hand over",
     "board.turn": "to act: {seats}", "board.discarded": "{seat} discarded",
     "board.dealerMark": "dealer", "board.hidden": "hidden", "board.concealed": "concealed",
-    "phase.act": "play", "phase.claim": "claims", "phase.rob": "robbing a kong",
+    "phase.draw": "draw", "phase.act": "play", "phase.claim": "claims", "phase.rob": "robbing a kong", "phase.over": "hand over",
+    "phase.flip": "flipping 精", "phase.pick": "picking 精",
+    "board.flip": "{name}: flip {made} of at most {of}: {tile}", "board.pick": "your 精: {tile}",
+    "tiles.run": ", ", "tiles.list": ", ",
     "prompt.claim": "{seat} discarded {tile}: claim it or pass (no hurry).",
     "act.draw": "draw", "act.discard": "discard", "act.chow": "chow", "act.pung": "pung", "act.kong": "kong",
     "act.concealed_kong": "concealed kong", "act.added_kong": "added kong", "act.win": "win", "act.pass": "pass",
@@ -206,16 +216,4 @@ export function seatName(seat, viewer, dealer, seats) {
   if (viewer && seats) parts.push(relation(seat, viewer, seats));
   if (dealer && seat === dealer) parts.push(t("board.dealerMark"));
   return parts.join(" · ");
-}
-
-/** A legal action as a button says it: 打 六条, 吃 五六条 + 七条（东）, 碰 七条（东）, 胡, 过. */
-export function actionLabel(a) {
-  const word = t("act." + a.kind);
-  const from = a.claims ? t("act.from", { seat: seatName(a.claims.seat) }) : "";
-  if (a.kind === "chow" && a.tiles && a.tiles.length) {
-    return `${word} ${a.tiles.map(tileName).join("")}` + (a.claims ? ` + ${tileName(a.claims.tile)}${from}` : "");
-  }
-  if (a.claims && ["pung", "kong", "win"].includes(a.kind)) return `${word} ${tileName(a.claims.tile)}${from}`;
-  if (a.tile_json) return `${word} ${tileName(a.tile_json)}`;
-  return word;
 }

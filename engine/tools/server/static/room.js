@@ -1,8 +1,11 @@
 // A room's page (docs/serve.md "Rooms"): /rooms makes a room (the host's form), /room/ID#token=T
-// sits at a seat (no token: watch). Every word comes from the catalogue (i18n.js); the table is
-// drawn from the server's frames ({"type": "state", …}) and actions go back as their texts.
+// sits at a seat (no token: watch). Every word comes from the catalogue (i18n.js); tiles, marks
+// and the actions' labels are drawn by tiles.js, as the table page draws them. The server says
+// `hello` once per connection (the seats, the tile set, the indicators' labels) and then a
+// `state` on every change (the VIEW, totals, the hand before); an action goes back as its text.
 "use strict";
-import { t, lang, setLang, translatePage, tileName, tileFace, seatName } from "/static/i18n.js";
+import { t, lang, setLang, translatePage, seatName } from "/static/i18n.js";
+import { Tiles } from "/static/tiles.js";
 
 const $ = (id) => document.getElementById(id);
 const el = (tag, cls, text) => {
@@ -14,49 +17,12 @@ const el = (tag, cls, text) => {
 
 const roomId = (location.pathname.match(/^\/room\/([\w-]+)/) || [])[1] || null;
 const token = new URLSearchParams(location.hash.slice(1)).get("token");
-let frame = null;  // the last table the server sent
+let hello = null;  // the connection's hello: room, ruleset, label, options, seats, hands, tile set
+let tiles = new Tiles();
+let frame = null;  // the last state the server sent
 let ws = null;
 let retry = 0;
-
-// ---- tiles -----------------------------------------------------------------------------------------
-function tileOf(code) { return (frame && frame.tiles[code]) || { code, suit: false, label: "", group: "" }; }
-
-function tileEl(code, opts = {}) {
-  const tile = tileOf(code);
-  const e = el("span", "tile " + (tile.suit ? tile.group : "honour h-" + code));
-  const face = tileFace(tile);
-  e.append(el("span", "rank", face[0]));
-  if (face[1]) e.append(el("span", "suit", face[1]));
-  e.title = tileName(tile);
-  e.dataset.code = code;
-  const mark = frame && frame.view && frame.view.jing ? frame.view.jing[code] : null;
-  if (mark) {
-    e.classList.add(mark === "正精" ? "jing-main" : "jing-sub");
-    e.append(el("span", "badge", t(mark === "正精" ? "jing.mainShort" : "jing.subShort")));
-  }
-  if (opts.small) e.classList.add("small");
-  return e;
-}
-
-function tilesRow(codes, opts) {
-  const row = el("div", "row");
-  for (const c of codes) row.append(tileEl(c, opts));
-  return row;
-}
-
-// ---- actions ---------------------------------------------------------------------------------------
-function actionLabel(text) {
-  const [, kind, arg] = text.split(/\s+/);
-  const word = t("act." + kind);
-  const last = frame.view.last_discard;
-  if (arg && kind === "chow") {
-    const two = /\d/.test(arg) ? arg.slice(0, -1).split("").map((r) => r + arg.slice(-1)) : [...arg];  // 46m → 4m 6m; 西北 → 西 北
-    return `${word} ${two.map((c) => tileName(tileOf(c))).join("")}` + (last ? ` + ${tileName(tileOf(last[1]))}` : "");
-  }
-  if (arg) return `${word} ${tileName(tileOf(arg))}`;
-  if (last && ["pung", "kong", "win"].includes(kind) && frame.view.phase !== "act") return `${word} ${tileName(tileOf(last[1]))}`;
-  return word;
-}
+const FINAL = [4400, 4403, 4404, 4409];  // close codes no retry changes (the rooms' caps, CLOSE_*); 4429: wait longer
 
 function send(text) {
   $("error").textContent = "";
@@ -66,7 +32,7 @@ function send(text) {
 // ---- drawing the table ------------------------------------------------------------------------------
 function seatTitle(s) {
   const v = frame.view;
-  return seatName(s, frame.seat || frame.seats[0], v ? v.dealer : null, frame.seats);
+  return seatName(s, frame.seat || hello.seats[0], v ? v.dealer : null, hello.seats);
 }
 
 const hostToken = roomId ? localStorage.getItem("mjrules.host." + roomId) : null;
@@ -81,7 +47,7 @@ function drawHost() {  // the host's controls, in the browser that made the room
   const box = $("host-bar");
   box.replaceChildren();
   if (!hostToken || frame.finished) return;
-  for (const s of frame.seats.filter((x) => frame.players[x] === "human")) {
+  for (const s of hello.seats.filter((x) => frame.players[x] === "human")) {
     const b = el("button", "host-remove", t("room.toBot", { seat: seatName(s) }));
     b.type = "button";
     b.dataset.seat = s;
@@ -98,7 +64,7 @@ function drawTotals() {
   drawHost();
   const box = $("totals");
   box.replaceChildren();
-  for (const s of frame.seats) {
+  for (const s of hello.seats) {
     const item = el("span", "total" + (frame.away.includes(s) ? " away" : ""));
     const who = frame.players[s] === "human" ? "" : ` (${t("room.bot")})`;
     item.append(el("b", "", seatTitle(s) + who), el("span", "num", ` ${frame.totals[s] > 0 ? "+" : ""}${frame.totals[s]}`));
@@ -106,83 +72,56 @@ function drawTotals() {
   }
 }
 
-function drawStrip(v) {
+function drawStrip(v, vt) {
   const strip = $("strip");
-  strip.replaceChildren();
-  strip.append(el("span", "", t("board.wall", { n: v.live_wall })));
-  for (const [name, code] of Object.entries(v.indicators)) {
-    const box = el("span", "ind");
-    box.append(el("span", "", (frame.indicator_labels[name] || name) + " "), tileEl(code, { small: true }));
-    strip.append(box);
-  }
-  const marks = Object.entries(v.jing || {});
-  for (const which of ["正精", "副精"]) {
-    const codes = marks.filter(([, m]) => m === which).map(([c]) => c);
-    if (codes.length) strip.append(el("span", "jing-name", `${t(which === "正精" ? "jing.main" : "jing.sub")}：${codes.map((c) => tileName(tileOf(c))).join("、")}`));
-  }
+  strip.replaceChildren(el("span", "wall", t("board.wall", { n: v.live_wall })), ...vt.indicators("small"), ...vt.jingNames("small"));
 }
 
-function drawSeat(s, v, box) {
+function drawSeat(s, v, vt, box) {
   const mine = s === frame.seat;
-  const area = el("div", "seat" + (v.current === s ? " to-act" : ""));
+  const area = el("div", "seat" + (v.to_act.includes(s) ? " to-act" : ""));
   area.dataset.seat = s;
   area.append(el("h3", "", seatTitle(s)));
-  if (!mine) area.append(el("div", "count", t("room.inHand", { n: v.hand_sizes[s] })));
-  const melds = el("div", "row melds");
-  for (const m of v.meld_codes[s]) {
-    const g = el("span", "meld");
-    if (m.tiles === null) for (let i = 0; i < 4; i++) g.append(el("span", "tile back small"));
-    else for (const c of m.tiles) g.append(tileEl(c, { small: true }));
-    g.title = t("act." + m.kind);
-    melds.append(g);
-  }
-  area.append(melds);
-  const d = tilesRow(v.discards[s], { small: true });
-  d.classList.add("discards");
-  area.append(d);
+  if (!mine && !v.hands[s]) area.append(el("div", "count", t("room.inHand", { n: v.hand_sizes[s] })));
+  else if (!mine) area.append(vt.hand(s, "small"));  // every hand face up once the hand is over
+  area.append(vt.melds(s, "small"), vt.row(v.discards[s], "discards", "small"));
   box.append(area);
 }
 
 function drawTable() {
   const v = frame.view;
-  $("room-label").textContent = frame.label;
-  $("room-hand").textContent = frame.finished ? t("room.finished") : t("room.handOf", { k: frame.hand, n: frame.hands });
+  $("room-label").textContent = hello.label;
+  $("room-hand").textContent = frame.finished ? t("room.finished") : t("room.handOf", { k: frame.hand, n: frame.hands ?? hello.hands });
   drawTotals();
   const others = $("others"), mine = $("mine"), dock = $("dock"), centre = $("centre");
-  for (const b of [others, mine, dock, centre]) b.replaceChildren();
+  for (const b of [$("strip"), others, mine, dock, centre]) b.replaceChildren();
   if (v) {
-    drawStrip(v);
-    const me = frame.seat;
-    const order = me ? [1, 2, 3].map((i) => frame.seats[(frame.seats.indexOf(me) + i) % frame.seats.length]).filter((s) => s !== me)
-      : frame.seats;
-    for (const s of order) drawSeat(s, v, others);
+    const vt = tiles.view(v);
+    drawStrip(v, vt);
+    const me = frame.seat, seats = hello.seats;
+    const order = me ? seats.map((_, i) => seats[(seats.indexOf(me) + i) % seats.length]).filter((s) => s !== me) : seats;
+    for (const s of order) drawSeat(s, v, vt, others);
     if (v.last_discard) {
-      centre.append(el("span", "", t("board.discarded", { seat: seatTitle(v.last_discard[0]) }) + " "), tileEl(v.last_discard[1]));
+      centre.append(el("span", "", t("board.discarded", { seat: seatTitle(v.last_discard.seat) }) + " "), vt.tile(v.last_discard.tile));
     }
-    centre.append(el("div", "turn", t("board.turn", { seats: seatTitle(v.current) })));
+    if (v.flip) centre.append(el("span", "flip", t("board.flip", { name: tiles.indicator(v.flip.name), made: v.flip.made, of: v.flip.of, tile: tiles.name(v.flip.tile) })));
+    if (v.pick) centre.append(el("span", "pick", t("board.pick", { tile: tiles.name(v.pick) })));
+    centre.append(el("div", "turn", v.over ? t("board.over") : `${t("phase." + v.phase)} · ${t("board.turn", { seats: v.to_act.map(seatTitle).join(" ") })}`));
     if (me) {
-      const discards = new Map(v.legal.filter((a) => a.split(/\s+/)[1] === "discard").map((a) => [a.split(/\s+/)[2], a]));
-      const hand = el("div", "row hand");
-      for (const c of v.hand_codes) {
-        const e = tileEl(c);
-        if (discards.has(c)) {
-          e.classList.add("playable");
-          e.tabIndex = 0;
-          e.addEventListener("click", () => send(discards.get(c)));
-        }
-        hand.append(e);
-      }
-      drawSeat(me, v, mine);
+      const hand = vt.hand(me);  // the tile just drawn apart
+      const discards = vt.playable(hand, send);
+      drawSeat(me, v, vt, mine);
       mine.prepend(hand);
       for (const a of v.legal) {
-        if (a.split(/\s+/)[1] === "discard") continue;
-        const b = el("button", "act " + a.split(/\s+/)[1], actionLabel(a));
+        if (a.kind === "discard") continue;  // a tile of the hand is its discard's button
+        const b = el("button", "act " + a.kind, vt.action(a));
         b.type = "button";
-        b.dataset.action = a;
-        b.addEventListener("click", () => send(a));
+        b.dataset.action = a.text;
+        b.dataset.kind = a.kind;
+        b.addEventListener("click", () => send(a.text));
         dock.append(b);
       }
-      if (discards.size) dock.append(el("span", "hint", t("room.clickToDiscard")));
+      if (discards) dock.append(el("span", "hint", t("room.clickToDiscard")));
     }
   }
   drawLast();
@@ -209,7 +148,7 @@ function drawLast() {
   }
   box.append(table);
   box.dataset.hand = String(r.hand);
-  const net = el("p", "net", t("ledger.net") + "：" + frame.seats.map((s) => `${seatTitle(s)} ${r.net[s] > 0 ? "+" : ""}${r.net[s]}`).join("，"));
+  const net = el("p", "net", t("ledger.net") + "：" + hello.seats.map((s) => `${seatTitle(s)} ${r.net[s] > 0 ? "+" : ""}${r.net[s]}`).join("，"));
   box.append(net);
   const a = el("a", "record", t("record.download"));
   a.href = `/api/rooms/${roomId}/hands/${r.hand + 1}/record`;
@@ -226,14 +165,16 @@ function connect() {
   ws.onopen = () => { retry = 0; status(token ? "room.connected" : "room.watching"); };
   ws.onmessage = (m) => {
     const msg = JSON.parse(m.data);
-    if (msg.type === "state") { frame = msg; drawTable(); document.body.dataset.version = String(msg.version); }
+    if (msg.type === "hello") { hello = msg; tiles = new Tiles(msg.tiles, msg.indicator_labels); }
+    else if (msg.type === "state" && hello) { frame = msg; drawTable(); document.body.dataset.version = String(msg.version); }
     else if (msg.type === "error") $("error").textContent = msg.error + (msg.hint ? `（${msg.hint}）` : "");
   };
   ws.onclose = (e) => {
-    if ([4403, 4404, 4409].includes(e.code)) { status("room.closed" + e.code); return; }
-    status("room.reconnecting");
+    if (FINAL.includes(e.code)) { status("room.closed" + e.code); return; }
+    const busy = e.code === 4429;  // too many joins or connections: the same link, a while later
+    status(busy ? "room.closed4429" : "room.reconnecting");
     retry = Math.min(retry + 1, 6);
-    setTimeout(connect, 250 * 2 ** retry);  // the seat keeps its place: come back with the same link
+    setTimeout(connect, (busy ? 4000 : 0) + 250 * 2 ** retry);  // the seat keeps its place: come back with the same link
   };
 }
 
