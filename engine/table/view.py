@@ -21,10 +21,11 @@ gives every kind's group, label and rank once, for a page to draw and name them.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+import weakref
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict, cast
 
 from engine.table.actions import ACT, FLIP
 
@@ -82,8 +83,7 @@ MAIN, NEXT = "正精", "副精"  # the marks of a wild indicator's kinds (RULES.
 CLAIM_KINDS = frozenset({"pung", "kong", "win", "chow"})  # kinds that take the claimed (or robbed) tile
 
 
-@dataclass(frozen=True, slots=True)
-class ActionView:
+class ActionView(NamedTuple):
     """A legal action as a page shows it: ``kind`` (``discard``, ``chow`` …), ``tiles`` (the
     codes it names: a discard's tile, a chow's two from the hand), ``claims`` (seat, code) of the
     tile it takes from another seat, ``text`` to send back (``S chow 46m``)."""
@@ -99,8 +99,7 @@ class ActionView:
                 "claims": {"seat": self.claims[0], "tile": self.claims[1]} if self.claims else None}
 
 
-@dataclass(frozen=True, slots=True)
-class MeldView:
+class MeldView(NamedTuple):
     """A meld as its owner sees it: ``kind`` (``pung``, ``kong``, ``chow``), ``concealed`` (暗杠)
     and its tiles' codes."""
 
@@ -140,23 +139,38 @@ def jing_marks(game: Game, viewer: str | None) -> dict[int, str]:
     """正精 / 副精 by tile kind of every wild indicator ``viewer`` sees: the face-up ones, every one
     once the hand is over, and of the picked one (随精) the viewer's own pick while the hand is
     played (a spectator's: none). Raises nothing."""
-    marks: dict[int, str] = {}
+    return _marks(game, {viewer: None}.keys())[viewer]
+
+
+def _marks(game: Game, viewers: Iterable[str | None]) -> dict[str | None, dict[int, str]]:
+    """:func:`jing_marks` of each viewer, the shared indicators looked at once (not memoised:
+    :func:`snapshot` keeps the code-keyed form per table state)."""
     picked = game.picked if not game.over else None
+    shared: list[int] = []  # the wild indicators' tiles every viewer sees, in declared order
+    picked_at = -1  # where the picked indicator stands in that order
     for name, ind in game.rs.indicators.items():
         if not ind.wild:
             continue
         if picked is not None and name == picked.name:
-            tile = picked.chosen.get(viewer) if viewer is not None else None
+            picked_at = len(shared)
         elif game.over or not ind.hidden:
             tile = game.indicators.get(name)
-        else:
-            tile = None
-        if tile is not None:
+            if tile is not None:
+                shared.append(tile)
+    out: dict[str | None, dict[int, str]] = {}
+    for v in viewers:
+        tiles = list(shared)
+        own = picked.chosen.get(v) if picked is not None and v is not None else None
+        if own is not None:
+            tiles.insert(picked_at, own)
+        marks: dict[int, str] = {}
+        for tile in tiles:
             main, nxt = game.scorer.jing_kinds(tile)
             marks.setdefault(main, MAIN)
             if nxt is not None:
                 marks.setdefault(nxt, NEXT)
-    return marks
+        out[v] = marks
+    return out
 
 
 def _drawn(game: Game) -> tuple[str, int] | None:
@@ -170,47 +184,89 @@ def _drawn(game: Game) -> tuple[str, int] | None:
     return None
 
 
+MEMO_LIMIT = 4096  # action views and mark sets kept per tile set: a bound on memory
+
+
+class _Memo:
+    """What :func:`snapshot` keeps per tile set (one per ruleset): the kinds' codes, each legal
+    action's view by (action, claimed tile) and the 精 marks by table state; bounded."""
+
+    def __init__(self, game: Game):
+        self.codes = [k.code for k in game.tiles.kinds]
+        self.actions: dict[tuple[object, tuple[str, str] | None], ActionView] = {}
+        self.marks: dict[tuple[object, ...], Mapping[str | None, Mapping[str, str]]] = {}
+
+
+_MEMOS: weakref.WeakKeyDictionary[object, _Memo] = weakref.WeakKeyDictionary()
+
+
+def _memo(game: Game) -> _Memo:
+    memo = _MEMOS.get(game.scorer)
+    if memo is None:
+        memo = _MEMOS[game.scorer] = _Memo(game)
+    return memo
+
+
 def snapshot(game: Game) -> TableSnapshot:
     """``game`` frozen now (see :class:`TableSnapshot`). Costs one pass over the table and the
     legal actions of the seats to act."""
-    code = game.tiles.code
+    memo = _memo(game)
+    codes = memo.codes
     drawn = _drawn(game)
     concealed: dict[str, tuple[str, ...]] = {}
     for s in game.seats:
         kinds = sorted(game.hands[s].concealed)
         if drawn is not None and drawn[0] == s:
             kinds.remove(drawn[1])
-        concealed[s] = tuple(code(k) for k in kinds)
+        concealed[s] = tuple([codes[k] for k in kinds])
     claimed = game.robbed or game.last_discard if game.phase in ("claim", "rob") else None
+    claims = (claimed[0], codes[claimed[1]]) if claimed else None
     legal: dict[str, tuple[ActionView, ...]] = {}
     to_act = tuple(game.to_act())
+    known = memo.actions
     for s in to_act:
-        legal[s] = tuple(
-            ActionView(a.kind, a.text(game.scorer),
-                       tuple(code(k) for k in a.tiles) if a.tiles else ((code(a.tile),) if a.tile is not None and
-                                                                          a.kind not in CLAIM_KINDS else ()),
-                       (claimed[0], code(claimed[1])) if claimed and a.kind in CLAIM_KINDS else None)
-            for a in game.legal_actions(s))
+        views = []
+        for a in game.legal_actions(s):
+            view = known.get((a, claims))
+            if view is None:
+                claim = a.kind in CLAIM_KINDS
+                tiles = tuple([codes[k] for k in a.tiles]) if a.tiles else \
+                    ((codes[a.tile],) if a.tile is not None and not claim else ())
+                view = ActionView(a.kind, a.text(game.scorer), tiles, claims if claim else None)
+                if len(known) >= MEMO_LIMIT:
+                    known.clear()
+                known[(a, claims)] = view
+            views.append(view)
+        legal[s] = tuple(views)
     viewers: list[str | None] = [None, *game.seats]
     picks = game.picked.chosen if game.picked is not None else {}
+    key = (game.over, tuple(game.indicators.items()), tuple(picks.items()), tuple(game.seats))
+    coded = memo.marks.get(key)
+    if coded is None:
+        marks = _marks(game, viewers)
+        coded = MappingProxyType({v: MappingProxyType({codes[k]: m for k, m in marks[v].items()}) for v in viewers})
+        memo.marks = memo.marks if len(memo.marks) < MEMO_LIMIT else {}
+        memo.marks[key] = coded
     return TableSnapshot(
         seats=tuple(game.seats), dealer=game.dealer, floor=game.floor, phase=game.phase, current=game.current,
         to_act=to_act, over=game.over,
         concealed=MappingProxyType(concealed),
-        drawn=MappingProxyType({drawn[0]: code(drawn[1])} if drawn else {}),
-        melds=MappingProxyType({s: tuple(MeldView(m.meld_kind, bool(m.concealed), tuple(code(k) for k in m.tiles))
-                                         for m in h.melds) for s, h in game.hands.items()}),
-        discards=MappingProxyType({s: tuple(code(k) for k in d) for s, d in game.discards.items()}),
-        indicators=MappingProxyType({n: code(t) for n, t in game.indicators.items()}),
+        drawn=MappingProxyType({drawn[0]: codes[drawn[1]]} if drawn else {}),
+        melds=MappingProxyType({s: tuple([MeldView(m.meld_kind, bool(m.concealed), tuple([codes[k] for k in m.tiles]))
+                                          for m in h.melds]) for s, h in game.hands.items()}),
+        discards=MappingProxyType({s: tuple([codes[k] for k in d]) for s, d in game.discards.items()}),
+        indicators=MappingProxyType({n: codes[t] for n, t in game.indicators.items()}),
         hidden=frozenset(n for n, ind in game.rs.indicators.items() if ind.hidden),
-        marks=MappingProxyType({v: MappingProxyType({code(k): m for k, m in jing_marks(game, v).items()})
-                                for v in viewers}),
-        picks=MappingProxyType({s: code(k) for s, k in picks.items()}),
+        marks=coded,
+        picks=MappingProxyType({s: codes[k] for s, k in picks.items()}),
         wall=game.wall.remaining, live_wall=game.live_remaining,
-        last_discard=(game.last_discard[0], code(game.last_discard[1])) if game.last_discard else None,
+        last_discard=(game.last_discard[0], codes[game.last_discard[1]]) if game.last_discard else None,
         legal=MappingProxyType(legal),
-        flip=MappingProxyType(game.flips.shown(code)) if game.flips is not None and game.phase == FLIP else None,
+        flip=MappingProxyType(game.flips.shown(game.tiles.code)) if game.flips is not None and game.phase == FLIP else None,
     )
+
+
+PRIVATE = ("seat", "hand", "drawn", "hands", "drawn_by", "melds", "jing", "legal", "pick")  # a view's per-viewer fields
 
 
 def seat_view(snap: TableSnapshot, seat: str | None, *, reveal: bool = False) -> SeatView:
@@ -227,31 +283,87 @@ def seat_view(snap: TableSnapshot, seat: str | None, *, reveal: bool = False) ->
     ``hand``/``drawn`` are the seat's own (the tile it just drew apart from the rest); ``hands``
     and ``drawn_by`` (seat -> the tile it just drew) show only the seat's own until the hand is
     over, then every seat's. ``reveal`` shows every hand as at the end (a finished record's
-    replay; 随精 picks stay each seat's). Raises ``KeyError`` for a seat not at the table."""
+    replay; 随精 picks stay each seat's). A new dict each call. Raises ``KeyError`` for a seat
+    not at the table. The fields in :data:`PRIVATE` depend on the viewer, the others do not
+    (:class:`ViewText` encodes those once for every viewer)."""
+    return cast(SeatView, {**private_part(snap, seat, reveal), **public_part(snap, reveal)})
+
+
+def public_part(snap: TableSnapshot, reveal: bool = False) -> dict[str, object]:
+    """The fields of :func:`seat_view` that every viewer of ``snap`` is shown alike."""
+    open_all = reveal or snap.over
+    return {
+        "seats": list(snap.seats), "dealer": snap.dealer, "floor": snap.floor, "phase": snap.phase,
+        "current": snap.current, "to_act": list(snap.to_act), "over": snap.over,
+        "hand_sizes": {s: len(snap.concealed[s]) + (s in snap.drawn) for s in snap.seats},
+        "discards": {s: list(d) for s, d in snap.discards.items()},
+        "indicators": {n: c for n, c in snap.indicators.items() if open_all or n not in snap.hidden},
+        "wall": snap.wall, "live_wall": snap.live_wall,
+        "last_discard": {"seat": snap.last_discard[0], "tile": snap.last_discard[1]} if snap.last_discard else None,
+        "flip": dict(snap.flip) if snap.flip is not None else None,
+    }
+
+
+def melds_part(snap: TableSnapshot, seat: str | None, reveal: bool = False) -> dict[str, list[MeldJson]]:
+    """The ``melds`` of :func:`seat_view`: another seat's concealed kong (暗杠) face down until
+    the hand is over."""
+    open_all = reveal or snap.over
+    return {s: [MeldJson(kind=m.kind, concealed=m.concealed,
+                         tiles=list(m.tiles) if (not m.concealed or s == seat or open_all) else None)
+                for m in ms] for s, ms in snap.melds.items()}
+
+
+def private_part(snap: TableSnapshot, seat: str | None, reveal: bool = False, *,
+                 melds: bool = True, legal: bool = True) -> dict[str, object]:
+    """The fields of :func:`seat_view` (:data:`PRIVATE`) that only ``seat`` is shown so
+    (``melds``/``legal`` False: without those two). Raises ``KeyError`` for a seat not at the table."""
     if seat is not None and seat not in snap.seats:
         raise KeyError(seat)
     open_all = reveal or snap.over
     hands: dict[str, list[str] | None] = {s: list(snap.concealed[s]) if open_all or s == seat else None
                                           for s in snap.seats}
-    melds = {s: [MeldJson(kind=m.kind, concealed=m.concealed,
-                          tiles=list(m.tiles) if (not m.concealed or s == seat or open_all) else None)
-                 for m in ms] for s, ms in snap.melds.items()}
-    shown = {n: c for n, c in snap.indicators.items() if open_all or n not in snap.hidden}
-    marks = snap.marks[seat]
-    drawn = snap.drawn.get(seat) if seat is not None else None
-    return SeatView(
-        seat=seat, seats=list(snap.seats), dealer=snap.dealer, floor=snap.floor, phase=snap.phase,
-        current=snap.current, to_act=list(snap.to_act), over=snap.over,
-        hand=list(snap.concealed[seat]) if seat is not None else None, drawn=drawn,
-        hands=hands, drawn_by={s: c for s, c in snap.drawn.items() if open_all or s == seat},
-        hand_sizes={s: len(snap.concealed[s]) + (s in snap.drawn) for s in snap.seats},
-        melds=melds, discards={s: list(d) for s, d in snap.discards.items()},
-        indicators=shown, jing=dict(marks), wall=snap.wall, live_wall=snap.live_wall,
-        last_discard={"seat": snap.last_discard[0], "tile": snap.last_discard[1]} if snap.last_discard else None,
-        legal=[a.to_json() for a in snap.legal.get(seat, ())] if seat is not None else [],
-        flip=dict(snap.flip) if snap.flip is not None else None,
-        pick=snap.picks.get(seat) if seat is not None else None,
-    )
+    out: dict[str, object] = {
+        "seat": seat, "hand": hands[seat] if seat is not None else None,
+        "drawn": snap.drawn.get(seat) if seat is not None else None, "hands": hands,
+        "drawn_by": {s: c for s, c in snap.drawn.items() if open_all or s == seat},
+        "jing": dict(snap.marks[seat]), "pick": snap.picks.get(seat) if seat is not None else None,
+    }
+    if melds:
+        out["melds"] = melds_part(snap, seat, reveal)
+    if legal:
+        out["legal"] = [a.to_json() for a in snap.legal.get(seat, ())] if seat is not None else []
+    return out
+
+
+class ViewText:
+    """:func:`seat_view` of one snapshot as JSON text, for every viewer asked: what every viewer
+    shares (:func:`public_part`, and the melds while no seat holds a concealed one) encoded once,
+    each viewer's own (:func:`private_part`) once per viewer, each legal action's JSON once a
+    ruleset. ``dumps`` is the JSON encoder (object -> str); for every viewer ``json.loads(
+    text(seat)) == seat_view(snap, seat)`` (tests/test_view_text.py)."""
+
+    def __init__(self, snap: TableSnapshot, dumps: Callable[[object], str], memo: dict[ActionView, str] | None = None):
+        self.snap, self.dumps = snap, dumps
+        self.memo = memo if memo is not None else {}
+        shared = public_part(snap)
+        self.same_melds = snap.over or not any(m.concealed for ms in snap.melds.values() for m in ms)
+        if self.same_melds:
+            shared["melds"] = melds_part(snap, None)
+        self.shared = dumps(shared)[1:-1]
+
+    def _action(self, a: ActionView) -> str:
+        text = self.memo.get(a)
+        if text is None:
+            if len(self.memo) >= MEMO_LIMIT:
+                self.memo.clear()
+            text = self.memo[a] = self.dumps(a.to_json())
+        return text
+
+    def text(self, seat: str | None) -> str:
+        """``seat``'s view (None: a spectator's) as JSON. Raises ``KeyError`` for a seat not at the table."""
+        own = self.dumps(private_part(self.snap, seat, melds=not self.same_melds, legal=False))
+        legal = ",".join([self._action(a) for a in self.snap.legal.get(seat, ())]) if seat is not None else ""
+        return f'{own[:-1]},"legal":[{legal}],{self.shared}}}'
 
 
 def view_of(game: Game, seat: str | None, *, reveal: bool = False) -> SeatView:

@@ -11,9 +11,8 @@ frame and the public summary are built. Bot play that may take long (a bot or a 
 move) runs in a worker thread while the actor waits for it, so other rooms play on; nothing on
 the event loop waits on a thread lock.
 
-Each connection (:class:`Conn`) has its own sender task: a slow socket delays itself only, and
-a connection never gets an older table after a newer one (a newer frame replaces one not yet
-sent).
+The actor sends each connection its frame itself, in order (:class:`Conn`): a connection never
+gets an older table after a newer one.
 
 The :class:`Hub` holds the rooms this process serves: it loads a room from the store on first
 use (taking its lease), ticks the actors (timers, 托管), renews the leases and drops a room whose
@@ -26,13 +25,15 @@ import asyncio
 import contextlib
 import dataclasses
 import json
+import queue
 import secrets
+import threading
 import time
-from http import HTTPStatus
 from collections import defaultdict, deque
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from http import HTTPStatus
 from typing import Any, Protocol, TypeVar
 
 from engine.errors import MjError
@@ -52,6 +53,7 @@ from engine.tools.rooms.room import HUMAN, Published, Room, token_hash
 from engine.tools.rooms.store import RoomRow, Store, Write
 
 T = TypeVar("T")
+BATCH = 64  # jobs of one room run before their changes are committed and told together
 
 
 class Refusal(Exception):
@@ -98,72 +100,49 @@ def error_text(message: str, hint: str | None = None) -> str:
 
 @dataclass(eq=False)
 class Conn:
-    """A websocket on a room: its seat (None: a spectator), its actions' rate and its outbox,
-    sent in order by its own task (:meth:`start`). Messages are sent in the order pushed; of the
-    tables (:meth:`push_state`) only the newest not yet sent is kept."""
+    """A websocket on a room: its seat (None: a spectator) and its actions' rate. Its messages
+    are sent by whoever holds the turn (the room's actor, or the connection's own reader for
+    a refused message) straight to the socket: uvicorn's websocket protocol buffers a send in
+    the transport and never waits on it, so a slow socket delays nobody (and a dead one is
+    closed by uvicorn's pings); a send that fails marks the connection gone."""
 
     ws: Socket
     seat: str | None
     acts: Rate = field(default_factory=lambda: Rate(*ACT_RATE))
-    out: deque[str] = field(default_factory=deque)
-    state: str | None = None  # the newest table not yet sent
-    closing: int | None = None  # a close code: sent after the outbox
-    wake: asyncio.Event = field(default_factory=asyncio.Event)
-    task: asyncio.Task[None] | None = None
+    gone: bool = False
+    seen: int = -1  # the version of the last table it was sent
 
-    def start(self) -> None:
-        self.task = asyncio.get_running_loop().create_task(self._send())
+    async def send(self, text: str) -> None:
+        if self.gone:
+            return
+        try:
+            await self.ws.send_text(text)
+        except Exception:  # a closed socket: its reader ends the connection
+            self.gone = True
 
-    def push(self, text: str) -> None:
-        self.out.append(text)
-        self.wake.set()
-
-    def push_state(self, text: str) -> None:
-        self.state = text
-        self.wake.set()
-
-    def close(self, code: int, message: str | None = None) -> None:
+    async def close(self, code: int, message: str | None = None) -> None:
         """Send ``message`` (an error) if any, then close with ``code``; nothing after."""
         if message is not None:
-            self.push(error_text(message))
-        self.closing = code
-        self.wake.set()
-
-    async def _send(self) -> None:
-        try:
-            while True:
-                await self.wake.wait()
-                self.wake.clear()
-                while self.out or self.state is not None:
-                    if self.out:
-                        text = self.out.popleft()
-                    else:
-                        text, self.state = self.state or "", None
-                    await self.ws.send_text(text)
-                if self.closing is not None:
-                    with contextlib.suppress(Exception):
-                        await self.ws.close(code=self.closing)
-                    return
-        except Exception:  # a closed socket: its reader ends the connection
-            return
-
-    def stop(self) -> None:
-        if self.task is not None:
-            self.task.cancel()
+            await self.send(error_text(message))
+        self.gone = True
+        with contextlib.suppress(Exception):
+            await self.ws.close(code=code)
 
 
 class Committer:
-    """Writes the rooms' applied actions to the store, committed before anyone is told: every
-    room's writes waiting while a commit runs go into the next one (one transaction, one thread
-    of its own). A room whose writes cannot be stored (another server wrote that place) gets
-    the error; the others are stored all the same."""
+    """Writes the rooms' applied actions to the store, committed before anyone is told: one
+    thread of its own takes every room's writes waiting while it committed the last ones into
+    one transaction. A room whose writes cannot be stored (another server wrote that place)
+    gets the error; the others are stored all the same. Other store calls go to a small pool
+    (:meth:`run`)."""
 
     def __init__(self, store: Store):
         self.store = store
-        self.pending: list[tuple[list[Write], asyncio.Future[None]]] = []
-        self.busy = False
-        self.pool = ThreadPoolExecutor(1, thread_name_prefix="mjrules-store")
-        self.task: asyncio.Task[None] | None = None
+        self.queue: queue.SimpleQueue[tuple[list[Write], asyncio.AbstractEventLoop, asyncio.Future[None]] | None] = \
+            queue.SimpleQueue()
+        self.thread = threading.Thread(target=self._write, name="mjrules-store", daemon=True)
+        self.thread.start()
+        self.pool = ThreadPoolExecutor(2, thread_name_prefix="mjrules-store-calls")
 
     async def commit(self, writes: list[Write]) -> None:
         """Return once ``writes`` are committed. Raises what the store raised for them."""
@@ -171,44 +150,61 @@ class Committer:
             return
         loop = asyncio.get_running_loop()
         done: asyncio.Future[None] = loop.create_future()
-        self.pending.append((writes, done))
-        if not self.busy:
-            self.busy = True
-            self.task = loop.create_task(self._drain())
+        self.queue.put((writes, loop, done))
         await done
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
-        """Run a store call in the store's thread (in order with the commits)."""
+        """Run a store call (not a commit of actions) in a worker thread."""
         return await asyncio.get_running_loop().run_in_executor(self.pool, fn, *args)
 
-    async def _drain(self) -> None:
-        try:
-            while self.pending:
-                batch, self.pending = self.pending, []
-                results: list[BaseException | None]
+    def _write(self) -> None:
+        while True:
+            item = self.queue.get()
+            if item is None:
+                return
+            batch = [item]
+            while True:  # every room's writes that came meanwhile: one transaction
                 try:
-                    await self.run(self.store.write, [w for ws, _ in batch for w in ws])
-                    results = [None] * len(batch)
-                except Exception:
-                    results = []
-                    for ws, _ in batch:  # one room's conflict: each room's writes alone
-                        try:
-                            await self.run(self.store.write, ws)
-                            results.append(None)
-                        except Exception as failed:
-                            results.append(failed)
-                for (_, done), exc in zip(batch, results, strict=True):
-                    if done.done():
-                        continue
-                    if exc is None:
-                        done.set_result(None)
-                    else:
-                        done.set_exception(exc)
-        finally:
-            self.busy = False
+                    more = self.queue.get_nowait()
+                except queue.Empty:
+                    break
+                if more is None:
+                    self.queue.put(None)
+                    break
+                batch.append(more)
+            results: list[BaseException | None]
+            try:
+                self.store.write([w for ws, _, _ in batch for w in ws])
+                results = [None] * len(batch)
+            except Exception:
+                results = []
+                for ws, _, _ in batch:  # one room's conflict: each room's writes alone
+                    try:
+                        self.store.write(ws)
+                        results.append(None)
+                    except Exception as failed:
+                        results.append(failed)
+            by_loop: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[None], BaseException | None]]] = {}
+            for (_, loop, done), exc in zip(batch, results, strict=True):
+                by_loop.setdefault(loop, []).append((done, exc))
+            for loop, told in by_loop.items():
+                with contextlib.suppress(RuntimeError):  # a loop that closed meanwhile
+                    loop.call_soon_threadsafe(_tell, told)
 
     def close(self) -> None:
+        self.queue.put(None)
+        self.thread.join(timeout=30)
         self.pool.shutdown(wait=True)
+
+
+def _tell(told: list[tuple[asyncio.Future[None], BaseException | None]]) -> None:
+    for done, exc in told:
+        if done.done():
+            continue
+        if exc is None:
+            done.set_result(None)
+        else:
+            done.set_exception(exc)
 
 
 class RoomActor:
@@ -223,6 +219,7 @@ class RoomActor:
         self.inbox: asyncio.Queue[tuple[Callable[[], Awaitable[Any]], asyncio.Future[Any] | None]] = asyncio.Queue()
         self.published: Published = room.publish()
         self.hello = room.hello()
+        self.after: list[tuple[Conn, str]] = []  # messages a job leaves to be sent once its changes are committed
         self.stopped = False
         self.task = asyncio.get_running_loop().create_task(self._run())
 
@@ -246,105 +243,118 @@ class RoomActor:
 
     async def _run(self) -> None:
         while True:
-            job, done = await self.inbox.get()
+            batch = [await self.inbox.get()]
+            while not self.inbox.empty() and len(batch) < BATCH:  # jobs that came meanwhile: told together
+                batch.append(self.inbox.get_nowait())
+            finished: list[tuple[asyncio.Future[Any], Any]] = []
+            for job, done in batch:
+                try:
+                    out = await job()
+                except Exception as exc:
+                    if done is not None and not done.done():
+                        done.set_exception(exc)
+                else:
+                    if done is not None:
+                        finished.append((done, out))
             try:
-                out = await job()
-            except Exception as exc:
-                if done is not None and not done.done():
-                    done.set_exception(exc)
-                if isinstance(exc, Lost):
-                    await self.hub.drop(self.id, CLOSE_ELSEWHERE, str(exc))
-                    return
-            else:
-                if done is not None and not done.done():
+                await self._settle()
+            except Lost as exc:
+                for done, _ in finished:
+                    if not done.done():
+                        done.set_exception(exc)
+                await self.hub.drop(self.id, CLOSE_ELSEWHERE, str(exc))
+                return
+            for done, out in finished:
+                if not done.done():
                     done.set_result(out)
 
-    # ---- after each change ---------------------------------------------------------------------------
+    # ---- after the jobs ------------------------------------------------------------------------------
+    async def _settle(self) -> None:
+        """What the jobs applied: committed, then told (each ``ok``, then the table), then the
+        bots' and stand-ins' turns (in a worker thread: they may be long), committed and told."""
+        await self._commit()
+        told, self.after = self.after, []
+        for conn, text in told:
+            await conn.send(text)
+        await self._publish()
+        now = time.monotonic()
+        if self.room.bots_to_play(now, self.hub.grace):
+            await asyncio.get_running_loop().run_in_executor(None, self.room.step, now, self.hub.grace)
+            await self._commit()
+            await self._publish()
+
     async def _commit(self) -> None:
         try:
             await self.hub.committer.commit(self.room.take_writes())
         except Exception as exc:  # the store refused: the room in memory is no longer the truth
             raise Lost(f"the room could not be stored ({type(exc).__name__}): reconnect") from exc
 
-    def _publish(self) -> None:
-        if self.published.version == self.room.version:
-            return
-        self.published = self.room.publish()
+    async def _publish(self) -> None:
+        """Every connection gets the table as it is now (once a version)."""
+        if self.published.version != self.room.version:
+            self.published = self.room.publish()
+        version = self.published.version
         for c in self.conns:
-            c.push_state(self.published.frame(c.seat))
-
-    async def _play(self) -> None:
-        """Bots and stand-ins play until a person must choose (in a worker thread: it may be
-        long), committed and told."""
-        now = time.monotonic()
-        if self.room.bots_to_play(now, self.hub.grace):
-            await asyncio.get_running_loop().run_in_executor(None, self.room.step, now, self.hub.grace)
-            await self._commit()
-            self._publish()
+            if c.seen != version:
+                c.seen = version
+                await c.send(self.published.frame(c.seat))
 
     # ---- jobs ----------------------------------------------------------------------------------------
     async def act(self, conn: Conn, text: str) -> tuple[int, int]:
-        """``conn``'s seat plays ``text``; answered ``ok`` (after the commit) or ``error``."""
+        """``conn``'s seat plays ``text``; answered ``ok`` (after the commit, before the table
+        that shows it) or ``error`` (at once: nothing changed)."""
         assert conn.seat is not None, "a spectator's action is refused before it is queued"
         room = self.room
         try:
             hand, seq = room.act(conn.seat, text, time.monotonic())
         except MjError as exc:
-            conn.push(error_text(exc.message, exc.hint))
+            await conn.send(error_text(exc.message, exc.hint))
             raise
         room.step(time.monotonic(), self.hub.grace, bots=False)  # the lone draws that follow
-        await self._commit()
-        conn.push(json.dumps({"type": "ok", "action": text, "hand": hand + 1, "seq": seq}, ensure_ascii=False))
-        self._publish()
-        await self._play()
+        self.after.append((conn, json.dumps({"type": "ok", "action": text, "hand": hand + 1, "seq": seq},
+                                            ensure_ascii=False)))
         return hand, seq
 
     async def join(self, conn: Conn) -> None:
         """``conn`` is here: it gets the hello and the table; its seat is no longer away."""
         self.conns.append(conn)
-        conn.push(self.hello)
-        if conn.seat is not None:
+        await conn.send(self.hello)
+        if conn.seat is not None:  # its seat is back: everyone's table says so
             self.room.away_since[conn.seat] = None
             self.room.turn_since = time.monotonic()
             self.room.version += 1
-        self._publish()
-        conn.push_state(self.published.frame(conn.seat))
 
     async def leave(self, conn: Conn) -> None:
         """``conn`` is gone; its seat is away once no other connection holds it."""
         with contextlib.suppress(ValueError):
             self.conns.remove(conn)
-        conn.stop()
+        conn.gone = True
         seat = conn.seat
         if seat is not None and not any(c.seat == seat for c in self.conns):
             self.room.away_since[seat] = time.monotonic()
             self.room.version += 1
-            self._publish()
 
     async def tick(self) -> None:
-        """A timer: stand-ins play for seats away past the grace or out of time."""
-        await self._play()
+        """A timer: stand-ins play for seats away past the grace or out of time (when the
+        jobs settle)."""
 
     async def start(self) -> None:
-        """A new or reloaded room: bots before the first person."""
-        await self._play()
+        """A new or reloaded room: bots before the first person (when the jobs settle)."""
 
     def check_host(self, token: object) -> None:
         """Raises :class:`Refusal` 403 unless ``token`` is the host's."""
         if not isinstance(token, str) or not secrets.compare_digest(token_hash(token), self.host):
             raise Refusal(HTTPStatus.FORBIDDEN, "only the room's host may do that", hint="send the `host` token")
 
-    async def close(self) -> dict[str, Any]:
-        """The host closes the room (the match ends where it is); returns the summary."""
+    async def close(self) -> None:
+        """The host closes the room (the match ends where it is)."""
         await self.hub.committer.run(self.hub.store.close, self.id)
         self.room.row = dataclasses.replace(self.room.row, closed=True)
         self.room.version += 1
-        self._publish()
-        return self.published.summary
 
-    async def remove(self, seat: str, bot: str) -> dict[str, Any]:
+    async def remove(self, seat: str, bot: str) -> None:
         """The host gives a person's ``seat`` to ``bot``: its connections are closed, its link
-        no longer opens it; returns the summary."""
+        no longer opens it."""
         room = self.room
         if seat not in room.seats or room.player(seat) != HUMAN:
             raise Refusal(HTTPStatus.BAD_REQUEST, f"{seat[:MAX_ID_CHARS]!r} is not a person's seat here")
@@ -353,19 +363,16 @@ class RoomActor:
         self.hashes.pop(seat, None)
         for c in [c for c in self.conns if c.seat == seat]:
             self.conns.remove(c)
-            c.close(CLOSE_FORBIDDEN, "the host gave your seat to a bot")
+            await c.close(CLOSE_FORBIDDEN, "the host gave your seat to a bot")
         room.away_since.pop(seat, None)
         room.version += 1
-        self._publish()
-        await self._play()
-        return self.published.summary
 
-    def stop(self, code: int, reason: str) -> None:
+    async def stop(self, code: int, reason: str) -> None:
         """Stop serving: every connection is told ``reason`` and closed with ``code``."""
         self.stopped = True
-        for c in self.conns:
-            c.close(code, reason)
-        self.conns = []
+        conns, self.conns = self.conns, []
+        for c in conns:
+            await c.close(code, reason)
         if asyncio.current_task() is not self.task:
             self.task.cancel()
 
@@ -457,7 +464,7 @@ class Hub:
         """Stop serving ``room_id`` here (its sockets told ``reason`` and closed with ``code``)."""
         actor = self.actors.pop(room_id, None)
         if actor is not None:
-            actor.stop(code, reason)
+            await actor.stop(code, reason)
 
     async def release_all(self) -> None:
         """Give up every lease (the server stops) and wait for the store's thread."""

@@ -30,14 +30,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from engine.core.scoring import Scorer
 from engine.errors import IllegalAction, MjError
 from engine.lang.ruleset import Ruleset
 from engine.table.bots import BOTS
 from engine.table.game import Action, Game
 from engine.table.match import Bot, Match, play_until_person
-from engine.table.records import game_record, to_yaml
-from engine.table.view import TableSnapshot, seat_view, snapshot, tile_set
+from engine.table.records import game_record
+from engine.table.view import ActionView, ViewText, snapshot, tile_set
 from engine.tools.play import result_json
 from engine.tools.rooms.caps import MAX_ACTION_CHARS, MAX_STEPS
 from engine.tools.rooms.store import RoomRow, Store, Write
@@ -62,6 +64,11 @@ def bot_seed(seed: int, hand: int, seq: int, seat_index: int) -> int:
     return (((seed * 1_000_003 + hand) * 1_009 + seq) * 8 + seat_index) % (2**31)
 
 
+def dumps(data: object) -> str:
+    """JSON text of a frame's part (orjson: the rooms' frames are most of a server's work)."""
+    return orjson.dumps(data).decode()
+
+
 def _nobody(seat: str) -> Bot | None:
     return None
 
@@ -69,22 +76,24 @@ def _nobody(seat: str) -> Bot | None:
 @dataclass(frozen=True)
 class Published:
     """A room as it was at ``version``, immutable: what every reader (a frame, a summary) is
-    built from while the room's actor goes on. ``table`` is None between matches' end and close;
+    built from while the room's actor goes on. ``table`` is the table's snapshot, with its views
+    as JSON (:class:`~engine.table.view.ViewText`), None once the match is over;
     ``frame`` gives each viewer's frame as JSON text (built once a viewer, then kept)."""
 
     version: int
-    table: TableSnapshot | None
-    head: dict[str, Any]  # the frame's fields every viewer shares (hand, totals, last, players, away …)
+    table: ViewText | None
+    head: str  # the frame's fields every viewer shares (version, hand, totals, last, players, away …), JSON
     summary: dict[str, Any]
     frames: dict[str | None, str] = field(default_factory=dict, compare=False)
 
     def frame(self, seat: str | None) -> str:
         """``{"type": "state", "seat", "version", …, "view"}`` as JSON for ``seat`` (None: a
-        spectator): :func:`seat_view` of the snapshot. Built once per viewer."""
+        spectator): :func:`seat_view` of the snapshot. Built once per viewer; the shared fields
+        are encoded once for all."""
         out = self.frames.get(seat)
         if out is None:
-            view = seat_view(self.table, seat) if self.table is not None else None
-            out = json.dumps({"type": "state", "seat": seat, **self.head, "view": view}, ensure_ascii=False)
+            view = self.table.text(seat) if self.table is not None else "null"
+            out = f'{{"type":"state","seat":{dumps(seat)},{self.head[1:-1]},"view":{view}}}'
             self.frames[seat] = out
         return out
 
@@ -103,10 +112,12 @@ class Room:
     totals: dict[str, int] = field(default_factory=dict)
     game: Game | None = None
     last_result: dict[str, Any] | None = None  # the hand before this one, as result_json gives it
+    last_json: str | None = None  # last_result as JSON (None: not encoded yet)
     away_since: dict[str, float | None] = field(default_factory=dict)  # seat -> when it left (None: here)
     turn_since: float = 0.0  # when the current wait for a person began
     version: int = 0  # bumped on every change (frames are sent when it moves)
     writes: list[Write] = field(default_factory=list)  # applied, not yet committed (take_writes)
+    action_json: dict[ActionView, str] = field(default_factory=dict)  # legal actions' JSON (ViewText)
 
     def __post_init__(self) -> None:
         self.scorer = Scorer(self.rs)
@@ -162,7 +173,7 @@ class Room:
                                   hint="the room's rule file changed since it was made; close the room") from exc
             if not game.over:
                 break
-            room._end_hand(store_record=store.record(row.id, room.hand) is None)
+            room._end_hand(store_record=not store.has_record(row.id, room.hand))
         room.store.write(room.take_writes())  # a hand whose record a crash lost
         return room
 
@@ -179,10 +190,11 @@ class Room:
         assert game is not None and game.result is not None, "a hand that ended has a result"
         net = game.result.net(self.seats)
         if store_record:
-            self.writes.append(Write.hand(self.row.id, self.hand, to_yaml(game_record(game)), net))
+            self.writes.append(Write.hand(self.row.id, self.hand, json.dumps(game_record(game), ensure_ascii=False), net))
         for s, v in net.items():
             self.totals[s] += v
         self.last_result = {"hand": self.hand, **(result_json(game) or {})}
+        self.last_json = None
         self.match.finish(game)
         if not self.finished:
             self._deal()
@@ -269,19 +281,21 @@ class Room:
         "version", "hand", "hands", "totals", "last", "finished", "players", "away", "view"}``;
         ``view`` is :func:`seat_view` (None once the match is over)."""
         game = self.game
-        table = snapshot(game) if game is not None and not self.finished else None
+        table = ViewText(snapshot(game), dumps, self.action_json) if game is not None and not self.finished else None
         players = {s: self.player(s) for s in self.seats}
         head = {"version": self.version, "hand": self.hand + 1 if not self.finished else self.row.hands,
-                "hands": self.row.hands, "totals": dict(self.totals), "last": self.last_result,
+                "hands": self.row.hands, "totals": dict(self.totals),
                 "finished": self.finished, "players": players,
                 "away": sorted(s for s, t in self.away_since.items() if t is not None)}
+        if self.last_json is None:  # the hand before: encoded once a hand, not once a frame
+            self.last_json = dumps(self.last_result)
         summary = {"room": self.row.id, "ruleset": self.row.ruleset, "label": self.rs.label or self.rs.name,
                    "options": dict(self.row.options), "hands": self.row.hands,
                    "hand": min(self.hand + 1, self.row.hands), "totals": dict(self.totals),
                    "seats": {s: {"player": players[s], "taken": players[s] == HUMAN and self.away_since.get(s) is None}
                              for s in self.seats},
                    "finished": self.finished, "closed": self.row.closed}
-        return Published(self.version, table, head, summary)
+        return Published(self.version, table, f'{dumps(head)[:-1]},"last":{self.last_json}}}', summary)
 
     def hello(self) -> str:
         """The first message a connection gets, JSON: what does not change in a match

@@ -9,7 +9,8 @@ SQLite under the data folder by default (``sqlite:///…/rooms.db``), PostgreSQL
 - ``seats``: each human seat's token, as its SHA-256 (the token itself is never stored);
 - ``actions``: every applied action of every hand, in order, as its text (:meth:`Action.text`);
   committed before the server says it happened;
-- ``hands``: each finished hand's record (the YAML ``mjrules replay`` reads) and net per seat.
+- ``hands``: each finished hand's record (the record ``mjrules replay`` reads, kept as JSON:
+  :meth:`Store.record` gives it as YAML) and net per seat.
 
 A room is rebuilt by replaying its stored actions on its stored seed (engine/tools/rooms/room.py).
 """
@@ -22,6 +23,8 @@ from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
+
+from engine.table.records import to_yaml
 
 META = sa.MetaData()
 ROOMS = sa.Table(
@@ -81,7 +84,7 @@ class Write:
 
     @staticmethod
     def hand(room: str, hand: int, record: str, net: dict[str, int]) -> Write:
-        """Finished hand ``hand``: its record (YAML) and net per seat (子)."""
+        """Finished hand ``hand``: its record (JSON) and net per seat (子)."""
         return Write("hands", (("room", room), ("hand", hand), ("record", record), ("net", json.dumps(net))))
 
 
@@ -128,6 +131,8 @@ class Store:
                 cur.execute("PRAGMA synchronous=NORMAL")
                 cur.close()
         META.create_all(self.engine)
+        self._writer: sa.Connection | None = None  # write()'s own connection
+        self._inserts: dict[str, tuple[str, tuple[str, ...]]] = {}  # table -> its compiled INSERT (write)
 
     # ---- rooms -----------------------------------------------------------------------------------
     def create_room(self, room: RoomRow, token_hashes: dict[str, str], host_hash: str, owner: str, lease: float) -> None:
@@ -200,15 +205,49 @@ class Store:
     # ---- actions and hands ---------------------------------------------------------------------------
     def write(self, writes: list[Write]) -> None:
         """Store ``writes`` in one transaction, committed when this returns (nothing when the
-        list is empty). Raises :class:`sqlalchemy.exc.IntegrityError` (nothing stored) when an
-        action's place is taken: another server wrote it."""
+        list is empty), on the store's writer connection: call it from one thread only (the
+        rooms' committer). The INSERTs are compiled by SQLAlchemy once for the database's
+        dialect and run with the driver's ``executemany`` inside SQLAlchemy's transaction
+        (SQLAlchemy's per-statement machinery cost three times the database's work here).
+        Raises :class:`sqlalchemy.exc.IntegrityError` (nothing stored) when an action's place
+        is taken: another server wrote it."""
         if not writes:
             return
-        with self.engine.begin() as c:
-            for table in ("actions", "hands"):
-                rows = [dict(w.values) for w in writes if w.table == table]
-                if rows:
-                    c.execute(TABLES[table].insert(), rows)
+        conn = self._writer
+        if conn is None or conn.closed or conn.invalidated:
+            conn = self._writer = self.engine.connect()  # kept: one checkout (and ping) per writer, not per commit
+        dbapi = self.engine.dialect.dbapi
+        try:
+            with conn.begin():
+                cur = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+                try:
+                    for table in ("actions", "hands"):
+                        rows = [w.values for w in writes if w.table == table]
+                        if rows:
+                            sql, order = self._insert(table)
+                            cur.executemany(sql, [tuple(dict(r)[k] for k in order) for r in rows] if order
+                                            else [dict(r) for r in rows])
+                finally:
+                    cur.close()
+        except dbapi.IntegrityError as exc:  # type: ignore[union-attr]
+            raise sa.exc.IntegrityError("INSERT", None, exc) from exc
+        except sa.exc.DBAPIError as exc:
+            if exc.connection_invalidated:
+                self._writer = None
+            raise
+        except dbapi.Error:  # type: ignore[union-attr]
+            self._writer = None  # a broken connection: the next write takes a fresh one
+            raise
+
+    def _insert(self, table: str) -> tuple[str, tuple[str, ...]]:
+        """``table``'s INSERT of every column as the driver takes it, and the columns' order when
+        its parameters are positional (``()``: named)."""
+        got = self._inserts.get(table)
+        if got is None:
+            compiled = TABLES[table].insert().compile(dialect=self.engine.dialect)
+            order = tuple(compiled.positiontup or ()) if self.engine.dialect.positional else ()
+            got = self._inserts[table] = (compiled.string, order)
+        return got
 
     def actions(self, room_id: str) -> dict[int, list[str]]:
         """Every stored action's text by hand, in order."""
@@ -220,9 +259,19 @@ class Store:
         return out
 
     def record(self, room_id: str, hand: int) -> str | None:
+        """Finished hand ``hand``'s record as YAML (``mjrules replay`` reads it), or None."""
         with self.engine.connect() as c:
             r = c.execute(sa.select(HANDS.c.record).where(HANDS.c.room == room_id, HANDS.c.hand == hand)).first()
-        return None if r is None else str(r[0])
+        if r is None:
+            return None
+        text = str(r[0])
+        return to_yaml(json.loads(text)) if text.startswith("{") else text  # JSON, or YAML as older rooms kept it
+
+    def has_record(self, room_id: str, hand: int) -> bool:
+        with self.engine.connect() as c:
+            return c.execute(sa.select(HANDS.c.hand).where(HANDS.c.room == room_id, HANDS.c.hand == hand)).first() is not None
 
     def dispose(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
         self.engine.dispose()

@@ -39,11 +39,13 @@ def serve(host: str = LOCALHOST, port: int = DEFAULT_PORT, data_dir: Path | None
     takes them. Raises :class:`OSError` when it cannot bind."""
     import uvicorn
 
-    from engine.tools.server.app import create_app
     from engine.tools.rooms.caps import MAX_FRAME_BYTES
+    from engine.tools.server.app import create_app
 
     app = create_app(data_dir or default_data_dir(), db=db, preselect=preselect, grace=grace, lease=lease, joins=joins)
     sock = sock or listen(host, port)
-    # a websocket message past the cap is refused by uvicorn itself (close 1009), never buffered whole
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", ws="auto", ws_max_size=4 * MAX_FRAME_BYTES))
+    # a websocket message past the cap is refused by uvicorn itself (close 1009), never buffered whole;
+    # no per-message deflate: compressing every table cost more CPU than all the rest (docs/serve.md Speed)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", ws="auto", ws_max_size=4 * MAX_FRAME_BYTES,
+                                            ws_per_message_deflate=False))
     server.run(sockets=[sock])

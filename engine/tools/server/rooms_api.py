@@ -178,7 +178,8 @@ def routes(hub: Hub, handle: Callable[[Handler], Handler]) -> list[BaseRoute]:
         data = await read_body(request)
         try:
             actor.check_host(data.get("host"))
-            return JSONResponse(await actor.call(actor.close))
+            await actor.call(actor.close)
+            return JSONResponse(actor.published.summary)
         except Refusal as exc:
             raise _refused(exc) from exc
 
@@ -191,7 +192,8 @@ def routes(hub: Hub, handle: Callable[[Handler], Handler]) -> list[BaseRoute]:
             actor.check_host(data.get("host"))
             if not isinstance(bot, str) or bot not in BOTS:
                 raise Refusal(http.HTTP_400_BAD_REQUEST, f"unknown bot {str(bot)[:CLIP]!r}", hint=f"one of: {', '.join(BOTS)}")
-            return JSONResponse(await actor.call(partial(actor.remove, seat, bot)))
+            await actor.call(partial(actor.remove, seat, bot))
+            return JSONResponse(actor.published.summary)
         except Refusal as exc:
             raise _refused(exc) from exc
 
@@ -230,38 +232,37 @@ def routes(hub: Hub, handle: Callable[[Handler], Handler]) -> list[BaseRoute]:
         if len(actor.conns) >= MAX_WATCHERS:
             return await refuse(ws, CLOSE_BUSY, f"{MAX_WATCHERS} people are connected to this room")
         conn = Conn(ws, seat)
-        conn.start()
         try:
             await actor.call(partial(actor.join, conn))
             while True:
                 raw = await ws.receive_text()
                 if len(raw) > MAX_FRAME_BYTES:
-                    conn.push(error_text(f"a message is at most {MAX_FRAME_BYTES} bytes"))
+                    await conn.send(error_text(f"a message is at most {MAX_FRAME_BYTES} bytes"))
                     continue
                 try:
                     msg = json.loads(raw)
                 except (ValueError, RecursionError):
-                    conn.push(error_text("a message is JSON", '{"type": "act", "action": "E discard 5p"}: one of your view\'s legal texts'))
+                    await conn.send(error_text("a message is JSON", '{"type": "act", "action": "E discard 5p"}: one of your view\'s legal texts'))
                     continue
                 if not isinstance(msg, dict) or msg.get("type") != "act" or not isinstance(msg.get("action"), str):
-                    conn.push(error_text("unknown message", '{"type": "act", "action": TEXT}'))
+                    await conn.send(error_text("unknown message", '{"type": "act", "action": TEXT}'))
                     continue
                 if seat is None:
-                    conn.push(error_text("a spectator cannot act", "open your seat's link to play"))
+                    await conn.send(error_text("a spectator cannot act", "open your seat's link to play"))
                     continue
                 if not conn.acts.allow("", time.monotonic()):
-                    conn.push(error_text("too many actions: slow down"))
+                    await conn.send(error_text("too many actions: slow down"))
                     continue
                 action = msg["action"][:MAX_ACTION_CHARS + 1]
                 if len(action) > MAX_ACTION_CHARS:
-                    conn.push(error_text(f"an action is at most {MAX_ACTION_CHARS} characters"))
+                    await conn.send(error_text(f"an action is at most {MAX_ACTION_CHARS} characters"))
                     continue
                 try:
                     await actor.call(partial(actor.act, conn, action))
                 except MjError:
                     continue  # refused: the actor told the seat why
                 except Refusal as exc:
-                    conn.close(CLOSE_ELSEWHERE, exc.message)
+                    await conn.close(CLOSE_ELSEWHERE, exc.message)
                     break
         except (WebSocketDisconnect, RuntimeError):
             pass
