@@ -9,7 +9,8 @@ two, so what may be seen is decided here and nowhere else:
 - a seat's own concealed tiles (the tile it just drew apart, as ``drawn``), and nobody
   else's until the hand is over (``hands[s]`` is None, ``hand_sizes[s]`` the count);
 - every meld, another seat's concealed kong (暗杠) face down (``tiles`` None) until the end;
-- the discards, the wall counts, whose turn it is;
+- the discards, the wall counts, whose turn it is (while a discard waits for claims, only
+  whether the viewer itself may claim: who else may would tell what they hold);
 - the indicators that are face up (a hidden one, 下精 say, only once the hand is over), and
   the 正精/副精 they make by tile code (``jing``); a seat's own 随精 pick, to it alone;
 - the seat's legal actions in one structured form, :class:`ActionView`: ``kind``, the tiles it
@@ -266,7 +267,8 @@ def snapshot(game: Game) -> TableSnapshot:
     )
 
 
-PRIVATE = ("seat", "hand", "drawn", "hands", "drawn_by", "melds", "jing", "legal", "pick")  # a view's per-viewer fields
+PRIVATE = ("seat", "to_act", "hand", "drawn", "hands", "drawn_by", "melds", "jing", "legal", "pick")  # per-viewer fields
+SECRET_TURNS = frozenset({"claim", "rob"})  # phases whose seats to act are each one's own secret
 
 
 def seat_view(snap: TableSnapshot, seat: str | None, *, reveal: bool = False) -> SeatView:
@@ -280,7 +282,9 @@ def seat_view(snap: TableSnapshot, seat: str | None, *, reveal: bool = False) ->
          "wall", "live_wall", "last_discard": {"seat", "tile"} | None,
          "legal": [ActionView.to_json()], "flip": {...} | None, "pick": code | None}
 
-    ``hand``/``drawn`` are the seat's own (the tile it just drew apart from the rest); ``hands``
+    ``to_act`` while a discard (or a kong to rob) waits for claims lists the viewer alone, if it
+    may claim: who else may claim would tell what they hold. ``hand``/``drawn`` are the seat's
+    own (the tile it just drew apart from the rest); ``hands``
     and ``drawn_by`` (seat -> the tile it just drew) show only the seat's own until the hand is
     over, then every seat's. ``reveal`` shows every hand as at the end (a finished record's
     replay; 随精 picks stay each seat's). A new dict each call. Raises ``KeyError`` for a seat
@@ -294,7 +298,7 @@ def public_part(snap: TableSnapshot, reveal: bool = False) -> dict[str, object]:
     open_all = reveal or snap.over
     return {
         "seats": list(snap.seats), "dealer": snap.dealer, "floor": snap.floor, "phase": snap.phase,
-        "current": snap.current, "to_act": list(snap.to_act), "over": snap.over,
+        "current": snap.current, "over": snap.over,
         "hand_sizes": {s: len(snap.concealed[s]) + (s in snap.drawn) for s in snap.seats},
         "discards": {s: list(d) for s, d in snap.discards.items()},
         "indicators": {n: c for n, c in snap.indicators.items() if open_all or n not in snap.hidden},
@@ -322,8 +326,10 @@ def private_part(snap: TableSnapshot, seat: str | None, reveal: bool = False, *,
     open_all = reveal or snap.over
     hands: dict[str, list[str] | None] = {s: list(snap.concealed[s]) if open_all or s == seat else None
                                           for s in snap.seats}
+    claims = snap.phase in SECRET_TURNS and not reveal
     out: dict[str, object] = {
-        "seat": seat, "hand": hands[seat] if seat is not None else None,
+        "seat": seat, "to_act": [s for s in snap.to_act if s == seat] if claims else list(snap.to_act),
+        "hand": hands[seat] if seat is not None else None,
         "drawn": snap.drawn.get(seat) if seat is not None else None, "hands": hands,
         "drawn_by": {s: c for s, c in snap.drawn.items() if open_all or s == seat},
         "jing": dict(snap.marks[seat]), "pick": snap.picks.get(seat) if seat is not None else None,

@@ -138,8 +138,9 @@ class Committer:
 
     def __init__(self, store: Store):
         self.store = store
-        self.queue: queue.SimpleQueue[tuple[list[Write], asyncio.AbstractEventLoop, asyncio.Future[None]] | None] = \
+        self.queue: queue.SimpleQueue[list[tuple[list[Write], asyncio.AbstractEventLoop, asyncio.Future[None]]] | None] = \
             queue.SimpleQueue()
+        self.gathered: list[tuple[list[Write], asyncio.AbstractEventLoop, asyncio.Future[None]]] = []
         self.thread = threading.Thread(target=self._write, name="mjrules-store", daemon=True)
         self.thread.start()
         self.pool = ThreadPoolExecutor(2, thread_name_prefix="mjrules-store-calls")
@@ -150,8 +151,14 @@ class Committer:
             return
         loop = asyncio.get_running_loop()
         done: asyncio.Future[None] = loop.create_future()
-        self.queue.put((writes, loop, done))
+        if not self.gathered:  # the rooms that commit in this turn of the loop go to the thread together
+            loop.call_soon(self._hand_over)
+        self.gathered.append((writes, loop, done))
         await done
+
+    def _hand_over(self) -> None:
+        batch, self.gathered = self.gathered, []
+        self.queue.put(batch)
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
         """Run a store call (not a commit of actions) in a worker thread."""
@@ -162,7 +169,7 @@ class Committer:
             item = self.queue.get()
             if item is None:
                 return
-            batch = [item]
+            batch = list(item)
             while True:  # every room's writes that came meanwhile: one transaction
                 try:
                     more = self.queue.get_nowait()
@@ -171,7 +178,7 @@ class Committer:
                 if more is None:
                     self.queue.put(None)
                     break
-                batch.append(more)
+                batch.extend(more)
             results: list[BaseException | None]
             try:
                 self.store.write([w for ws, _, _ in batch for w in ws])
