@@ -166,7 +166,7 @@ def _wait_up(proc: subprocess.Popen) -> str:
 
 def _nginx(ports: list[int], scratch: Path) -> tuple[subprocess.Popen, str]:
     """Debian's nginx in front of the servers (docs/serve.md's config, on a scratch port)."""
-    from docs_nginx import render  # benchmarks/docs_nginx.py: the config docs/serve.md shows
+    from nginx_conf import render  # benchmarks/nginx_conf.py: the config docs/nginx/mjrules.conf shows
 
     if shutil.which("nginx") is None:
         sys.exit("--nginx needs Debian's nginx: apt-get install nginx")

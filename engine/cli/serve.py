@@ -37,7 +37,8 @@ def serve(
     grace: Annotated[float, typer.Option(min=0, max=3600, help="Seconds a seat may be away before a bot plays for it (托管).")] = 30.0,
     joins: Annotated[int, typer.Option(min=1, max=100_000, help="Rooms made and websockets joined per client address per 10 s, beyond which they are refused (429 / 4429). Raise it for a load test on loopback.")] = 30,
     lease: Annotated[float, typer.Option(min=1, max=600, help="Seconds this server holds a room it serves (renewed while it runs); another server on the same --db takes a room over once its owner's lease has run out.")] = 15.0,
-    as_json: Annotated[bool, typer.Option("--json", help="Say where it listens as one line of JSON (url, data folder), and errors as JSON.")] = False,
+    workers: Annotated[int, typer.Option(min=1, max=64, help="Server processes sharing the port and, through --db postgresql://…, the rooms: a seat's socket may reach any of them (docs/serve.md \"Several processes\").")] = 1,
+    as_json: Annotated[bool, typer.Option("--json", help="Say where it listens as one line of JSON (url, data folder, the servers' ids), and errors as JSON.")] = False,
 ) -> None:
     """Play and edit rules in a browser (needs the `serve` extra: pip install 'mjrules[serve]'):
     a table against three bots, replays, and a rule playground (diagnostics as you type, rule
@@ -58,6 +59,9 @@ def serve(
         fail(MjError(f"--data {folder}: cannot make the data folder: {exc.strerror or exc}"), as_json)
     preselect = _preselect(rules, option, folder, as_json)
     store_url = _open_db(db, folder, as_json)
+    if workers > 1 and not store_url.startswith(("postgresql://", "postgres://")):
+        fail(MjError(f"--workers {workers}: several processes share the rooms through PostgreSQL",
+                     hint="add --db postgresql://user:password@host/dbname (the `postgres` extra)"), as_json)
     if host not in ("127.0.0.1", "localhost", "::1"):
         err.print(f"note: listening on {host}: anyone who can reach it can play and run rule files here", markup=False)
     try:  # bound before anything is said: a taken port is bad input, not a server that started
@@ -66,11 +70,15 @@ def serve(
         fail(MjError(f"--port {port}: cannot listen on {host}:{port}: {exc.strerror or exc}",
                       hint="another program uses that port: try another --port"), as_json)
     url = f"http://{host}:{port}/"
+    from engine.tools.server.rooms_api import server_id
+
+    servers = [server_id(folder)] if workers == 1 else [server_id(folder, i) for i in range(workers)]
     if as_json:
-        print(json.dumps({"url": url, "data": str(folder)}), flush=True)
+        print(json.dumps({"url": url, "data": str(folder), "servers": servers}), flush=True)
     else:
         out.print(f"mjrules serve: {url}  (data folder {folder}; Ctrl-C stops it)", markup=False)
-    run(host, port, folder, sock=sock, db=store_url, preselect=preselect, grace=grace, lease=lease, joins=joins)
+    run(host, port, folder, sock=sock, db=store_url, preselect=preselect, grace=grace, lease=lease, joins=joins,
+        workers=workers)
 
 
 def _preselect(rules: str | None, option: list[str] | None, folder: Path, as_json: bool) -> dict[str, object] | None:

@@ -20,6 +20,10 @@ MIN_TIMER_SECONDS = 5  # the shortest turn timer
 MAX_ID_CHARS = 40  # a room id in a path (longer: no such room)
 MAX_TOKEN_CHARS = 200  # a token read from a link
 MAX_STEPS = 2_000  # bot actions in a row one step may apply (a hand ends well within)
+CLIP_NOTE = 500  # characters of an owner's refusal a follower passes on
+STORE_THREADS = 2  # worker threads for the store calls that are not commits (leases, close, remove)
+STORE_JOIN_SECONDS = 30  # waiting for the store's thread at shutdown
+REQUEST_SECONDS = 5.0  # a server waits this long for the owner of a room to answer a forwarded request
 RATE_KEYS = 10_000  # client addresses a rate remembers (past it, the idle half is forgotten)
 # websocket close codes (docs/serve.md): the HTTP status they stand for, + 4000
 CLOSE_BAD, CLOSE_FORBIDDEN, CLOSE_NO_ROOM, CLOSE_ELSEWHERE, CLOSE_BUSY = 4400, 4403, 4404, 4409, 4429

@@ -153,10 +153,11 @@ class Room:
         self.turn_since = now
 
     @classmethod
-    def load(cls, row: RoomRow, rs: Ruleset, store: Store, now: float) -> Room:
+    def load(cls, row: RoomRow, rs: Ruleset, store: Store, now: float, repair: bool = True) -> Room:
         """The room as its stored actions left it: every hand dealt again from the seed and its
-        actions applied. Raises :class:`MjError` when a stored action no longer applies (the
-        rule file changed under the room)."""
+        actions applied; ``repair`` stores a finished hand's record a crash lost (the owner's
+        load; a follower's replica writes nothing). Raises :class:`MjError` when a stored action
+        no longer applies (the rule file changed under the room)."""
         room = cls(row, rs, store)
         room.away_since = dict.fromkeys(room.away_since, now)  # the grace runs from the restart
         room.turn_since = now
@@ -174,12 +175,15 @@ class Room:
             if not game.over:
                 break
             room._end_hand(store_record=not store.has_record(row.id, room.hand))
-        room.store.write(room.take_writes())  # a hand whose record a crash lost
+        writes = room.take_writes()  # a hand whose record a crash lost
+        if repair:
+            room.store.write(writes)
         return room
 
     # ---- playing ----------------------------------------------------------------------------------
-    def _applied(self, game: Game, action: Action, by: str) -> None:
-        """Keep the action just applied to ``game`` for the store; end the hand when it is over."""
+    def applied(self, game: Game, action: Action, by: str) -> None:
+        """Keep the action just applied to ``game`` for the store (``by``: who chose it); end the
+        hand when it is over (a follower's replica calls it too, and drops the writes)."""
         self.writes.append(Write.action(self.row.id, self.hand, len(game.actions) - 1, action.text(self.scorer), by))
         self.version += 1
         if game.over:
@@ -220,7 +224,7 @@ class Room:
                                 hint=("one of: " + ", ".join(offered)) if offered else "wait for your turn")
         where = (self.hand, len(game.actions))
         game.apply(action)
-        self._applied(game, action, "seat")
+        self.applied(game, action, "seat")
         self.turn_since = now
         return where
 
@@ -297,11 +301,12 @@ class Room:
                    "finished": self.finished, "closed": self.row.closed}
         return Published(self.version, table, f'{dumps(head)[:-1]},"last":{self.last_json}}}', summary)
 
-    def hello(self) -> str:
+    def hello(self, server: str) -> str:
         """The first message a connection gets, JSON: what does not change in a match
-        (``{"type": "hello", "room", "ruleset", "label", "options", "seats", "hands", "tiles",
-        "indicator_labels"}``; ``tiles`` is :func:`tile_set`)."""
-        return json.dumps({"type": "hello", "room": self.row.id, "ruleset": self.row.ruleset,
+        (``{"type": "hello", "room", "server", "ruleset", "label", "options", "seats", "hands",
+        "tiles", "indicator_labels"}``; ``tiles`` is :func:`tile_set`, ``server`` the id of the
+        server process the socket reached)."""
+        return json.dumps({"type": "hello", "room": self.row.id, "server": server, "ruleset": self.row.ruleset,
                            "label": self.rs.label or self.rs.name, "options": dict(self.row.options),
                            "seats": list(self.seats), "hands": self.row.hands, "tiles": self.tiles,
                            "indicator_labels": {n: ind.label or n for n, ind in self.rs.indicators.items()}},

@@ -66,6 +66,7 @@ HANDS = sa.Table(
 )
 
 TABLES = {"actions": ACTIONS, "hands": HANDS}  # what a Write may name
+CHANNEL = "mjrules_rooms"  # PostgreSQL's NOTIFY channel of the servers sharing the rooms (engine/tools/rooms/bus.py)
 
 
 @dataclass(frozen=True)
@@ -81,6 +82,12 @@ class Write:
     def action(room: str, hand: int, seq: int, text: str, by: str) -> Write:
         """Action ``seq`` of hand ``hand`` (0-based both), its text and who chose it."""
         return Write("actions", (("room", room), ("hand", hand), ("seq", seq), ("text", text), ("by", by)))
+
+    @staticmethod
+    def note(payload: str) -> Write:
+        """A message to the other servers (``NOTIFY``, PostgreSQL only), sent when the
+        transaction commits: so nobody hears of what was not stored. Ignored on SQLite."""
+        return Write("", (("payload", payload),))
 
     @staticmethod
     def hand(room: str, hand: int, record: str, net: dict[str, int]) -> Write:
@@ -131,6 +138,7 @@ class Store:
                 cur.execute("PRAGMA synchronous=NORMAL")
                 cur.close()
         META.create_all(self.engine)
+        self.shared = self.url.startswith("postgresql")  # servers share its rooms (LISTEN/NOTIFY)
         self._writer: sa.Connection | None = None  # write()'s own connection
         self._inserts: dict[str, tuple[str, tuple[str, ...]]] = {}  # table -> its compiled INSERT (write)
 
@@ -197,6 +205,19 @@ class Store:
                           .values(owner=owner, lease_until=now + lease)).rowcount
         return bool(n)
 
+    def owner(self, room_id: str) -> str | None:
+        """The server whose lease on the room has not run out, or None."""
+        with self.engine.connect() as c:
+            r = c.execute(sa.select(ROOMS.c.owner).where(ROOMS.c.id == room_id, ROOMS.c.lease_until >= time.time())).first()
+        return None if r is None or r[0] is None else str(r[0])
+
+    def notify(self, payload: str) -> None:
+        """Send ``payload`` to the servers listening (PostgreSQL's ``NOTIFY``; nothing on SQLite)."""
+        if not self.shared:
+            return
+        with self.engine.begin() as c:
+            c.execute(sa.select(sa.func.pg_notify(CHANNEL, payload)))
+
     def release(self, room_id: str, owner: str) -> None:
         with self.engine.begin() as c:
             c.execute(ROOMS.update().where(ROOMS.c.id == room_id, ROOMS.c.owner == owner)
@@ -227,6 +248,10 @@ class Store:
                             sql, order = self._insert(table)
                             cur.executemany(sql, [tuple(dict(r)[k] for k in order) for r in rows] if order
                                             else [dict(r) for r in rows])
+                    if self.shared:
+                        for w in writes:
+                            if not w.table:
+                                cur.execute("SELECT pg_notify(%s, %s)", (CHANNEL, w.values[0][1]))
                 finally:
                     cur.close()
         except dbapi.IntegrityError as exc:  # type: ignore[union-attr]
@@ -248,6 +273,16 @@ class Store:
             order = tuple(compiled.positiontup or ()) if self.engine.dialect.positional else ()
             got = self._inserts[table] = (compiled.string, order)
         return got
+
+    def actions_since(self, room_id: str, hand: int, seq: int) -> list[tuple[int, int, str]]:
+        """The stored actions after action ``seq`` of hand ``hand`` (0-based; ``seq`` -1: from
+        the hand's first), in order: (hand, seq, text)."""
+        with self.engine.connect() as c:
+            rows = c.execute(ACTIONS.select().where(
+                ACTIONS.c.room == room_id,
+                sa.or_(ACTIONS.c.hand > hand, sa.and_(ACTIONS.c.hand == hand, ACTIONS.c.seq > seq)))
+                .order_by(ACTIONS.c.hand, ACTIONS.c.seq))
+            return [(r.hand, r.seq, r.text) for r in rows]
 
     def actions(self, room_id: str) -> dict[int, list[str]]:
         """Every stored action's text by hand, in order."""

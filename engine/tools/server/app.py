@@ -275,18 +275,22 @@ def _text(data: dict[str, Any], key: str, cap: int, what: str, required: bool = 
 
 
 def create_app(data_dir: Path, db: str | None = None, preselect: dict[str, Any] | None = None,
-               grace: float | None = None, lease: float | None = None, joins: int | None = None) -> Starlette:
+               grace: float | None = None, lease: float | None = None, joins: int | None = None,
+               worker: int | None = None) -> Starlette:
     """The ASGI app, keeping its files in ``data_dir`` (created if missing) and its rooms in
     ``db`` (a database URL; default SQLite ``data_dir/rooms.db``). ``preselect``: ``{"ruleset",
     "options"}`` the pages start with (``mjrules serve --rules``); ``grace``: seconds a seat may
     be away before a bot plays for it; ``lease``: seconds this server holds a room it serves;
-    ``joins``: rooms made and websockets joined per client address per 10 s."""
+    ``joins``: rooms made and websockets joined per client address per 10 s; ``worker``: this
+    process's number among ``serve --workers`` (its server id in the rooms' leases is the data
+    folder's with ``-wN``)."""
     import engine.tools.server.rooms_api as rooms_api
-    from engine.tools.rooms.hub import Rate
+    from engine.tools.rooms.conn import Rate
     from engine.tools.rooms.store import Store
 
     server = Server(data_dir)
-    hub = rooms_api.hub_for(Store(db or str(server.data / "rooms.db")), server.rules, rooms_api.server_id(server.data))
+    hub = rooms_api.hub_for(Store(db or str(server.data / "rooms.db")), server.rules,
+                            rooms_api.server_id(server.data, worker))
     if grace is not None:
         hub.grace = grace
     if lease is not None:

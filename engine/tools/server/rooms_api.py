@@ -39,6 +39,7 @@ from engine.errors import MjError
 from engine.lang.compiler import compile_ruleset
 from engine.lang.ruleset import Ruleset
 from engine.table.bots import BOTS
+from engine.tools.rooms.actor import Turns
 from engine.tools.rooms.caps import (
     CLIP,
     CLOSE_BAD,
@@ -57,7 +58,8 @@ from engine.tools.rooms.caps import (
     MIN_TIMER_SECONDS,
     SEED_SPACE,
 )
-from engine.tools.rooms.hub import Conn, Hub, Refusal, RoomActor, error_text
+from engine.tools.rooms.conn import Conn, Refusal, error_text
+from engine.tools.rooms.hub import Hub
 from engine.tools.rooms.room import HUMAN, ID_BYTES, Room, new_token, token_hash
 from engine.tools.rooms.store import RoomRow
 from engine.tools.server.http import Refused, read_body, read_options
@@ -67,9 +69,12 @@ Handler = Callable[[Request], Awaitable[Response]]
 ROOM_KEYS = frozenset({"ruleset", "options", "hands", "bots", "seed", "timer"})  # POST /api/rooms
 
 
-def server_id(data: Path) -> str:
+def server_id(data: Path, worker: int | None = None) -> str:
     """This server's name in the rooms' leases, kept in its data folder (``server-id``): a server
-    started again on the same folder owns its rooms at once; another folder is another server."""
+    started again on the same folder owns its rooms at once; another folder is another server.
+    Worker ``worker`` of ``serve --workers`` is the folder's id with ``-wN``."""
+    if worker is not None:
+        return f"{server_id(data)}-w{worker}"
     f = data / "server-id"
     try:
         known = f.read_text(encoding="utf-8").strip()
@@ -155,7 +160,7 @@ def routes(hub: Hub, handle: Callable[[Handler], Handler]) -> list[BaseRoute]:
     """The rooms' routes; ``handle`` turns :class:`Refused` and :class:`MjError` into error
     responses (the app's own wrapper)."""
 
-    async def actor_of(request: Request) -> RoomActor:
+    async def actor_of(request: Request) -> Turns:
         try:
             return await hub.get(request.path_params["room"])
         except Refusal as exc:
@@ -177,8 +182,7 @@ def routes(hub: Hub, handle: Callable[[Handler], Handler]) -> list[BaseRoute]:
         actor = await actor_of(request)
         data = await read_body(request)
         try:
-            actor.check_host(data.get("host"))
-            await actor.call(actor.close)
+            await actor.call(partial(actor.host_close, data.get("host")))
             return JSONResponse(actor.published.summary)
         except Refusal as exc:
             raise _refused(exc) from exc
@@ -189,10 +193,9 @@ def routes(hub: Hub, handle: Callable[[Handler], Handler]) -> list[BaseRoute]:
         seat = request.path_params["seat"]
         bot = data.get("bot") or "greedy"
         try:
-            actor.check_host(data.get("host"))
             if not isinstance(bot, str) or bot not in BOTS:
                 raise Refusal(http.HTTP_400_BAD_REQUEST, f"unknown bot {str(bot)[:CLIP]!r}", hint=f"one of: {', '.join(BOTS)}")
-            await actor.call(partial(actor.remove, seat, bot))
+            await actor.call(partial(actor.host_remove, seat, bot, data.get("host")))
             return JSONResponse(actor.published.summary)
         except Refusal as exc:
             raise _refused(exc) from exc
@@ -232,6 +235,7 @@ def routes(hub: Hub, handle: Callable[[Handler], Handler]) -> list[BaseRoute]:
         if len(actor.conns) >= MAX_WATCHERS:
             return await refuse(ws, CLOSE_BUSY, f"{MAX_WATCHERS} people are connected to this room")
         conn = Conn(ws, seat)
+        room_id = actor.id
         try:
             await actor.call(partial(actor.join, conn))
             while True:
@@ -257,17 +261,22 @@ def routes(hub: Hub, handle: Callable[[Handler], Handler]) -> list[BaseRoute]:
                 if len(action) > MAX_ACTION_CHARS:
                     await conn.send(error_text(f"an action is at most {MAX_ACTION_CHARS} characters"))
                     continue
-                try:
-                    await actor.call(partial(actor.act, conn, action))
-                except MjError:
-                    continue  # refused: the actor told the seat why
-                except Refusal as exc:
-                    await conn.close(CLOSE_ELSEWHERE, exc.message)
+                side = hub.serving(room_id)  # its owner here, or its follower: it may change (a takeover)
+                if side is None:
+                    await conn.close(CLOSE_ELSEWHERE, "this room moved to another server")
                     break
+                try:
+                    await side.call(partial(side.act, conn, action))
+                except MjError:
+                    continue  # refused: the seat was told why
+                except Refusal as exc:
+                    await conn.send(error_text(exc.message, exc.hint))
         except (WebSocketDisconnect, RuntimeError):
             pass
         finally:
-            actor.post(partial(actor.leave, conn))
+            side = hub.serving(room_id)
+            if side is not None:
+                side.post(partial(side.leave, conn))
 
     return [
         Route("/api/rooms", handle(create), methods=["POST"]),

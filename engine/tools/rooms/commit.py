@@ -1,0 +1,100 @@
+"""The rooms' writes to the store, committed before anyone is told (:class:`Committer`)."""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import queue
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+from engine.tools.rooms.caps import STORE_JOIN_SECONDS, STORE_THREADS
+from engine.tools.rooms.store import Store, Write
+
+T = TypeVar("T")
+
+
+class Committer:
+    """Writes the rooms' applied actions to the store, committed before anyone is told: one
+    thread of its own takes every room's writes waiting while it committed the last ones into
+    one transaction. A room whose writes cannot be stored (another server wrote that place)
+    gets the error; the others are stored all the same. Other store calls go to a small pool
+    (:meth:`run`)."""
+
+    def __init__(self, store: Store):
+        self.store = store
+        self.queue: queue.SimpleQueue[list[tuple[list[Write], asyncio.AbstractEventLoop, asyncio.Future[None]]] | None] = \
+            queue.SimpleQueue()
+        self.gathered: list[tuple[list[Write], asyncio.AbstractEventLoop, asyncio.Future[None]]] = []
+        self.thread = threading.Thread(target=self._write, name="mjrules-store", daemon=True)
+        self.thread.start()
+        self.pool = ThreadPoolExecutor(STORE_THREADS, thread_name_prefix="mjrules-store-calls")
+
+    async def commit(self, writes: list[Write]) -> None:
+        """Return once ``writes`` are committed. Raises what the store raised for them."""
+        if not writes:
+            return
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[None] = loop.create_future()
+        if not self.gathered:  # the rooms that commit in this turn of the loop go to the thread together
+            loop.call_soon(self._hand_over)
+        self.gathered.append((writes, loop, done))
+        await done
+
+    def _hand_over(self) -> None:
+        batch, self.gathered = self.gathered, []
+        self.queue.put(batch)
+
+    async def run(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run a store call (not a commit of actions) in a worker thread."""
+        return await asyncio.get_running_loop().run_in_executor(self.pool, fn, *args)
+
+    def _write(self) -> None:
+        while True:
+            item = self.queue.get()
+            if item is None:
+                return
+            batch = list(item)
+            while True:  # every room's writes that came meanwhile: one transaction
+                try:
+                    more = self.queue.get_nowait()
+                except queue.Empty:
+                    break
+                if more is None:
+                    self.queue.put(None)
+                    break
+                batch.extend(more)
+            results: list[BaseException | None]
+            try:
+                self.store.write([w for ws, _, _ in batch for w in ws])
+                results = [None] * len(batch)
+            except Exception:
+                results = []
+                for ws, _, _ in batch:  # one room's conflict: each room's writes alone
+                    try:
+                        self.store.write(ws)
+                        results.append(None)
+                    except Exception as failed:
+                        results.append(failed)
+            by_loop: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[None], BaseException | None]]] = {}
+            for (_, loop, done), exc in zip(batch, results, strict=True):
+                by_loop.setdefault(loop, []).append((done, exc))
+            for loop, told in by_loop.items():
+                with contextlib.suppress(RuntimeError):  # a loop that closed meanwhile
+                    loop.call_soon_threadsafe(_tell, told)
+
+    def close(self) -> None:
+        self.queue.put(None)
+        self.thread.join(timeout=STORE_JOIN_SECONDS)
+        self.pool.shutdown(wait=True)
+
+
+def _tell(told: list[tuple[asyncio.Future[None], BaseException | None]]) -> None:
+    for done, exc in told:
+        if done.done():
+            continue
+        if exc is None:
+            done.set_result(None)
+        else:
+            done.set_exception(exc)

@@ -1,0 +1,154 @@
+"""A room another server owns, as this server's sockets see it (servers sharing PostgreSQL).
+
+A :class:`Follower` keeps a replica of the room, rebuilt from the store
+(:meth:`~engine.tools.rooms.room.Room.load`) and moved on by the owner's ``moved`` notes: on
+each it reads the actions stored since (the store is the truth) and applies them, so its
+sockets' frames are built by the same :func:`~engine.table.view.seat_view` from the same
+table as the owner's. It never writes the room: its sockets' actions, joins and leaves, and the
+host's close or remove, go to the owner as requests (:mod:`engine.tools.rooms.bus`), and the
+owner's ``reply`` comes back with the commit that stored them, before the ``moved`` note, so a
+seat hears ``ok`` before the table that shows it. When the owner's lease runs out (it died),
+the hub makes this server the owner from the same sockets (:meth:`Hub.promote`): they keep
+playing without a reload.
+"""
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import itertools
+import time
+from http import HTTPStatus
+from typing import TYPE_CHECKING, Any
+
+from engine.errors import IllegalAction, MjError
+from engine.table.game import Action
+from engine.tools.rooms.actor import Turns
+from engine.tools.rooms.caps import CLIP_NOTE, CLOSE_FORBIDDEN, REQUEST_SECONDS
+from engine.tools.rooms.conn import Conn, Lost, Refusal, error_text
+from engine.tools.rooms.room import HUMAN, Room
+
+if TYPE_CHECKING:
+    from engine.tools.rooms.hub import Hub
+
+_REQUESTS = itertools.count(1)
+
+
+class Follower(Turns):
+    """A room whose owner is ``owner`` (a server id), followed here (see the module docstring)."""
+
+    def __init__(self, hub: Hub, room: Room, hashes: dict[str, str], host: str, owner: str):
+        super().__init__(hub, room, hashes, host)
+        self.owner = owner
+        self.note: dict[str, Any] | None = None  # the newest moved note not yet read
+
+    # ---- requests to the owner -----------------------------------------------------------------------
+    async def ask(self, op: str, **fields: object) -> dict[str, Any]:
+        """Send the owner request ``op`` and wait for its reply (at most REQUEST_SECONDS).
+        Raises :class:`Refusal` when the owner refused it or did not answer."""
+        req = next(_REQUESTS)
+        answer: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self.hub.replies[req] = answer
+        try:
+            await self.hub.send({"k": "request", "op": op, "room": self.id, "to": self.owner,
+                                 "from": self.hub.owner, "req": req, **fields})
+            got = await asyncio.wait_for(answer, REQUEST_SECONDS)
+        except TimeoutError as exc:
+            raise Refusal(HTTPStatus.SERVICE_UNAVAILABLE, "the server that plays this room did not answer",
+                          hint="another server takes the room over within seconds: try again") from exc
+        finally:
+            self.hub.replies.pop(req, None)
+        if "error" in got:
+            raise Refusal(int(got.get("status") or HTTPStatus.CONFLICT), str(got["error"])[:CLIP_NOTE],
+                          None if got.get("hint") is None else str(got["hint"])[:CLIP_NOTE])
+        return got
+
+    def tell(self, op: str, **fields: object) -> None:
+        """Send the owner request ``op`` without waiting for a reply."""
+        asyncio.get_running_loop().create_task(self.hub.send(
+            {"k": "request", "op": op, "room": self.id, "to": self.owner, "from": self.hub.owner, **fields}))
+
+    # ---- jobs ----------------------------------------------------------------------------------------
+    async def act(self, conn: Conn, text: str) -> None:
+        """``conn``'s seat plays ``text``: the owner applies it; ``ok`` or ``error`` as there."""
+        assert conn.seat is not None, "a spectator's action is refused before it is queued"
+        try:
+            got = await self.ask("act", seat=conn.seat, text=text)
+        except Refusal as exc:
+            await conn.send(error_text(exc.message, exc.hint))
+            raise IllegalAction(exc.message, hint=exc.hint) from exc
+        if isinstance(got.get("ok"), str):
+            await conn.send(str(got["ok"]))
+        await self._follow()  # the moved note came with the reply: the table that shows it
+
+    async def join(self, conn: Conn) -> None:
+        """``conn`` is here: the hello and the table; the owner hears its seat is back."""
+        self.conns.append(conn)
+        await conn.send(self.hello)
+        if conn.seat is not None:
+            self.tell("join", seat=conn.seat)
+
+    async def leave(self, conn: Conn) -> None:
+        if conn in self.conns:
+            self.conns.remove(conn)
+        conn.gone = True
+        if conn.seat is not None and not any(c.seat == conn.seat for c in self.conns):
+            self.tell("leave", seat=conn.seat)
+
+    async def host_close(self, host: object) -> None:
+        """The host's close, done by the owner."""
+        await self.ask("close", host=host)
+        await self._follow()
+
+    async def host_remove(self, seat: str, bot: str, host: object) -> None:
+        """The host's remove, done by the owner."""
+        await self.ask("remove", seat=seat, bot=bot, host=host)
+        await self._follow()
+
+    def moved(self, note: dict[str, Any]) -> None:
+        """The owner's note of a new version: read when the jobs settle."""
+        if self.note is None or int(note.get("version", -1)) >= int(self.note.get("version", -1)):
+            self.note = note
+        if str(note.get("owner")) != self.owner:  # a new owner: it hears who is here
+            self.owner = str(note.get("owner"))
+            for seat in {c.seat for c in self.conns if c.seat is not None}:
+                self.tell("join", seat=seat)
+        self.post(self._follow)
+
+    # ---- following -----------------------------------------------------------------------------------
+    async def _follow(self) -> None:
+        """Read the actions stored since the replica's last and apply them; take the owner's
+        version, presence and players from its newest note."""
+        note, self.note = self.note, None
+        if note is None:
+            return
+        room = self.room
+        before = room.version
+        game = room.game
+        hand, seq = room.hand, (len(game.actions) - 1 if game is not None else -1)
+        stored = await self.hub.committer.run(self.hub.store.actions_since, self.id, hand, seq)
+        try:
+            for h, s, text in stored:
+                game = room.game
+                if room.finished or game is None or h != room.hand or s != len(game.actions):
+                    raise Lost(f"room {self.id}: the store has action {s} of hand {h + 1} out of order")
+                action = Action.parse(text, room.scorer)
+                game.apply(action)
+                room.applied(game, action, "")
+            room.take_writes()  # a replica never writes: the owner stored all this
+        except MjError as exc:
+            raise Lost(f"room {self.id}: a stored action does not apply here: {exc}") from exc
+        now = time.monotonic()
+        away = set(note.get("away") or ())
+        room.away_since = {s: (now if s in away else None) for s in room.away_since}
+        players = note.get("players")
+        if isinstance(players, dict):
+            room.row = dataclasses.replace(room.row, players={str(k): str(v) for k, v in players.items()},
+                                           closed=bool(note.get("closed")))
+            for seat, kind in room.row.players.items():
+                if kind != HUMAN and seat in self.hashes:  # the host gave the seat to a bot
+                    self.hashes.pop(seat)
+                    room.away_since.pop(seat, None)
+                    for c in [c for c in self.conns if c.seat == seat]:
+                        self.conns.remove(c)
+                        await c.close(CLOSE_FORBIDDEN, "the host gave your seat to a bot")
+        room.version = max(before, int(note.get("version", 0)))  # the owner's numbering
