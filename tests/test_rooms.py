@@ -80,80 +80,141 @@ def test_a_match_runs_hand_after_hand_with_running_totals(srv):
     east.close()
 
 
+def _stored(srv, room: str) -> list[tuple[int, int, str, str]]:
+    """Every stored action of ``room``: (hand, seq, text, by), in order (the store's ACTIONS rows)."""
+    from engine.tools.rooms.store import ACTIONS
+
+    with srv.app.state.hub.store.engine.connect() as c:
+        rows = c.execute(ACTIONS.select().where(ACTIONS.c.room == room).order_by(ACTIONS.c.hand, ACTIONS.c.seq))
+        return [(r.hand, r.seq, r.text, r.by) for r in rows]
+
+
+def _table_now(srv, out: dict, options: dict | None = None):
+    """The first hand of room ``out`` as its stored actions leave it: dealt again from the room's
+    seed (as the room deals it) and every stored action applied, independently of the room."""
+    from engine.lang.compiler import compile_ruleset
+    from engine.table.match import Match
+
+    game = Match(compile_ruleset(out["ruleset"], options or {}), out["seed"]).deal()
+    for text in srv.app.state.hub.store.actions(out["room"]).get(0, []):
+        game.apply(text)
+    return game
+
+
 def test_a_seat_that_reloads_mid_hand_sees_the_table_as_it_is_and_plays_on(srv):
+    from engine.table.view import view_of
+
     out = _room(srv)
     links = {s: v["token"] for s, v in out["seats"].items()}
     clients = {s: _ws(srv, out["room"], t) for s, t in links.items()}
     drive(clients, stop_after=12)
     before = clients["S"].latest()
     clients["S"].close()
-    clients["S"] = _ws(srv, out["room"], links["S"])
+    clients["S"] = _ws(srv, out["room"], links["S"])  # the reload: the same link, a new socket
     again = clients["S"].wait(lambda c: c.latest())
-    assert again["view"]["hand"] == before["view"]["hand"] or again["version"] > before["version"]
+    assert again["version"] > before["version"] and not again["view"]["over"]  # its leave and its return are changes
+    for c in clients.values():  # every seat is here: the table waits for a person, so it is still this version
+        c.wait(lambda c: c.latest()["version"] >= again["version"])
+    assert all(c.latest()["version"] == again["version"] for c in clients.values())
+    table = _table_now(srv, out)  # the table the stored actions make (a stand-in may have played for S meanwhile)
+    assert len(table.actions) >= 12
+    assert again["view"] == json.loads(json.dumps(view_of(table, "S"), ensure_ascii=False))  # exactly S's view of it
+    assert again["hand"] == 1 and again["away"] == [] and again["players"]["S"] == "human"
     drive(clients)
     assert clients["E"].latest()["finished"]
 
 
 def test_a_seat_away_past_the_grace_is_played_by_a_bot_until_it_is_back(srv):
-    out = _room(srv, bots={"W": "greedy", "N": "greedy"})
+    out = _room(srv, hands=2, bots={"W": "greedy", "N": "greedy"})
+    room = out["room"]
     links = {s: v["token"] for s, v in out["seats"].items()}
-    east = _ws(srv, out["room"], links["E"])
-    south = _ws(srv, out["room"], links["S"])
+    east = _ws(srv, room, links["E"])
+    south = _ws(srv, room, links["S"])
     south.wait(lambda c: c.latest())
-    south.close()  # S drops; after 0.3 s a bot plays for it
-    drive({"E": east}, timeout=180)
+    south.close()  # S drops; after 0.3 s a bot plays for it (托管)
+    for _ in range(60):  # E plays on until S's stand-in has chosen for it
+        if any(t.startswith("S ") and by == "托管" for _, _, t, by in _stored(srv, room)):
+            break
+        drive({"E": east}, stop_after=1, timeout=60)
+    stood_in = [i for i, (_, _, t, by) in enumerate(_stored(srv, room)) if t.startswith("S ") and by == "托管"]
+    assert stood_in, "no stand-in played for S"
+    assert "S" in east.latest()["away"]
+    south = _ws(srv, room, links["S"])  # S is back with its link
+    drive({"E": east, "S": south}, timeout=180)
     assert east.latest()["finished"]
-    from engine.lang.yamlio import load_text
+    rows = _stored(srv, room)
+    own = [i for i, (_, _, t, by) in enumerate(rows)
+           if t.startswith("S ") and by == "seat" and t.split()[1] != "draw" and i > stood_in[-1]]
+    assert own, "S never played its own turn after it was back"  # a choice of S's socket, after the 托管 ones
+    assert not [r for r in rows[own[0]:] if r[2].startswith("S ") and r[3] == "托管"]  # no stand-in once back
+    assert len(own) >= 3
+    east.close()
+    south.close()
 
-    rec = load_text(_record(srv, out["room"], 1), "h.yaml")
-    assert any(a.startswith("S ") and a.split()[1] != "draw" for a in rec["actions"])
+
+# the rooms of the frames' test: between them every secret is on the table while frames are sent
+PRIVACY_ROOMS = [
+    ("ganzhou-app", {}, 32),  # 埋地雷's hidden 下精; seed 32: greedy bots declare two concealed kongs
+    ("nanchang-app", {"随精": "是"}, 11),  # each seat picks its own 精; the hidden 下精 (埋地雷)
+]
 
 
 def test_frames_never_show_what_a_seat_may_not_see_over_a_4_hand_match(srv, monkeypatch):
-    """Every frame the server sends, checked against the table when it is sent: a seat's
-    frame carries its own concealed tiles only, the wall as a count, other seats' concealed
-    kongs face down and no hidden indicator before the hand is over; a spectator's, no hand."""
+    """Every frame the server builds (a spy on Published.frame) and every frame the clients
+    got, checked against the secrets of the real game at the moment the table it shows was
+    published (tests/privacy_support.py), over a 4-hand match of each of PRIVACY_ROOMS (a
+    person's seat E, three greedy bots and a spectator); first, the check is shown to catch each
+    kind of leak planted in a copy of a real frame."""
     from engine.tools.rooms import room as room_mod
 
-    seen: list[tuple[str | None, dict, dict]] = []
-    real = room_mod.Room.view
+    from .privacy_support import PLANTS, hosts, leaks, plant, truth_of
 
-    def spy(self, seat):
-        frame = real(self, seat)
-        g = self.game
-        truth = {"hands": {s: g.tiles.format(g.hands[s].concealed) for s in g.seats},
-                 "hidden": [n for n, ind in g.rs.indicators.items() if ind.hidden and n in g.indicators and not g.over],
-                 "indicator_tiles": {n: g.tiles.code(t) for n, t in g.indicators.items()}} if g else {}
-        seen.append((seat, frame, truth))
-        return frame
+    truths: dict[int, tuple[object, object]] = {}  # id(Published) -> (it, the truth when it was made)
+    built: list[tuple[str | None, dict, object]] = []  # (seat, frame, truth) of every frame built
+    real_publish, real_frame = room_mod.Room.publish, room_mod.Published.frame
 
-    monkeypatch.setattr(room_mod.Room, "view", spy)
-    out = _room(srv, hands=4, bots={"S": "greedy", "W": "greedy", "N": "greedy"})
-    watcher = _ws(srv, out["room"])
-    east = _ws(srv, out["room"], out["seats"]["E"]["token"])
-    drive({"E": east}, timeout=240)
-    assert east.latest()["finished"]
-    assert len(seen) > 50
-    for seat, frame, truth in seen:
-        v = frame["view"]
-        if v is None:
-            continue
-        assert isinstance(v["wall"], int) and isinstance(v["live_wall"], int)
-        if seat is None:
-            assert "hand" not in v and v["legal"] == []
-        else:
-            assert sorted(v["hand"].split()) == sorted(truth["hands"][seat].split())
-        for name in truth["hidden"]:
-            assert name not in v["indicators"], (name, v["indicators"])
-        for s, melds in v["melds"].items():
-            if s != seat:
-                assert all(not m.startswith("kong ") or m == "kong ????" or "????" not in m for m in melds)
-        text = json.dumps({k: x for k, x in v.items() if k not in ("hand", "legal")}, ensure_ascii=False)
-        for s, tiles in truth["hands"].items():
-            if s != seat and len(tiles.split()) >= 4:
-                assert tiles not in text  # another seat's concealed hand appears nowhere
-    watcher.close()
-    east.close()
+    def publish(self):
+        published = real_publish(self)
+        truths[id(published)] = (published, truth_of(self.game) if published.table is not None else None)
+        return published
+
+    def frame(self, seat):
+        text = real_frame(self, seat)
+        built.append((seat, json.loads(text), truths[id(self)][1]))
+        return text
+
+    monkeypatch.setattr(room_mod.Room, "publish", publish)
+    monkeypatch.setattr(room_mod.Published, "frame", frame)
+    got: list[tuple[str | None, dict, object]] = []  # (seat, frame, truth) of every frame a client got
+    for ruleset, options, seed in PRIVACY_ROOMS:
+        out = _room(srv, ruleset=ruleset, options=options, hands=4, seed=seed,
+                    bots={"S": "greedy", "W": "greedy", "N": "greedy"})
+        watcher = _ws(srv, out["room"])
+        east = _ws(srv, out["room"], out["seats"]["E"]["token"])
+        drive({"E": east}, timeout=240)
+        assert east.latest()["finished"]
+        watcher.wait(lambda c: c.latest()["finished"])
+        by_version = {p.version: t for p, t in truths.values() if p.summary["room"] == out["room"]}
+        got += [(c.latest()["seat"], f, by_version[f["version"]]) for c in (east, watcher) for f in c.frames]
+        watcher.close()
+        east.close()
+    assert {json.dumps(f, sort_keys=True) for _, f, _ in got} <= {json.dumps(f, sort_keys=True) for _, f, _ in built}
+
+    moments: dict[str, tuple[dict, object]] = {}
+    situations: dict[str, int] = dict.fromkeys(PLANTS, 0)
+    for _, f, truth in built:
+        for kind in hosts(f, truth) if truth is not None else ():
+            situations[kind] += 1
+            moments.setdefault(kind, (f, truth))
+    for kind in PLANTS:  # first: each kind of leak, planted in a copy of a real frame, is caught
+        assert kind in moments, f"no frame had {kind!r} to hide (pick another seed): {situations}"
+        f, truth = moments[kind]
+        assert any(PLANTS[kind] in x for x in leaks(plant(kind, f, truth), truth)), kind
+    assert situations["concealed kong"] > 0 and situations["a hidden indicator"] > 50, situations
+    assert len(built) > 100 and len(got) > 100
+    found = [(seat, f["version"], x) for seat, f, truth in built + got if truth is not None for x in leaks(f, truth)]
+    assert found == [], found[:10]
+    assert all(f["view"] is None for _, f, truth in built if truth is None)  # a match over: no table
 
 
 def test_hostile_clients_are_refused_and_change_nothing(srv):
@@ -163,6 +224,19 @@ def test_hostile_clients_are_refused_and_change_nothing(srv):
     east = _ws(srv, room, links["E"])
     first = east.wait(lambda c: c.latest())
     v0 = first["version"]
+    assert first["view"]["legal"]  # E, the dealer, is to discard: an action would apply at once
+
+    def nothing_applied() -> None:  # seen from outside: the summary, a new spectator's frame, the store
+        st, summary = srv.call("GET", f"/api/rooms/{room}")
+        assert st == 200 and summary["hand"] == 1 and summary["totals"] == {"E": 0, "S": 0, "W": 0, "N": 0}
+        look = _ws(srv, room)  # a spectator joining changes nothing: its frame is the table's version now
+        assert look.wait(lambda c: c.latest())["version"] == v0
+        assert look.latest()["view"] == {**first["view"], "seat": None, "hand": None, "drawn": None, "legal": [],
+                                        "hands": dict.fromkeys(first["view"]["hands"]), "drawn_by": {}, "pick": None}
+        look.close()
+        assert srv.app.state.hub.store.actions(room) == {}  # no action stored
+        assert east.latest()["version"] == v0 and not east.oks
+
     east.ws.send("{not json")
     east.ws.send("x" * 5000)
     east.ws.send(json.dumps({"type": "act", "action": "S discard 5p"}))  # another seat's action
@@ -170,9 +244,7 @@ def test_hostile_clients_are_refused_and_change_nothing(srv):
     east.ws.send(json.dumps({"type": "hello"}))
     east.wait(lambda c: len(c.errors) >= 5)
     assert [e["error"][:20] for e in east.errors][:2] == ["a message is JSON"[:20], "a message is at most "[:20]]
-    st, summary = srv.call("GET", f"/api/rooms/{room}")
-    assert summary["hand"] == 1 and summary["totals"] == {"E": 0, "S": 0, "W": 0, "N": 0}
-    assert srv.app.state.hub.actors[room].room.version == v0  # nothing was applied
+    nothing_applied()
     forged = _ws(srv, room, "A" * 32)
     assert forged.wait(lambda c: c.closed)[0] == 4403
     other = _room(srv)
@@ -183,7 +255,17 @@ def test_hostile_clients_are_refused_and_change_nothing(srv):
     assert "spectator" in watcher.wait(lambda c: c.errors)[0]["error"]
     missing = _ws(srv, "nosuchroom")
     assert missing.wait(lambda c: c.closed)[0] == 4404
-    assert srv.app.state.hub.actors[room].room.version == v0
+    nothing_applied()
+    discard = next(a["text"] for a in first["view"]["legal"] if a["kind"] == "discard")
+    east.act(discard)  # the check can fail: one real action is seen at once
+    east.wait(lambda c: c.oks)
+    assert srv.app.state.hub.store.actions(room) == {0: [discard]}
+    assert east.wait(lambda c: c.latest()["version"] > v0 and c.latest())["view"]["phase"] == "claim"
+    assert _table_now(srv, out).to_act() == ["S"]  # S may answer the discard now (E is not told so), and only S
+    errors = len(east.errors)
+    east.act("S pass")  # E answers for S, whose turn it really is
+    assert "not an action E may take" in east.wait(lambda c: len(c.errors) > errors and c.errors[-1], timeout=10)["error"]
+    assert srv.app.state.hub.store.actions(room) == {0: [discard]}
     east.close()
     watcher.close()
 
@@ -233,11 +315,7 @@ def test_a_turn_timer_lets_a_bot_act_for_a_seat_that_waits_too_long(srv):
     first = east.latest()
     # E is here and says nothing: after 5 s its stand-in plays for it and the table moves on
     east.wait(lambda c: c.latest()["version"] > first["version"], timeout=60)
-    from engine.tools.rooms.store import ACTIONS
-
-    with srv.app.state.hub.store.engine.connect() as c:
-        by = [r.by for r in c.execute(ACTIONS.select().where(ACTIONS.c.room == out["room"]).order_by(ACTIONS.c.seq))]
-    assert "托管" in by  # the stored action says who chose it
+    assert "托管" in [by for _, _, _, by in _stored(srv, out["room"])]  # the stored action says who chose it
     east.close()
 
 

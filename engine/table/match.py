@@ -79,6 +79,8 @@ class Match:
     scorer: Scorer | None = None
     previous: dict[str, int] = field(default_factory=dict)
     games: list[Game] = field(default_factory=list)
+    keep: bool = True  # keep each finished hand in ``games`` (a long-lived room keeps only the count)
+    played: int = 0  # hands finished
 
     def __post_init__(self) -> None:
         self.scorer = self.scorer or Scorer(self.ruleset)
@@ -103,7 +105,7 @@ class Match:
         """The match's next hand, dealt: its seed is :func:`hand_seed` of the match's seed and the
         hand's index, so a match seeded ``seed`` deals the same tiles wherever it is played
         (``mjrules play --seed``, the browser's table). Play it, then :meth:`finish` it."""
-        return Game(self.ruleset, hand_seed(self.seed, len(self.games)), dealer=self.dealer, floor=self.floor,
+        return Game(self.ruleset, hand_seed(self.seed, self.played), dealer=self.dealer, floor=self.floor,
                     previous_indicators=self.previous, scorer=self.scorer)
 
     def finish(self, game: Game) -> None:
@@ -111,7 +113,9 @@ class Match:
         indicators follow from it. Raises :class:`ValueError` for a hand not over."""
         if game.result is None:
             raise ValueError("the hand is not over")
-        self.games.append(game)
+        if self.keep:
+            self.games.append(game)
+        self.played += 1
         self.previous = dict(game.indicators)
         assert self.dealer is not None, "__post_init__ chose the first dealer"
         self.dealer, self.floor = next_deal(self.ruleset, self.seats, game.result, self.dealer, self.floor)

@@ -121,7 +121,7 @@ class Room:
 
     def __post_init__(self) -> None:
         self.scorer = Scorer(self.rs)
-        self.match = Match(self.rs, self.row.seed, scorer=self.scorer)
+        self.match = Match(self.rs, self.row.seed, scorer=self.scorer, keep=False)  # a finished hand lives on in its record
         self.seats = list(self.match.seats)
         unknown = set(self.row.players) - set(self.seats)
         if unknown:
@@ -134,7 +134,7 @@ class Room:
     @property
     def hand(self) -> int:
         """The hand being played (0-based); ``row.hands`` when the match is over."""
-        return len(self.match.games)
+        return self.match.played
 
     @property
     def finished(self) -> bool:

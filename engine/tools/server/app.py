@@ -56,6 +56,7 @@ from engine.tools.server.caps import (
     CLIP,
     CLIP_BUG,
     DEFAULT_IMPACT_HANDS,
+    GC_THRESHOLDS,
     IMPACT_MAX_HANDS,
     IMPACT_SECONDS,
     JOIN_SECONDS,
@@ -72,6 +73,7 @@ from engine.tools.server.caps import (
     REQUEST_SECONDS,
     SEED_SPACE,
     SESSION_IDLE_SECONDS,
+    SWITCH_SECONDS,
     TOKEN_BYTES,
     WATCH_SECONDS,
 )
@@ -272,6 +274,22 @@ def _text(data: dict[str, Any], key: str, cap: int, what: str, required: bool = 
     if len(v.encode("utf-8", "surrogatepass")) > cap:
         raise Refused(http.HTTP_413_CONTENT_TOO_LARGE, f"the {what} is larger than {cap} bytes", hint="a rule file is a short list of rules")
     return v
+
+
+def steady() -> None:
+    """Keep the event loop's turns short while bots play in worker threads: the interpreter
+    hands the GIL over every SWITCH_SECONDS (not Python's 5 ms: a room's commit or send that
+    waits for the GIL behind a bot thread would wait that long each time), what the server has
+    loaded by now is left out of the garbage collector's full passes (gc.freeze) and full
+    passes come less often (GC_THRESHOLDS): a full pass stalls every thread. Measured by
+    tests/test_rooms_isolation.py (docs/serve.md "One writer per room")."""
+    import gc
+    import sys
+
+    sys.setswitchinterval(SWITCH_SECONDS)
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)
 
 
 def create_app(data_dir: Path, db: str | None = None, preselect: dict[str, Any] | None = None,
@@ -530,6 +548,7 @@ def create_app(data_dir: Path, db: str | None = None, preselect: dict[str, Any] 
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        steady()
         ticker = asyncio.create_task(hub.tick())
         yield
         ticker.cancel()
