@@ -24,27 +24,40 @@ import secrets
 import time
 from collections.abc import Awaitable, Callable
 from http import HTTPStatus
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from engine.errors import MjError
 from engine.tools.rooms.caps import CLOSE_ELSEWHERE, CLOSE_FORBIDDEN, MAX_ID_CHARS
+from engine.tools.rooms.commit import Committer
 from engine.tools.rooms.conn import Conn, Lost, Refusal, error_text
 from engine.tools.rooms.room import HUMAN, Published, Room, token_hash
-from engine.tools.rooms.store import Write
-
-if TYPE_CHECKING:
-    from engine.tools.rooms.hub import Hub
+from engine.tools.rooms.store import Store, Write
 
 T = TypeVar("T")
 BATCH = 64  # jobs of one room run before their changes are committed and told together
 Job = Callable[[], Awaitable[Any]]
 
 
+class Host(Protocol):
+    """What a room's actor or follower needs of the server that holds it
+    (:class:`engine.tools.rooms.hub.Hub`)."""
+
+    store: Store
+    committer: Committer
+    owner: str  # this server's id
+    grace: float  # seconds a seat may be away before a stand-in plays for it
+    replies: dict[int, asyncio.Future[dict[str, Any]]]  # a follower's request -> its answer
+
+    async def send(self, msg: dict[str, Any]) -> None: ...
+
+    async def drop(self, room_id: str, code: int, reason: str) -> None: ...
+
+
 class Turns:
     """One ordered queue of jobs and the task that runs them: the jobs that queued up run one
     after another, then :meth:`settle` (the owner commits and tells; a follower tells)."""
 
-    def __init__(self, hub: Hub, room: Room, hashes: dict[str, str], host: str):
+    def __init__(self, hub: Host, room: Room, hashes: dict[str, str], host: str):
         self.hub, self.room, self.hashes, self.host = hub, room, hashes, host
         self.conns: list[Conn] = []
         self.inbox: asyncio.Queue[tuple[Job, asyncio.Future[Any] | None]] = asyncio.Queue()
@@ -168,7 +181,7 @@ class RoomActor(Turns):
     seats' token hashes and ``host`` the host's, kept here (they change only through this actor);
     ``remote`` which seats other servers have sockets for (seat -> their server ids)."""
 
-    def __init__(self, hub: Hub, room: Room, hashes: dict[str, str], host: str):
+    def __init__(self, hub: Host, room: Room, hashes: dict[str, str], host: str):
         super().__init__(hub, room, hashes, host)
         self.remote: dict[str, set[str]] = {}
         self.noted = -1  # the version last sent to the other servers

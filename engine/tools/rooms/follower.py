@@ -18,17 +18,14 @@ import dataclasses
 import itertools
 import time
 from http import HTTPStatus
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from engine.errors import IllegalAction, MjError
 from engine.table.game import Action
-from engine.tools.rooms.actor import Turns
+from engine.tools.rooms.actor import Host, Turns
 from engine.tools.rooms.caps import CLIP_NOTE, CLOSE_FORBIDDEN, REQUEST_SECONDS
 from engine.tools.rooms.conn import Conn, Lost, Refusal, error_text
 from engine.tools.rooms.room import HUMAN, Room
-
-if TYPE_CHECKING:
-    from engine.tools.rooms.hub import Hub
 
 _REQUESTS = itertools.count(1)
 
@@ -36,7 +33,7 @@ _REQUESTS = itertools.count(1)
 class Follower(Turns):
     """A room whose owner is ``owner`` (a server id), followed here (see the module docstring)."""
 
-    def __init__(self, hub: Hub, room: Room, hashes: dict[str, str], host: str, owner: str):
+    def __init__(self, hub: Host, room: Room, hashes: dict[str, str], host: str, owner: str):
         super().__init__(hub, room, hashes, host)
         self.owner = owner
         self.note: dict[str, Any] | None = None  # the newest moved note not yet read
