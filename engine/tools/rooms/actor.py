@@ -35,6 +35,7 @@ from engine.tools.rooms.store import Store, Write
 
 T = TypeVar("T")
 BATCH = 64  # jobs of one room run before their changes are committed and told together
+NOTE_ACTIONS_CHARS = 4_000  # a moved note carries its commit's actions up to this (PostgreSQL's limit: 8000 bytes)
 Job = Callable[[], Awaitable[Any]]
 
 
@@ -205,19 +206,25 @@ class RoomActor(Turns):
         writes = self.room.take_writes()
         if self.hub.store.shared and self.noted != self.room.version:
             self.noted = self.room.version
-            writes.append(Write.note(self.moved()))
+            writes.append(Write.note(self.moved(writes)))
         try:
             await self.hub.committer.commit(writes)
         except Exception as exc:  # the store refused: the room in memory is no longer the truth
             raise Lost(f"the room could not be stored ({type(exc).__name__}): reconnect") from exc
 
-    def moved(self) -> str:
-        """The note that tells the other servers the room is at a new version (they read its
-        actions from the store): ``{"k": "moved", "room", "owner", "version", "away", "players", "closed"}``."""
+    def moved(self, writes: list[Write] | None = None) -> str:
+        """The note that tells the other servers the room is at a new version: ``{"k": "moved",
+        "room", "owner", "version", "away", "players", "closed", "actions"}``; ``actions`` are
+        the ``[hand, seq, text]`` this very commit stores (so a follower need not read them back;
+        None when they would not fit in a note: it reads them from the store)."""
         room = self.room
-        return json.dumps({"k": "moved", "room": self.id, "owner": self.hub.owner, "version": room.version,
-                           "away": sorted(s for s, t in room.away_since.items() if t is not None),
-                           "players": room.row.players, "closed": room.row.closed}, ensure_ascii=False)
+        note: dict[str, Any] = {"k": "moved", "room": self.id, "owner": self.hub.owner, "version": room.version,
+                                "away": sorted(s for s, t in room.away_since.items() if t is not None),
+                                "players": room.row.players, "closed": room.row.closed}
+        if writes is not None:
+            stored = [[dict(w.values)[k] for k in ("hand", "seq", "text")] for w in writes if w.table == "actions"]
+            note["actions"] = stored if sum(len(str(x[2])) for x in stored) < NOTE_ACTIONS_CHARS else None
+        return json.dumps(note, ensure_ascii=False)
 
     def _present(self, seat: str) -> bool:
         return any(c.seat == seat for c in self.conns) or bool(self.remote.get(seat))

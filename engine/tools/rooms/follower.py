@@ -37,6 +37,7 @@ class Follower(Turns):
         super().__init__(hub, room, hashes, host)
         self.owner = owner
         self.note: dict[str, Any] | None = None  # the newest moved note not yet read
+        self.carried: list[list[object]] | None = []  # the actions the notes not yet read carry (None: read the store)
 
     # ---- requests to the owner -----------------------------------------------------------------------
     async def ask(self, op: str, **fields: object) -> dict[str, Any]:
@@ -105,6 +106,12 @@ class Follower(Turns):
         """The owner's note of a new version: read when the jobs settle."""
         if self.note is None or int(note.get("version", -1)) >= int(self.note.get("version", -1)):
             self.note = note
+        actions = note.get("actions")
+        if self.carried is not None and isinstance(actions, list) and all(
+                isinstance(a, list) and len(a) == 3 for a in actions):
+            self.carried.extend(actions)
+        else:
+            self.carried = None
         if str(note.get("owner")) != self.owner:  # a new owner: it hears who is here
             self.owner = str(note.get("owner"))
             for seat in {c.seat for c in self.conns if c.seat is not None}:
@@ -112,28 +119,42 @@ class Follower(Turns):
         self.post(self._follow)
 
     # ---- following -----------------------------------------------------------------------------------
+    def _apply(self, actions: list[tuple[int, int, str]]) -> bool:
+        """Apply stored ``actions`` (hand, seq, text) to the replica while each is the next one;
+        whether all were. Raises :class:`Lost` when a stored action does not apply."""
+        room = self.room
+        try:
+            for h, s, text in actions:
+                game = room.game
+                if room.finished or game is None or h != room.hand or s != len(game.actions):
+                    return False
+                action = Action.parse(text, room.scorer)
+                game.apply(action)
+                room.applied(game, action, "")
+        except MjError as exc:
+            raise Lost(f"room {self.id}: a stored action does not apply here: {exc}") from exc
+        finally:
+            room.take_writes()  # a replica never writes: the owner stored all this
+        return True
+
     async def _follow(self) -> None:
         """Read the actions stored since the replica's last and apply them; take the owner's
         version, presence and players from its newest note."""
         note, self.note = self.note, None
+        carried, self.carried = self.carried, []
         if note is None:
             return
         room = self.room
         before = room.version
         game = room.game
         hand, seq = room.hand, (len(game.actions) - 1 if game is not None else -1)
-        stored = await self.hub.committer.run(self.hub.store.actions_since, self.id, hand, seq)
-        try:
-            for h, s, text in stored:
-                game = room.game
-                if room.finished or game is None or h != room.hand or s != len(game.actions):
-                    raise Lost(f"room {self.id}: the store has action {s} of hand {h + 1} out of order")
-                action = Action.parse(text, room.scorer)
-                game.apply(action)
-                room.applied(game, action, "")
-            room.take_writes()  # a replica never writes: the owner stored all this
-        except MjError as exc:
-            raise Lost(f"room {self.id}: a stored action does not apply here: {exc}") from exc
+        ahead = [(int(str(h)), int(str(q)), str(t)) for h, q, t in carried or []]
+        ahead = [a for a in ahead if (a[0], a[1]) > (hand, seq)]
+        if carried is None or not self._apply(ahead):  # what the notes carried, or else the store
+            game = room.game
+            hand, seq = room.hand, (len(game.actions) - 1 if game is not None else -1)
+            if not self._apply(await self.hub.committer.run(self.hub.store.actions_since, self.id, hand, seq)):
+                raise Lost(f"room {self.id}: the store's actions do not follow the replica's")
         now = time.monotonic()
         away = set(note.get("away") or ())
         room.away_since = {s: (now if s in away else None) for s in room.away_since}
