@@ -1,4 +1,4 @@
-"""A room is one file: `set NAME = VALUE` chooses a parent's option (docs/language.md `set`).
+"""A house file is one rule file: `set NAME = VALUE` chooses a parent's option (docs/language.md `set`).
 What wins (the caller over the nearest `set` over a parent's `set` over the default), the errors
 at the `set`, and what check, sheet, diff and export show."""
 from __future__ import annotations
@@ -43,7 +43,7 @@ def test_the_caller_wins_over_a_set_and_the_nearest_set_over_a_parents(tmp_path)
     assert called.options["下精"].chosen == "after_deal" and called.options["下精"].set_at is None
 
 
-def test_house_files_with_options_combine_in_one_room(tmp_path):
+def test_house_files_with_options_combine_in_one_house_file(tmp_path):
     write(tmp_path, "house.rules", "extends nanchang\n"
           'option 大七对 "x2 or x4" = 2 {\n    2: { }\n    4: { override fan 大七对 = x4 when pattern 大七对 }\n}\n')
     room = write(tmp_path, "room.rules", 'extends "house.rules"\nset 大七对 = 4\nset 四归 = no\n')
