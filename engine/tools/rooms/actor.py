@@ -27,7 +27,7 @@ from http import HTTPStatus
 from typing import Any, Protocol, TypeVar
 
 from engine.errors import MjError
-from engine.tools.rooms.caps import CLOSE_ELSEWHERE, CLOSE_FORBIDDEN, MAX_ID_CHARS
+from engine.tools.rooms.caps import CLOSE_ELSEWHERE, CLOSE_FORBIDDEN, MAX_ID_CHARS, NOTE_ACTIONS_CHARS
 from engine.tools.rooms.commit import Committer
 from engine.tools.rooms.conn import Conn, Lost, Refusal, error_text
 from engine.tools.rooms.room import HUMAN, Published, Room, token_hash
@@ -35,7 +35,6 @@ from engine.tools.rooms.store import Store, Write
 
 T = TypeVar("T")
 BATCH = 64  # jobs of one room run before their changes are committed and told together
-NOTE_ACTIONS_CHARS = 4_000  # a moved note carries its commit's actions up to this (PostgreSQL's limit: 8000 bytes)
 Job = Callable[[], Awaitable[Any]]
 
 
@@ -223,7 +222,7 @@ class RoomActor(Turns):
                                 "players": room.row.players, "closed": room.row.closed}
         if writes is not None:
             stored = [[dict(w.values)[k] for k in ("hand", "seq", "text")] for w in writes if w.table == "actions"]
-            note["actions"] = stored if sum(len(str(x[2])) for x in stored) < NOTE_ACTIONS_CHARS else None
+            note["actions"] = stored if sum(len(str(text)) for _, _, text in stored) < NOTE_ACTIONS_CHARS else None
         return json.dumps(note, ensure_ascii=False)
 
     def _present(self, seat: str) -> bool:

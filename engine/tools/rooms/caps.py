@@ -20,6 +20,7 @@ MIN_TIMER_SECONDS = 5  # the shortest turn timer
 MAX_ID_CHARS = 40  # a room id in a path (longer: no such room)
 MAX_TOKEN_CHARS = 200  # a token read from a link
 MAX_STEPS = 2_000  # bot actions in a row one step may apply (a hand ends well within)
+NOTE_ACTIONS_CHARS = 4_000  # a moved note carries its commit's actions up to this (PostgreSQL's NOTIFY: 8000 bytes)
 CLIP_NOTE = 500  # characters of an owner's refusal a follower passes on
 STORE_THREADS = 2  # worker threads for the store calls that are not commits (leases, close, remove)
 STORE_JOIN_SECONDS = 30  # waiting for the store's thread at shutdown

@@ -28,6 +28,7 @@ from engine.tools.rooms.conn import Conn, Lost, Refusal, error_text
 from engine.tools.rooms.room import HUMAN, Room
 
 _REQUESTS = itertools.count(1)
+ACTION_FIELDS = ("hand", "seq", "text")  # an action a moved note carries: [hand, seq, text]
 
 
 class Follower(Turns):
@@ -108,7 +109,7 @@ class Follower(Turns):
             self.note = note
         actions = note.get("actions")
         if self.carried is not None and isinstance(actions, list) and all(
-                isinstance(a, list) and len(a) == 3 for a in actions):
+                isinstance(a, list) and len(a) == len(ACTION_FIELDS) for a in actions):
             self.carried.extend(actions)
         else:
             self.carried = None
