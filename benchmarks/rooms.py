@@ -19,7 +19,9 @@ Bounded in time: ``--seconds`` (default 300) stops the run and reports what was 
     python benchmarks/rooms.py [--rooms 50] [--hands 2] [--seed 1] [--servers 1] [--client-procs 2]
                                [--db URL] [--nginx] [--seconds 300] [--json]
 
-docs/serve.md ("Speed") has the measured numbers and where the time goes.
+``actions_applied`` counts every stored action, the draws the server takes for a seat (a lone
+``draw``) included; ``actions_acknowledged`` the clients' own, each answered ``ok``. docs/serve.md
+("Rooms under load") has the measured numbers and where the time goes.
 """
 from __future__ import annotations
 
