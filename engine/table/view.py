@@ -136,16 +136,10 @@ class TableSnapshot:
     flip: Mapping[str, object] | None  # 发电: the flips while a seat is asked
 
 
-def jing_marks(game: Game, viewer: str | None) -> dict[int, str]:
-    """正精 / 副精 by tile kind of every wild indicator ``viewer`` sees: the face-up ones, every one
-    once the hand is over, and of the picked one (随精) the viewer's own pick while the hand is
-    played (a spectator's: none). Raises nothing."""
-    return _marks(game, {viewer: None}.keys())[viewer]
-
-
 def _marks(game: Game, viewers: Iterable[str | None]) -> dict[str | None, dict[int, str]]:
-    """:func:`jing_marks` of each viewer, the shared indicators looked at once (not memoised:
-    :func:`snapshot` keeps the code-keyed form per table state)."""
+    """正精 / 副精 by tile kind that each viewer sees: of the face-up wild indicators (every one
+    once the hand is over), and of the picked one (随精) the viewer's own pick while the hand is
+    played (a spectator's: none). :func:`snapshot` memoises it, code-keyed, per table state."""
     picked = game.picked if not game.over else None
     shared: list[int] = []  # the wild indicators' tiles every viewer sees, in declared order
     picked_at = -1  # where the picked indicator stands in that order
