@@ -22,7 +22,7 @@ import dataclasses
 import json
 import secrets
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from http import HTTPStatus
 from typing import Any, Protocol, TypeVar
 
@@ -49,6 +49,8 @@ class Host(Protocol):
     replies: dict[int, asyncio.Future[dict[str, Any]]]  # a follower's request -> its answer
 
     async def send(self, msg: dict[str, Any]) -> None: ...
+
+    def spawn(self, job: Coroutine[Any, Any, None]) -> None: ...
 
     async def drop(self, room_id: str, code: int, reason: str) -> None: ...
 

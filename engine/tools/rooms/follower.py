@@ -63,7 +63,7 @@ class Follower(Turns):
 
     def tell(self, op: str, **fields: object) -> None:
         """Send the owner request ``op`` without waiting for a reply."""
-        asyncio.get_running_loop().create_task(self.hub.send(
+        self.hub.spawn(self.hub.send(
             {"k": "request", "op": op, "room": self.id, "to": self.owner, "from": self.hub.owner, **fields}))
 
     # ---- jobs ----------------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ import asyncio
 import json
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from functools import partial
 from http import HTTPStatus
@@ -53,6 +53,7 @@ class Hub:
     replies: dict[int, asyncio.Future[dict[str, Any]]] = field(default_factory=dict)  # a follower's request -> its answer
     committer: Committer = field(init=False)
     bus: Bus | None = field(init=False, default=None)
+    background: set[asyncio.Task[None]] = field(default_factory=set)  # messages being sent: kept till done
 
     def __post_init__(self) -> None:
         self.committer = Committer(self.store)
@@ -145,6 +146,12 @@ class Hub:
         return room, self.store.token_hashes(room_id)
 
     # ---- the other servers -----------------------------------------------------------------------------
+    def spawn(self, job: Coroutine[Any, Any, None]) -> None:
+        """Run ``job`` in the background, kept (a task nobody holds may be collected) till done."""
+        task = asyncio.get_running_loop().create_task(job)
+        self.background.add(task)
+        task.add_done_callback(self.background.discard)
+
     async def send(self, msg: dict[str, Any]) -> None:
         """Tell the other servers ``msg`` (:mod:`engine.tools.rooms.bus`)."""
         await self.committer.run(self.store.notify, json.dumps(msg, ensure_ascii=False))
@@ -161,7 +168,7 @@ class Hub:
             if actor is not None:
                 actor.post(partial(actor.request, msg))
             elif isinstance(msg.get("req"), int):
-                asyncio.get_running_loop().create_task(self.send(
+                self.spawn(self.send(
                     {"k": "reply", "to": msg.get("from"), "req": msg["req"], "status": int(HTTPStatus.CONFLICT),
                      "error": "this room moved to another server", "hint": "try again"}))
         elif kind == "moved":
@@ -169,8 +176,7 @@ class Hub:
             if follower is not None:
                 follower.moved(msg)
             elif room_id in self.actors and msg.get("owner") != self.owner:  # it took the room: ours is stale
-                asyncio.get_running_loop().create_task(
-                    self.drop(room_id, CLOSE_ELSEWHERE, "another server serves this room now"))
+                self.spawn(self.drop(room_id, CLOSE_ELSEWHERE, "another server serves this room now"))
 
     # ---- timers -----------------------------------------------------------------------------------------
     async def tick(self) -> None:

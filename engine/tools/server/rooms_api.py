@@ -61,7 +61,7 @@ from engine.tools.rooms.caps import (
 from engine.tools.rooms.conn import Conn, Refusal, error_text
 from engine.tools.rooms.hub import Hub
 from engine.tools.rooms.room import HUMAN, ID_BYTES, Room, new_token, token_hash
-from engine.tools.rooms.store import RoomRow
+from engine.tools.rooms.store import RoomRow, Store
 from engine.tools.server.http import Refused, read_body, read_options
 from engine.tools.server.work import ruleset_ref
 
@@ -87,7 +87,7 @@ def server_id(data: Path, worker: int | None = None) -> str:
     return fresh
 
 
-def hub_for(store: Any, rules_dir: Path, owner: str) -> Hub:
+def hub_for(store: Store, rules_dir: Path, owner: str) -> Hub:
     """The rooms' hub of a server whose uploaded rule files are in ``rules_dir``."""
     def compile_ref(ruleset: str, options: dict[str, str]) -> Ruleset:
         return compile_ruleset(ruleset_ref(ruleset, rules_dir), options)
