@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import json
 import secrets
 import time
 from collections.abc import Awaitable, Callable, Coroutine
@@ -30,7 +29,7 @@ from engine.errors import MjError
 from engine.tools.rooms.caps import CLOSE_ELSEWHERE, CLOSE_FORBIDDEN, MAX_ID_CHARS, NOTE_ACTIONS_CHARS
 from engine.tools.rooms.commit import Committer
 from engine.tools.rooms.conn import Conn, Lost, Refusal, error_text
-from engine.tools.rooms.room import HUMAN, Published, Room, token_hash
+from engine.tools.rooms.room import HUMAN, Published, Room, dumps, token_hash
 from engine.tools.rooms.store import Store, Write
 
 T = TypeVar("T")
@@ -225,7 +224,7 @@ class RoomActor(Turns):
         if writes is not None:
             stored = [[dict(w.values)[k] for k in ("hand", "seq", "text")] for w in writes if w.table == "actions"]
             note["actions"] = stored if sum(len(str(text)) for _, _, text in stored) < NOTE_ACTIONS_CHARS else None
-        return json.dumps(note, ensure_ascii=False)
+        return dumps(note)
 
     def _present(self, seat: str) -> bool:
         return any(c.seat == seat for c in self.conns) or bool(self.remote.get(seat))
@@ -238,8 +237,7 @@ class RoomActor(Turns):
         room = self.room
         hand, seq = room.act(seat, text, time.monotonic())
         room.step(time.monotonic(), self.hub.grace, bots=False)  # the lone draws that follow
-        return json.dumps({"type": "ok", "action": text, "hand": hand + 1, "seq": seq, "version": room.version},
-                          ensure_ascii=False)
+        return dumps({"type": "ok", "action": text, "hand": hand + 1, "seq": seq, "version": room.version})
 
     async def act(self, conn: Conn, text: str) -> None:
         """``conn``'s seat plays ``text``; answered ``ok`` (after the commit, before the table
@@ -322,8 +320,8 @@ class RoomActor(Turns):
         seat = msg.get("seat")
         seat = seat if isinstance(seat, str) and seat in self.room.seats else None
 
-        def reply(**answer: object) -> str:
-            return json.dumps({"k": "reply", "to": frm, "req": req, **answer}, ensure_ascii=False)
+        def reply(**answer: object) -> dict[str, Any]:
+            return {"k": "reply", "to": frm, "req": req, **answer}
 
         try:
             if op == "sync":  # a new follower: the note again, for the presence it cannot read from the store
@@ -335,19 +333,18 @@ class RoomActor(Turns):
                 self.remote.get(seat, set()).discard(frm)
                 self._gone(seat)
             elif op == "act" and seat is not None and isinstance(msg.get("text"), str):
-                self.room.writes.append(Write.note(reply(ok=self._act(seat, str(msg["text"])))))
+                self.room.writes.append(Write.note(dumps(reply(ok=self._act(seat, str(msg["text"]))))))
             elif op == "close":
                 self.check_host(msg.get("host"))
                 await self.close()
-                self.room.writes.append(Write.note(reply(ok=True)))
+                self.room.writes.append(Write.note(dumps(reply(ok=True))))
             elif op == "remove" and isinstance(msg.get("seat"), str) and isinstance(msg.get("bot"), str):
                 self.check_host(msg.get("host"))
                 await self.remove(str(msg["seat"]), str(msg["bot"]))
-                self.room.writes.append(Write.note(reply(ok=True)))
+                self.room.writes.append(Write.note(dumps(reply(ok=True))))
             else:
                 raise Refusal(HTTPStatus.BAD_REQUEST, "unknown request")
         except (MjError, Refusal) as exc:
             if req is not None:
                 status = exc.status if isinstance(exc, Refusal) else HTTPStatus.CONFLICT
-                await self.hub.committer.run(self.hub.store.notify, reply(error=exc.message, hint=exc.hint,
-                                                                          status=int(status)))
+                await self.hub.send(reply(error=exc.message, hint=exc.hint, status=int(status)))

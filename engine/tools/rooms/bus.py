@@ -3,9 +3,10 @@
 Every server listens on one channel (:data:`~engine.tools.rooms.store.CHANNEL`); a message is
 a JSON object (PostgreSQL bounds a payload at 8000 bytes; these are far smaller):
 
-- ``{"k": "moved", "room", "owner", "version", "away", "players", "closed"}``: the room's owner
-  stored a new version (sent in the transaction that stored it: a follower reads the actions
-  from the store, never from the note);
+- ``{"k": "moved", "room", "owner", "version", "away", "players", "closed", "actions"}``: the
+  room's owner stored a new version (sent in the transaction that stored it); ``actions`` are
+  the ``[hand, seq, text]`` that transaction stored, or None when they would not fit (a
+  follower then reads them from the store);
 - ``{"k": "request", "op", "room", "to", "from", "req", …}``: a follower asks the owner ``to``
   to do ``op`` (``act`` with ``seat``/``text``, ``join``/``leave`` with ``seat``, ``close``
   and ``remove`` with the host's token) for its socket, or ``sync`` (a new follower: send the
@@ -13,18 +14,23 @@ a JSON object (PostgreSQL bounds a payload at 8000 bytes; these are far smaller)
 - ``{"k": "reply", "to", "req", "ok" | "error", "hint", "status"}``: the owner's answer, sent
   with the commit that stored what it did (or at once, when it refused).
 
-:class:`Bus` is the listening side (one psycopg connection of its own, reconnecting); sending
-goes through the store (:meth:`Store.notify`, or a :meth:`Write.note` in a commit). Messages
-are untrusted like any input: a malformed one is dropped.
+:class:`Bus` listens (one psycopg connection of its own, reconnecting) and sends what is not
+part of a commit (:meth:`Bus.send`: another connection of its own, autocommit, one round trip
+a message, on the event loop); a note that is part of a commit is a :meth:`Write.note` in it.
+Messages are untrusted like any input: a malformed one is dropped.
 """
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import orjson
 
 from engine.tools.rooms.store import CHANNEL
+
+if TYPE_CHECKING:
+    import psycopg
 
 RETRY_SECONDS = 1.0  # a lost listening connection is made again after this
 
@@ -38,6 +44,32 @@ class Bus:
         self.url = url.replace("postgresql+psycopg://", "postgresql://", 1)
         self.handle = handle
         self.ready = asyncio.Event()
+        self.sender: psycopg.AsyncConnection[Any] | None = None  # send()'s connection
+        self.connecting = asyncio.Lock()  # one sender connection made at a time
+
+    async def send(self, payload: str) -> None:
+        """``NOTIFY`` ``payload`` (a JSON object's text, under 8000 bytes) on the rooms' channel.
+        Raises :class:`ConnectionError` when the database cannot be reached (the next call
+        connects again)."""
+        import psycopg
+
+        try:
+            conn = self.sender
+            if conn is None or conn.closed:
+                async with self.connecting:
+                    if self.sender is None or self.sender.closed:
+                        self.sender = await psycopg.AsyncConnection.connect(self.url, autocommit=True)
+                    conn = self.sender
+            await conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, payload))
+        except (psycopg.Error, OSError) as exc:
+            self.sender = None
+            raise ConnectionError(f"the rooms' database cannot be reached: {type(exc).__name__}") from exc
+
+    async def close(self) -> None:
+        """Close the sending connection (the listening one ends with :meth:`run`'s task)."""
+        conn, self.sender = self.sender, None
+        if conn is not None:
+            await conn.close()
 
     async def run(self) -> None:
         """Forever (until cancelled): listen, hand over, reconnect after a failure."""
@@ -51,8 +83,8 @@ class Bus:
                     self.ready.set()
                     async for n in conn.notifies():
                         try:
-                            msg = json.loads(n.payload)
-                        except ValueError:
+                            msg = orjson.loads(n.payload)
+                        except orjson.JSONDecodeError:
                             continue
                         if isinstance(msg, dict):
                             try:

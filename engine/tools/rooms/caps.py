@@ -23,6 +23,7 @@ MAX_STEPS = 2_000  # bot actions in a row one step may apply (a hand ends well w
 NOTE_ACTIONS_CHARS = 4_000  # a moved note carries its commit's actions up to this (PostgreSQL's NOTIFY: 8000 bytes)
 CLIP_NOTE = 500  # characters of an owner's refusal a follower passes on
 STORE_THREADS = 2  # worker threads for the store calls that are not commits (leases, close, remove)
+CHECKPOINT_COMMITS = 500  # a SQLite store's log is checkpointed off the loop every this many commits
 STORE_JOIN_SECONDS = 30  # waiting for the store's thread at shutdown
 REQUEST_SECONDS = 5.0  # a server waits this long for the owner of a room to answer a forwarded request
 RATE_KEYS = 10_000  # client addresses a rate remembers (past it, the idle half is forgotten)

@@ -9,26 +9,39 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
-from engine.tools.rooms.caps import STORE_JOIN_SECONDS, STORE_THREADS
+from engine.tools.rooms.caps import CHECKPOINT_COMMITS, STORE_JOIN_SECONDS, STORE_THREADS
 from engine.tools.rooms.store import Store, Write
 
 T = TypeVar("T")
 
 
+Batch = list[tuple[list[Write], asyncio.AbstractEventLoop, asyncio.Future[None]]]
+
+
 class Committer:
-    """Writes the rooms' applied actions to the store, committed before anyone is told: one
-    thread of its own takes every room's writes waiting while it committed the last ones into
-    one transaction. A room whose writes cannot be stored (another server wrote that place)
-    gets the error; the others are stored all the same. Other store calls go to a small pool
-    (:meth:`run`)."""
+    """Writes the rooms' applied actions to the store, committed before anyone is told: every
+    room's writes of one turn of the event loop go in one transaction. A room whose writes
+    cannot be stored (another server wrote that place) gets the error; the others are stored
+    all the same. Other store calls go to a small pool (:meth:`run`).
+
+    A database over the network (PostgreSQL) is written by a thread of its own, which takes
+    every batch that waited while it committed the last one; a file of this machine's
+    (``store.local``: SQLite in WAL mode, ``synchronous=NORMAL``: a commit is a write to the log, no
+    disk flush) is written on the loop itself, which costs less than handing the batch to a
+    thread and back, and its log is checkpointed (flushed into the database) in the pool every
+    :data:`~engine.tools.rooms.caps.CHECKPOINT_COMMITS` commits, off the loop."""
 
     def __init__(self, store: Store):
         self.store = store
-        self.queue: queue.SimpleQueue[list[tuple[list[Write], asyncio.AbstractEventLoop, asyncio.Future[None]]] | None] = \
-            queue.SimpleQueue()
-        self.gathered: list[tuple[list[Write], asyncio.AbstractEventLoop, asyncio.Future[None]]] = []
-        self.thread = threading.Thread(target=self._write, name="mjrules-store", daemon=True)
-        self.thread.start()
+        self.inline = store.local
+        self.queue: queue.SimpleQueue[Batch | None] = queue.SimpleQueue()
+        self.gathered: Batch = []
+        self.commits = 0  # inline commits since the last checkpoint
+        self.checkpointing: asyncio.Future[None] | None = None
+        self.thread: threading.Thread | None = None
+        if not self.inline:
+            self.thread = threading.Thread(target=self._write, name="mjrules-store", daemon=True)
+            self.thread.start()
         self.pool = ThreadPoolExecutor(STORE_THREADS, thread_name_prefix="mjrules-store-calls")
 
     async def commit(self, writes: list[Write]) -> None:
@@ -44,7 +57,14 @@ class Committer:
 
     def _hand_over(self) -> None:
         batch, self.gathered = self.gathered, []
-        self.queue.put(batch)
+        if not self.inline:
+            self.queue.put(batch)
+            return
+        _tell(list(zip((done for _, _, done in batch), self._store(batch), strict=True)))
+        self.commits += 1
+        if self.commits >= CHECKPOINT_COMMITS and (self.checkpointing is None or self.checkpointing.done()):
+            self.commits = 0
+            self.checkpointing = asyncio.get_running_loop().run_in_executor(self.pool, self.store.checkpoint)
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
         """Run a store call (not a commit of actions) in a worker thread."""
@@ -65,18 +85,7 @@ class Committer:
                     self.queue.put(None)
                     break
                 batch.extend(more)
-            results: list[BaseException | None]
-            try:
-                self.store.write([w for ws, _, _ in batch for w in ws])
-                results = [None] * len(batch)
-            except Exception:
-                results = []
-                for ws, _, _ in batch:  # one room's conflict: each room's writes alone
-                    try:
-                        self.store.write(ws)
-                        results.append(None)
-                    except Exception as failed:
-                        results.append(failed)
+            results = self._store(batch)
             by_loop: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[None], BaseException | None]]] = {}
             for (_, loop, done), exc in zip(batch, results, strict=True):
                 by_loop.setdefault(loop, []).append((done, exc))
@@ -84,9 +93,25 @@ class Committer:
                 with contextlib.suppress(RuntimeError):  # a loop that closed meanwhile
                     loop.call_soon_threadsafe(_tell, told)
 
+    def _store(self, batch: Batch) -> list[BaseException | None]:
+        """Commit ``batch`` in one transaction; what each room's writes got (None: stored)."""
+        try:
+            self.store.write([w for ws, _, _ in batch for w in ws])
+            return [None] * len(batch)
+        except Exception:
+            results: list[BaseException | None] = []
+            for ws, _, _ in batch:  # one room's conflict: each room's writes alone
+                try:
+                    self.store.write(ws)
+                    results.append(None)
+                except Exception as failed:
+                    results.append(failed)
+            return results
+
     def close(self) -> None:
-        self.queue.put(None)
-        self.thread.join(timeout=STORE_JOIN_SECONDS)
+        if self.thread is not None:
+            self.queue.put(None)
+            self.thread.join(timeout=STORE_JOIN_SECONDS)
         self.pool.shutdown(wait=True)
 
 

@@ -14,7 +14,6 @@ knows nothing of HTTP: the routes are :mod:`engine.tools.server.rooms_api`.
 from __future__ import annotations
 
 import asyncio
-import json
 import secrets
 import time
 from collections.abc import Callable, Coroutine
@@ -30,7 +29,7 @@ from engine.tools.rooms.caps import CLOSE_ELSEWHERE, GRACE_SECONDS, JOIN_RATE, L
 from engine.tools.rooms.commit import Committer
 from engine.tools.rooms.conn import Rate, Refusal
 from engine.tools.rooms.follower import Follower
-from engine.tools.rooms.room import Room
+from engine.tools.rooms.room import Room, dumps
 from engine.tools.rooms.store import RoomRow, Store
 
 Loaded = tuple[Room, dict[str, str], str, str | None]  # the room, its token hashes, the host's, its owner (None: us)
@@ -153,8 +152,14 @@ class Hub:
         task.add_done_callback(self.background.discard)
 
     async def send(self, msg: dict[str, Any]) -> None:
-        """Tell the other servers ``msg`` (:mod:`engine.tools.rooms.bus`)."""
-        await self.committer.run(self.store.notify, json.dumps(msg, ensure_ascii=False))
+        """Tell the other servers ``msg`` (:mod:`engine.tools.rooms.bus`; nothing on SQLite).
+        Raises :class:`Refusal` 503 when the database cannot be reached."""
+        if self.bus is None:
+            return
+        try:
+            await self.bus.send(dumps(msg))
+        except ConnectionError as exc:
+            raise Refusal(HTTPStatus.SERVICE_UNAVAILABLE, str(exc), hint="try again") from exc
 
     def heard(self, msg: dict[str, Any]) -> None:
         """A message from the bus (untrusted: the wrong shape is dropped)."""
@@ -205,6 +210,8 @@ class Hub:
         finally:
             if listening is not None:
                 listening.cancel()
+            if self.bus is not None:
+                await self.bus.close()
 
     async def drop(self, room_id: str, code: int, reason: str) -> None:
         """Stop serving ``room_id`` here (its sockets told ``reason`` and closed with ``code``)."""

@@ -139,6 +139,7 @@ class Store:
                 cur.close()
         META.create_all(self.engine)
         self.shared = self.url.startswith("postgresql")  # servers share its rooms (LISTEN/NOTIFY)
+        self.local = self.url.startswith("sqlite")  # a file of this machine's: a commit costs no round trip
         self._writer: sa.Connection | None = None  # write()'s own connection
         self._inserts: dict[str, tuple[str, tuple[str, ...]]] = {}  # table -> its compiled INSERT (write)
 
@@ -211,13 +212,6 @@ class Store:
             r = c.execute(sa.select(ROOMS.c.owner).where(ROOMS.c.id == room_id, ROOMS.c.lease_until >= time.time())).first()
         return None if r is None or r[0] is None else str(r[0])
 
-    def notify(self, payload: str) -> None:
-        """Send ``payload`` to the servers listening (PostgreSQL's ``NOTIFY``; nothing on SQLite)."""
-        if not self.shared:
-            return
-        with self.engine.begin() as c:
-            c.execute(sa.select(sa.func.pg_notify(CHANNEL, payload)))
-
     def release(self, room_id: str, owner: str) -> None:
         with self.engine.begin() as c:
             c.execute(ROOMS.update().where(ROOMS.c.id == room_id, ROOMS.c.owner == owner)
@@ -237,6 +231,9 @@ class Store:
         conn = self._writer
         if conn is None or conn.closed or conn.invalidated:
             conn = self._writer = self.engine.connect()  # kept: one checkout (and ping) per writer, not per commit
+            if self.local:  # its log is checkpointed by checkpoint(), not by the commit that fills it
+                conn.exec_driver_sql("PRAGMA wal_autocheckpoint=0")
+                conn.commit()
         dbapi = self.engine.dialect.dbapi
         try:
             with conn.begin():
@@ -248,10 +245,9 @@ class Store:
                             sql, order = self._insert(table)
                             cur.executemany(sql, [tuple(dict(r)[k] for k in order) for r in rows] if order
                                             else [dict(r) for r in rows])
-                    if self.shared:
-                        for w in writes:
-                            if not w.table:
-                                cur.execute("SELECT pg_notify(%s, %s)", (CHANNEL, w.values[0][1]))
+                    notes = [w.values[0][1] for w in writes if not w.table]
+                    if notes and self.shared:  # one round trip for all: NOTIFY in array order
+                        cur.execute("SELECT pg_notify(%s, n) FROM unnest(%s::text[]) AS n", (CHANNEL, notes))
                 finally:
                     cur.close()
         except dbapi.IntegrityError as exc:  # type: ignore[union-attr]
@@ -305,6 +301,17 @@ class Store:
     def has_record(self, room_id: str, hand: int) -> bool:
         with self.engine.connect() as c:
             return c.execute(sa.select(HANDS.c.hand).where(HANDS.c.room == room_id, HANDS.c.hand == hand)).first() is not None
+
+    def checkpoint(self) -> tuple[int, int]:
+        """Copy a SQLite store's write-ahead log into the database (``PRAGMA wal_checkpoint``,
+        PASSIVE: it waits for nobody); its writer connection leaves that to this call, which
+        the rooms' committer makes off the event loop. Returns (pages in the log, pages copied);
+        (0, 0) for another database."""
+        if not self.local:
+            return (0, 0)
+        with self.engine.connect() as c:
+            row = c.exec_driver_sql("PRAGMA wal_checkpoint(PASSIVE)").first()
+        return (int(row[1]), int(row[2])) if row is not None else (0, 0)
 
     def dispose(self) -> None:
         if self._writer is not None:

@@ -1,0 +1,105 @@
+"""The rooms' commits (engine/tools/rooms/commit.py): a SQLite store is written on the event
+loop, every room's writes of one turn of the loop in one transaction, and its write-ahead log
+is checkpointed off the loop every CHECKPOINT_COMMITS commits (the writer connection's own
+automatic checkpoint is off)."""
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+pytest.importorskip("sqlalchemy")
+
+from engine.tools.rooms import commit as commit_module  # noqa: E402
+from engine.tools.rooms.commit import Committer  # noqa: E402
+from engine.tools.rooms.store import RoomRow, Store, Write  # noqa: E402
+
+SQLITE_AUTOCHECKPOINT_PAGES = 1000  # SQLite's default wal_autocheckpoint
+
+
+def _store(tmp_path) -> Store:
+    store = Store(str(tmp_path / "rooms.db"))
+    store.create_room(RoomRow("r1", "nanchang", {}, 1, 1, {}, None, False), {}, "h", "me", 60.0)
+    store.create_room(RoomRow("r2", "nanchang", {}, 1, 2, {}, None, False), {}, "h", "me", 60.0)
+    return store
+
+
+def test_one_turn_of_the_loop_is_one_transaction_and_both_rooms_are_stored(tmp_path):
+    store = _store(tmp_path)
+    committer = Committer(store)
+    assert committer.inline and committer.thread is None  # SQLite: on the loop, no thread
+    transactions = []
+    real = store.write
+
+    def counting(writes):
+        transactions.append(len(writes))
+        real(writes)
+
+    store.write = counting  # type: ignore[method-assign]
+
+    async def go():
+        await asyncio.gather(committer.commit([Write.action("r1", 0, 0, "draw", "seat")]),
+                             committer.commit([Write.action("r2", 0, 0, "draw", "seat"),
+                                               Write.action("r2", 0, 1, "discard 1m", "seat")]))
+
+    asyncio.run(go())
+    committer.close()
+    assert transactions == [3]
+    assert store.actions("r1") == {0: ["draw"]}
+    assert store.actions("r2") == {0: ["draw", "discard 1m"]}
+
+
+def test_a_room_whose_place_is_taken_gets_the_error_and_the_other_is_stored(tmp_path):
+    store = _store(tmp_path)
+    store.write([Write.action("r1", 0, 0, "draw", "seat")])
+    committer = Committer(store)
+
+    async def go():
+        return await asyncio.gather(committer.commit([Write.action("r1", 0, 0, "draw", "another server")]),
+                                    committer.commit([Write.action("r2", 0, 0, "draw", "seat")]),
+                                    return_exceptions=True)
+
+    first, second = asyncio.run(go())
+    committer.close()
+    assert isinstance(first, Exception) and "IntegrityError" in type(first).__name__
+    assert second is None
+    assert store.actions("r2") == {0: ["draw"]}
+
+
+def test_the_log_is_checkpointed_off_the_loop_every_checkpoint_commits(tmp_path, monkeypatch):
+    monkeypatch.setattr(commit_module, "CHECKPOINT_COMMITS", 3)
+    store = _store(tmp_path)
+    committer = Committer(store)
+    calls = []
+    real = store.checkpoint
+    loop_thread = []
+
+    def spying():
+        import threading
+        calls.append(threading.current_thread().name)
+        return real()
+
+    store.checkpoint = spying  # type: ignore[method-assign]
+
+    async def go():
+        import threading
+        loop_thread.append(threading.current_thread().name)
+        for seq in range(7):
+            await committer.commit([Write.action("r1", 0, seq, "draw", "seat")])
+            if committer.checkpointing is not None:  # one at a time: a commit meanwhile starts none
+                await committer.checkpointing
+
+    asyncio.run(go())
+    committer.close()
+    assert len(calls) == 2  # after the 3rd and the 6th commit
+    assert all(name != loop_thread[0] for name in calls)  # in the pool, not on the loop
+    assert store.actions("r1") == {0: ["draw"] * 7}
+
+
+def test_the_writers_log_grows_past_sqlites_own_checkpoint_until_checkpoint_copies_it(tmp_path):
+    store = _store(tmp_path)
+    for seq in range(SQLITE_AUTOCHECKPOINT_PAGES):  # each commit logs at least one page
+        store.write([Write.action("r1", 0, seq, "draw", "seat")])
+    log, copied = store.checkpoint()
+    assert log > SQLITE_AUTOCHECKPOINT_PAGES  # SQLite's own checkpoint would have emptied it at 1000
+    assert copied == log
