@@ -311,7 +311,10 @@ class Store:
             return (0, 0)
         with self.engine.connect() as c:
             row = c.exec_driver_sql("PRAGMA wal_checkpoint(PASSIVE)").first()
-        return (int(row[1]), int(row[2])) if row is not None else (0, 0)
+        if row is None:
+            return (0, 0)
+        _busy, log, copied = row
+        return (int(log), int(copied))
 
     def dispose(self) -> None:
         if self._writer is not None:
