@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict, cast
 
+from engine.core.handparts import MeldTiles
 from engine.table.actions import ACT, FLIP
 
 if TYPE_CHECKING:
@@ -184,12 +185,34 @@ MEMO_LIMIT = 4096  # action views and mark sets kept per tile set: a bound on me
 
 class _Memo:
     """What :func:`snapshot` keeps per tile set (one per ruleset): the kinds' codes, each legal
-    action's view by (action, claimed tile) and the 精 marks by table state; bounded."""
+    action's view by (action, claimed tile), the 精 marks by table state, rows of tiles (a hand,
+    a seat's discards) and melds as codes; each bounded by :data:`MEMO_LIMIT`."""
 
     def __init__(self, game: Game):
         self.codes = [k.code for k in game.tiles.kinds]
         self.actions: dict[tuple[object, tuple[str, str] | None], ActionView] = {}
         self.marks: dict[tuple[object, ...], Mapping[str | None, Mapping[str, str]]] = {}
+        self.rows: dict[tuple[int, ...], tuple[str, ...]] = {}
+        self.melds: dict[tuple[MeldTiles, ...], tuple[MeldView, ...]] = {}
+
+    def row(self, kinds: tuple[int, ...]) -> tuple[str, ...]:
+        """``kinds`` as codes, kept (a table changes a row or two between snapshots)."""
+        got = self.rows.get(kinds)
+        if got is None:
+            if len(self.rows) >= MEMO_LIMIT:
+                self.rows.clear()
+            codes = self.codes
+            got = self.rows[kinds] = tuple([codes[k] for k in kinds])
+        return got
+
+    def meld_views(self, melds: tuple[MeldTiles, ...]) -> tuple[MeldView, ...]:
+        """A seat's melds as :class:`MeldView`, kept."""
+        got = self.melds.get(melds)
+        if got is None:
+            if len(self.melds) >= MEMO_LIMIT:
+                self.melds.clear()
+            got = self.melds[melds] = tuple([MeldView(m.meld_kind, bool(m.concealed), self.row(m.tiles)) for m in melds])
+        return got
 
 
 _MEMOS: weakref.WeakKeyDictionary[object, _Memo] = weakref.WeakKeyDictionary()
@@ -213,7 +236,7 @@ def snapshot(game: Game) -> TableSnapshot:
         kinds = sorted(game.hands[s].concealed)
         if drawn is not None and drawn[0] == s:
             kinds.remove(drawn[1])
-        concealed[s] = tuple([codes[k] for k in kinds])
+        concealed[s] = memo.row(tuple(kinds))
     claimed = game.robbed or game.last_discard if game.phase in ("claim", "rob") else None
     claims = (claimed[0], codes[claimed[1]]) if claimed else None
     legal: dict[str, tuple[ActionView, ...]] = {}
@@ -247,9 +270,8 @@ def snapshot(game: Game) -> TableSnapshot:
         to_act=to_act, over=game.over,
         concealed=MappingProxyType(concealed),
         drawn=MappingProxyType({drawn[0]: codes[drawn[1]]} if drawn else {}),
-        melds=MappingProxyType({s: tuple([MeldView(m.meld_kind, bool(m.concealed), tuple([codes[k] for k in m.tiles]))
-                                          for m in h.melds]) for s, h in game.hands.items()}),
-        discards=MappingProxyType({s: tuple([codes[k] for k in d]) for s, d in game.discards.items()}),
+        melds=MappingProxyType({s: memo.meld_views(tuple(h.melds)) for s, h in game.hands.items()}),
+        discards=MappingProxyType({s: memo.row(tuple(d)) for s, d in game.discards.items()}),
         indicators=MappingProxyType({n: codes[t] for n, t in game.indicators.items()}),
         hidden=frozenset(n for n, ind in game.rs.indicators.items() if ind.hidden),
         marks=coded,
