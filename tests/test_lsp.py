@@ -8,9 +8,9 @@ import asyncio
 import sys
 from pathlib import Path
 
-import pytest
+from .extras import need_extra
 
-pytest.importorskip("pygls", reason="the language server needs the `lsp` extra (pip install '.[lsp]')")
+need_extra("pygls", "lsp")  # the language server's extra
 from lsprotocol import types as T  # noqa: E402
 from pygls.lsp.client import LanguageClient  # noqa: E402
 

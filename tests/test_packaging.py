@@ -7,11 +7,10 @@ import sys
 import zipfile
 from pathlib import Path
 
-import pytest
-
 from .conftest import ROOT
+from .extras import need_extra
 
-hatchling = pytest.importorskip("hatchling.builders.wheel", reason="hatchling (in the test extra) builds the wheel")
+hatchling = need_extra("hatchling.builders.wheel", "test")  # builds the wheel
 
 
 def test_wheel_carries_grammar_and_rulesets_and_runs_outside_repo(tmp_path: Path):

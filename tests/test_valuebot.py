@@ -49,8 +49,21 @@ def _actions(rs, seed: int, kinds: list[str], hands: int) -> list[str]:
     return played
 
 
-def test_value_is_registered_for_simulate():
-    assert BOTS["value"] is ValueBot
+def test_simulate_with_value_bots_plays_what_value_bots_play(tmp_path):
+    """``mjrules simulate --bots value``: its record is the hand four ValueBots play, seeded as
+    simulate seeds each seat (engine/tools/simulate.py: hand_seed of the block's seed, seat i)."""
+    from engine.lang.yamlio import load_text
+    from engine.table.match import hand_seed
+    from engine.tools.simulate import simulate
+
+    simulate("nanchang", {}, 1, 7, ["value"], records_dir=tmp_path)
+    record = load_text((tmp_path / "hand-000001.yaml").read_text(encoding="utf-8"), "hand-000001.yaml")
+    match = Match(RS, hand_seed(7, 0))
+    bots = {s: ValueBot(hand_seed(hand_seed(7, 0), i)) for i, s in enumerate(match.seats)}
+    game = match.deal()
+    play_hand(game, bots)
+    assert record["actions"] == [a.text(game.scorer) for a in game.actions]
+    assert len(game.actions) > 10  # a hand was played
 
 
 def test_value_bot_is_deterministic_for_a_seed():
