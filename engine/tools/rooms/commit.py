@@ -37,7 +37,7 @@ class Committer:
         self.queue: queue.SimpleQueue[Batch | None] = queue.SimpleQueue()
         self.gathered: Batch = []
         self.commits = 0  # inline commits since the last checkpoint
-        self.checkpointing: asyncio.Future[None] | None = None
+        self.checkpointing: asyncio.Future[tuple[int, int]] | None = None
         self.thread: threading.Thread | None = None
         if not self.inline:
             self.thread = threading.Thread(target=self._write, name="mjrules-store", daemon=True)
