@@ -23,7 +23,7 @@ from engine.cli import app
 from engine.errors import MjError, RuleError
 from engine.lang import limits as L
 from engine.lang.compiler import compile_text, parse_text
-from engine.lang.fmt import _parse, format_text
+from engine.lang.fmt import format_text, parse_with_tokens
 from engine.lang.resources import rulesets_dir
 
 from .conftest import ROOT
@@ -53,8 +53,8 @@ def _check_properties(text: str, file: str = "x.rules") -> str:
     """Format ``text`` and check idempotence and meaning; the formatted text."""
     once = format_text(text, file)
     assert format_text(once, file) == once, "formatting twice changes the text"
-    comments = [str(t).strip() for t in _parse(text.removeprefix("\ufeff"))[1] if t.type == "COMMENT"]
-    assert [str(t).strip() for t in _parse(once)[1] if t.type == "COMMENT"] == comments
+    comments = [str(t).strip() for t in parse_with_tokens(text.removeprefix("\ufeff"))[1] if t.type == "COMMENT"]
+    assert [str(t).strip() for t in parse_with_tokens(once)[1] if t.type == "COMMENT"] == comments
     assert _meaning(once, file) == _meaning(text, file)
     return once
 
@@ -62,7 +62,7 @@ def _check_properties(text: str, file: str = "x.rules") -> str:
 def _respace(text: str, rng: random.Random) -> str:
     """``text`` with one to three extra spaces or tabs put between tokens of the same line, and
     trailing spaces: a different layout of the same lines."""
-    _, toks = _parse(text.removeprefix("\ufeff"))
+    _, toks = parse_with_tokens(text.removeprefix("\ufeff"))
     out, pos = [], 0
     for t in toks:
         gap = text[pos:t.start_pos]
@@ -76,7 +76,7 @@ def _respace(text: str, rng: random.Random) -> str:
 def _relayout(text: str, rng: random.Random) -> str:
     """``text`` with its line breaks moved: between tokens, a break removed, one to three added
     (with any indent), or a comment put in; the same statements over other lines."""
-    _, toks = _parse(text)
+    _, toks = parse_with_tokens(text)
     out, pos, prev = [], 0, None
     for t in toks:
         gap, r = text[pos:t.start_pos], rng.random()

@@ -193,18 +193,18 @@ def test_warning_does_not_fire(tmp_path, body):
 
 def test_never_holds_needs_the_kinds_and_requirements():
     from engine.lang.compiler import compile_text
-    from engine.lang.lint import _satisfiable
+    from engine.lang.lint import satisfiable
 
     def cond(text):
         return compile_text(PARENT + f"fan 试 = x2 when {text}\n").fans["试"].when
 
-    assert _satisfiable(cond("discarder_is_dealer and self_drawn")) is False  # needs a discard
-    assert _satisfiable(cond("dealer_wins and discarder_is_dealer")) is False  # one dealer
-    assert _satisfiable(cond("robbed_kong and after_kong")) is False
-    assert _satisfiable(cond("pattern 大七对 and pattern 小七对")) is False      # one reading
-    assert _satisfiable(cond("first_turn and not first_turn")) is False        # same atom twice
-    assert _satisfiable(cond("wilds >= 2 and not (wilds >= 2)")) is False
-    assert _satisfiable(cond("first_turn and (discard or self_drawn)")) is True
+    assert satisfiable(cond("discarder_is_dealer and self_drawn")) is False  # needs a discard
+    assert satisfiable(cond("dealer_wins and discarder_is_dealer")) is False  # one dealer
+    assert satisfiable(cond("robbed_kong and after_kong")) is False
+    assert satisfiable(cond("pattern 大七对 and pattern 小七对")) is False      # one reading
+    assert satisfiable(cond("first_turn and not first_turn")) is False        # same atom twice
+    assert satisfiable(cond("wilds >= 2 and not (wilds >= 2)")) is False
+    assert satisfiable(cond("first_turn and (discard or self_drawn)")) is True
 
 
 # ---- noqa and selectors ----------------------------------------------------------------------------

@@ -5,6 +5,8 @@ new diagnostics, hover, completion, definition across `extends`, the outline, fo
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 import sys
 from pathlib import Path
 
@@ -47,8 +49,21 @@ async def _session(tmp_path: Path, steps):
         client.exit(None)
         await asyncio.wait_for(client.stop(), WAIT)
     finally:
-        if client._server is not None and client._server.returncode is None:
-            client._server.kill()
+        _kill_servers()
+
+
+def _kill_servers() -> None:
+    """Kill this process's `mjrules lsp` children still running (a server that hung: the test
+    has failed already; read from /proc, not from the client's private members)."""
+    me = Path("/proc/self/task")
+    kids = [int(p) for t in (me.iterdir() if me.exists() else ()) for p in (t / "children").read_text().split()]
+    for pid in kids:
+        try:
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+            if b"lsp" in cmd and b"engine" in cmd:
+                os.kill(pid, signal.SIGKILL)
+        except (OSError, ProcessLookupError):
+            pass
 
 
 def run(tmp_path: Path, steps) -> None:

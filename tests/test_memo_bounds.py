@@ -126,5 +126,5 @@ def test_the_scorers_memos_are_bounded_and_change_no_amount():
         assert got == roomy.settled("jing", n, env, ["before"]) and got[1][0] == "before"
         got[1].append("changed by the caller")
         assert "changed by the caller" not in sc.settled("jing", n, env, [])[1]
-        assert len(sc._jing_scores) <= 3 and len(sc._settled) <= 3
+        assert all(n <= 3 for n in sc.memo_sizes().values()), sc.memo_sizes()
     assert sc.jing_score(5, True, 1).score > sc.jing_score(5, False, 1).score  # 霸王 (nanchang)

@@ -110,7 +110,7 @@ def test_the_game_keeps_discards_for_the_scorer(tmp_path):
         while g.phase == "claim":
             for x in g.to_act():
                 g.apply(f"{x} pass")
-    snap = g._snapshot()
+    snap = g.score_snapshot()
     assert sum(len(v) for v in snap.discards.values()) == sum(len(v) for v in g.discards.values()) > 0
 
 

@@ -1,4 +1,4 @@
-"""No engine module reaches another module's ``_private`` names.
+"""No engine module reaches another module's ``_private`` names, and no test does.
 
 The check, per file of engine/: an attribute read or written as ``x._name`` (one leading
 underscore, not a dunder) is an offence unless ``_name`` is defined in the same file — as a
@@ -86,6 +86,13 @@ def test_no_module_reads_another_modules_private_names():
                             + "\n(every offender, the allowed ones included:\n" + "\n".join(report) + ")")
     stale = sorted(ALLOWED - {f"{f}: {what}" for f, hits in found.items() for _, what in hits})
     assert not stale, f"allowed offences no longer found (drop them from ALLOWED): {stale}"
+
+
+def test_no_test_reads_a_private_name():
+    """The tests test through public behaviour (issue 28): the same check over tests/."""
+    found = all_offences(ROOT / "tests")
+    assert not found, "private names used by tests:\n" + "\n".join(
+        f"{f}:{line}: {what}" for f, hits in found.items() for line, what in hits)
 
 
 def test_the_check_can_fail():

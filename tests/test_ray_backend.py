@@ -105,10 +105,10 @@ def test_ray_records_are_the_local_records(cluster, tmp_path: Path):
 
 def test_an_error_in_a_ray_task_is_the_mjerror_it_raised(cluster):
     from engine.tools.runner import run_blocks
-    from engine.tools.simulate import _block
+    from engine.tools.simulate import play_block
 
     with pytest.raises(MjError) as info:
-        list(run_blocks(_block, [("no-such-ruleset", {}, 1, 0, 1, ["greedy"] * 4, False)], backend="ray"))
+        list(run_blocks(play_block, [("no-such-ruleset", {}, 1, 0, 1, ["greedy"] * 4, False)], backend="ray"))
     assert "no-such-ruleset" in info.value.message
 
 

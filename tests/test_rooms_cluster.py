@@ -19,7 +19,7 @@ import pytest
 
 from .rooms_support import Client, choose
 from .serve_support import free_port, need
-from .test_rooms_restart import BODY, Proc, _pg, _uninterrupted
+from .test_rooms_restart import BODY, Proc, pg_database, uninterrupted_record
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 ROOT = Path(__file__).resolve().parent.parent
@@ -110,7 +110,7 @@ def _play(clients: dict[str, Client], reconnect, stop_after: int | None = None, 
 
 
 def test_two_servers_behind_nginx_share_a_room_and_its_owner_dying_loses_nothing(tmp_path):
-    db = _pg()
+    db = pg_database()
     a = Proc(tmp_path / "a", db, lease=2)
     b = Proc(tmp_path / "b", db, lease=2)
     front = None
@@ -143,11 +143,11 @@ def test_two_servers_behind_nginx_share_a_room_and_its_owner_dying_loses_nothing
             front.stop()
         a.stop()
         b.stop()
-    assert record == _uninterrupted(tmp_path / "c", db)
+    assert record == uninterrupted_record(tmp_path / "c", db)
 
 
 def test_serve_workers_share_one_port_and_play_a_match(tmp_path):
-    db = _pg()
+    db = pg_database()
     need("uvicorn")
     port = free_port()
     p = subprocess.Popen([sys.executable, "-m", "engine", "serve", "--port", str(port), "--data", str(tmp_path / "w"),

@@ -86,7 +86,8 @@ class Proc:
                 self.kill()
 
 
-def _uninterrupted(data, db: str | None) -> str:
+def uninterrupted_record(data, db: str | None) -> str:
+    """The record of BODY's room played by one server from start to end, nothing killed."""
     srv = Proc(data, db)
     try:
         st, out = srv.call("POST", "/api/rooms", BODY)
@@ -121,10 +122,11 @@ def _killed_and_resumed(data, db: str | None) -> str:
 
 
 def test_a_server_killed_mid_hand_resumes_from_sqlite_with_the_same_record(tmp_path):
-    assert _killed_and_resumed(tmp_path / "b", None) == _uninterrupted(tmp_path / "a", None)
+    assert _killed_and_resumed(tmp_path / "b", None) == uninterrupted_record(tmp_path / "a", None)
 
 
-def _pg() -> str:
+def pg_database() -> str:
+    """MJRULES_TEST_PG's database URL; skips without it (fails when MJRULES_REQUIRE_PG=1)."""
     if not PG:
         if NEED_PG:
             pytest.fail("MJRULES_REQUIRE_PG=1 but MJRULES_TEST_PG names no database")
@@ -134,12 +136,12 @@ def _pg() -> str:
 
 
 def test_a_server_killed_mid_hand_resumes_from_postgresql_with_the_same_record(tmp_path):
-    db = _pg()
-    assert _killed_and_resumed(tmp_path / "b", db) == _uninterrupted(tmp_path / "a", db)
+    db = pg_database()
+    assert _killed_and_resumed(tmp_path / "b", db) == uninterrupted_record(tmp_path / "a", db)
 
 
 def test_two_servers_on_one_postgresql_the_other_takes_a_room_over_when_its_owner_dies(tmp_path):
-    db = _pg()
+    db = pg_database()
     a = Proc(tmp_path / "a", db, lease=3)
     b = Proc(tmp_path / "b", db, lease=3)
     try:
@@ -166,7 +168,7 @@ def test_two_servers_on_one_postgresql_the_other_takes_a_room_over_when_its_owne
     finally:
         a.stop()
         b.stop()
-    assert record == _uninterrupted(tmp_path / "c", db)
+    assert record == uninterrupted_record(tmp_path / "c", db)
 
 
 def test_the_load_benchmark_runs_clean_on_a_few_rooms():

@@ -235,13 +235,13 @@ def test_a_lazy_table_answers_as_the_built_table(tmp_path, monkeypatch, form):
     monkeypatch.setattr(store, "_LOADED", {})
     lazy = store.load_table_lazy(SPEC)
     if form == "dense":
-        assert lazy._dense is not None and len(lazy._dense) == 5 ** SPEC[0]
+        assert lazy.dense_entries == 5 ** SPEC[0]
         monkeypatch.setattr(store, "_LAZY", {})
         monkeypatch.setattr(store, "_LOADED", {})
         lazy = store.load_table_lazy(SPEC)  # now from the dense file
-        assert lazy._dense is not None
+        assert lazy.dense_entries == 5 ** SPEC[0]
     else:
-        assert lazy._dense is None and len(lazy._keys) == len(built)
+        assert lazy.dense_entries is None and lazy.stored_keys == len(built)
     assert len(lazy) == 0  # nothing moved into the dict yet
     missing = packing.NONE | packing.NONE << packing.VALUE_BITS
     for key in _every_key(SPEC[0], 4):
@@ -279,7 +279,7 @@ def test_a_well_hashed_but_malformed_cache_file_gives_no_error(tmp_path, monkeyp
     path.write_bytes(cachefile.HEADER.pack(cachefile.MAGIC, cachefile.CACHE_VERSION, len(keys), hashlib.sha256(body).digest()) + body)
     monkeypatch.setattr(store, "_LOADED", {})
     lazy = store.load_table_lazy(SPEC)
-    assert len(lazy._keys) == len(keys)  # read lazily
+    assert lazy.stored_keys == len(keys)  # read lazily
     missing = packing.NONE | packing.NONE << packing.VALUE_BITS
     assert all(lazy[key] in (built.get(key), missing) for key in _every_key(SPEC[0], 4))
     if damage == "big value":
@@ -332,7 +332,7 @@ def test_the_first_run_writes_the_dense_file_too(tmp_path, monkeypatch):
     monkeypatch.setattr(store, "_LOADED", {})
     built = store.load_table(SPEC)  # in memory now
     lazy = store.load_table_lazy(SPEC)
-    assert lazy._dense is None  # this process answers from the dict it built
+    assert lazy.dense_entries is None  # this process answers from the dict it built
     path = tmp_path / "mjrules" / f"table-{cachefile.spec_hash(('dense', SPEC))}.bin"
     dense = cachefile.decode_dense(path.read_bytes(), 5 ** SPEC[0])
     assert dense is not None

@@ -28,16 +28,9 @@ def _position(rs, hand: str, indicator: str) -> tuple[Game, str]:
     indicator ``indicator``."""
     g = Game(rs, seed=5)
     seat = g.dealer
-    tiles = g.tiles.parse(hand)
-    g.hands[seat].concealed = list(tiles)
-    counts = [0] * len(g.tiles)
-    for t in tiles:
-        counts[t] += 1
-    g._counts[seat] = counts
-    g.indicators = {name: g.tiles.parse_one(indicator) for name in g.indicators}
-    g.wild = g.scorer.wild_kinds(g._snapshot())
+    g.set_concealed(seat, g.tiles.parse(hand))
+    g.set_indicators({name: g.tiles.parse_one(indicator) for name in g.indicators})
     g.last_drawn = None
-    g._version += 1  # the actions offered before the change are stale
     return g, seat
 
 
@@ -134,10 +127,7 @@ def test_value_bot_keeps_its_jing(seed):
     wild = sorted(g.wild)
     hand = g.hands[seat].concealed
     if not any(t in g.wild for t in hand):  # give the dealer a 精 in place of its first tile
-        g._counts[seat][hand[0]] -= 1
-        hand[0] = wild[0]
-        g._counts[seat][wild[0]] += 1
-        g._version += 1
+        g.set_concealed(seat, [wild[0], *hand[1:]])
     a = ValueBot(seed)(g, seat)
     assert a.kind != "discard" or a.tile not in g.wild
 

@@ -240,6 +240,11 @@ class Scorer(Legality):
         key = (n, sole, floor)
         return self._kept(self._jing_scores, key, self._jing_score, *key)
 
+    def memo_sizes(self) -> dict[str, int]:
+        """Entries each of the scorer's memos holds now (``jing_score``, ``settled``): each is
+        bounded by :attr:`MEMO_LIMIT`."""
+        return {"jing_score": len(self._jing_scores), "settled": len(self._settled)}
+
     def _kept(self, memo: dict[Any, V], key: Any, make: Callable[..., V], *args: Any) -> V:
         """``memo[key]``, made by ``make(*args)`` when missing (the memo emptied past ``MEMO_LIMIT``)."""
         got = memo.get(key)

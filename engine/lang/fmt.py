@@ -91,7 +91,7 @@ def _token_parser() -> Lark:
     return lark
 
 
-def _parse(text: str) -> tuple[ParseTree, list[_Tok]]:
+def parse_with_tokens(text: str) -> tuple[ParseTree, list[_Tok]]:
     """(tree, tokens: code and comments, in source order) of text :func:`compiler.parse_text`
     accepted."""
     _sink.tokens = []
@@ -421,7 +421,7 @@ def format_text(text: str, file: str = "<text>") -> str:
     ``MAX_LINE_CHARS`` by joining or aligning)."""
     text = text.removeprefix("\ufeff")
     before = C.parse_text(text, file)
-    tree, toks = _parse(text)
+    tree, toks = parse_with_tokens(text)
     structure = _structure(tree, toks)
     for s in structure:
         spans = [s] if isinstance(s, tuple) else [x for ch in s.items for x in ch.items]
@@ -446,7 +446,7 @@ def format_text(text: str, file: str = "<text>") -> str:
         raise AssertionError(f"formatting {file} made text that does not parse: {exc}") from None
     if _signature(after) != _signature(before):
         raise AssertionError(f"formatting {file} would change what it declares")
-    if _comments(_parse(result)[1]) != _comments(toks):
+    if _comments(parse_with_tokens(result)[1]) != _comments(toks):
         raise AssertionError(f"formatting {file} would lose or change a comment")
     return result
 

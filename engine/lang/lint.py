@@ -307,7 +307,7 @@ class _Linter:
         rules += [(f, "factor", f.when) for f in self.rs.factors.values() if f.when is not None]
         rules += [(j, "jing", j.when) for j in self.rs.jing.values() if isinstance(j, (JingMultiplier, JingFormula))]
         for decl, kind, when in rules:
-            if not self.mine(decl) or _satisfiable(when) is not False:
+            if not self.mine(decl) or satisfiable(when) is not False:
                 continue
             span = self.find(decl, r"\bwhen\b")
             where = {"line": span.line, "column": span.end + 1} if span else {"line": decl.origin.line,
@@ -444,7 +444,7 @@ def _walk(expr: Expr) -> Iterator[Expr]:
 _KIND_OF = {fact: kind for kind, values in F.KINDS.items() for facts in values.values() for fact in facts}
 
 
-def _satisfiable(expr: Expr) -> bool | None:
+def satisfiable(expr: Expr) -> bool | None:
     """Whether some win makes ``expr`` true: every value of each fact kind it tests
     (:data:`engine.lang.facts.KINDS`, with :data:`~engine.lang.facts.REQUIRES`), each pattern
     it names or another one, and both values of every other atom (another fact, a comparison:

@@ -195,7 +195,7 @@ class Game:
         self._log("deal", hands={s: self.tiles.format(h.concealed) for s, h in self.hands.items()})
         self._flip_indicators()
         self._set_wilds()
-        for part, kind, lg in self.scorer.after_deal_parts(self._snapshot()):  # on the dealt hands
+        for part, kind, lg in self.scorer.after_deal_parts(self.score_snapshot()):  # on the dealt hands
             if kind is not None:  # one the hands make (照镜子), a family's member
                 self._log("indicator", name=part, tile=self.tiles.code(kind))
             self.parts.append(("after_deal", part, lg))
@@ -218,7 +218,7 @@ class Game:
 
     def _set_wilds(self) -> None:
         """The wild kinds every seat shares (``wild``) and each seat's own (``wilds``; picks.py)."""
-        self.wild, self.wilds = Picks.wilds(self.scorer, self._snapshot(), self.seats)
+        self.wild, self.wilds = Picks.wilds(self.scorer, self.score_snapshot(), self.seats)
 
     def _flip(self) -> None:
         """Turn and settle flips until a seat may stop one (phase ``flip``), else draw the hand (flips.py)."""
@@ -226,7 +226,7 @@ class Game:
         assert fl is not None, "only a ruleset with flips flips"
         while not fl.done:
             tile, position, dice = fl.turn(self.wall, self._roll)
-            part, dealt = f"{fl.name}@{fl.made}", self._snapshot()
+            part, dealt = f"{fl.name}@{fl.made}", self.score_snapshot()
             self._log("flip", name=part, tile=self.tiles.code(tile), position=position, dice=list(dice))
             lg = self.scorer.settle_indicator(dealt, part, tile)
             self.parts.append(("after_deal", part, lg))
@@ -245,7 +245,7 @@ class Game:
         placed = relative_positions(self.rs, self.wall, self.indicator_positions)  # beside the stopped tile
         self._place(placed)
         for name in (n for n in placed if self.rs.indicators[n].settle == "after_deal"):
-            self.parts.append(("after_deal", name, self.scorer.settle_indicator(self._snapshot(), name)))
+            self.parts.append(("after_deal", name, self.scorer.settle_indicator(self.score_snapshot(), name)))
         self._set_wilds()
         self.phase, self.current = ACT, self.dealer
 
@@ -297,7 +297,10 @@ class Game:
             i = self.seats.index(seat)  # ValueError for a seat not at this table, as before
         return self.seats[(i + k) % len(self.seats)]
 
-    def _snapshot(self, win: WinInfo | None = None, hands: dict[str, SeatHand] | None = None) -> Snapshot:
+    def score_snapshot(self, win: WinInfo | None = None, hands: dict[str, SeatHand] | None = None) -> Snapshot:
+        """The table as the scorer reads it (:class:`~engine.core.hands.Snapshot`): seats, dealer,
+        floor, the indicators as ``win`` sees them (a 随精 pick), ``hands`` (default: the
+        game's), the discards without a discard win's tile."""
         discards = self.discards
         if win is not None and win.by == "discard":  # the tile won on is the winner's, not a discard
             assert win.from_seat is not None, "a discard win names the discarder"
@@ -306,6 +309,25 @@ class Game:
         indicators = self.picked.indicators(self.indicators, win) if self.picked else dict(self.indicators)
         return Snapshot(self.seats, self.dealer, self.floor, indicators, hands or self.hands, win, discards,
                         self.picked.chosen if self.picked else {})
+
+    def tile_counts(self, seat: str) -> list[int]:
+        """``seat``'s concealed tiles as a count per kind (kept in step with ``hands``; read only)."""
+        return self._counts[seat]
+
+    def set_concealed(self, seat: str, tiles: list[int]) -> None:
+        """Give ``seat`` the concealed ``tiles`` (a position set up by hand: a test, a puzzle);
+        the actions offered before are stale."""
+        self.hands[seat].concealed = list(tiles)
+        self._counts[seat] = self.tiles.counts(tiles)
+        self._hand_version[seat] += 1
+        self._version += 1
+
+    def set_indicators(self, indicators: dict[str, int]) -> None:
+        """Set the indicators (a position set up by hand); the 精 follow, and the actions
+        offered before are stale."""
+        self.indicators = dict(indicators)
+        self._set_wilds()
+        self._version += 1
 
     def _log(self, kind: str, **data: Any) -> None:
         self.events.append({"n": len(self.events), "event": kind, **data})
@@ -387,7 +409,10 @@ class Game:
             return True
         return not (p["who"][0] == "anyone" or seat == self.dealer)
 
-    def _win_info(self, seat: str, tile: int, by: str, from_seat: str | None = None) -> WinInfo:
+    def win_info(self, seat: str, tile: int, by: str, from_seat: str | None = None) -> WinInfo:
+        """The win of ``seat`` on ``tile`` by ``by`` (``self_draw``, ``kong_draw``, ``discard``,
+        ``rob_kong``; ``from_seat`` the discarder), marked first (天胡/地胡, RULES.md §2) when
+        nothing interrupted the first go-round."""
         first = False
         if not self.interrupted:
             if by == "self_draw" and seat == self.dealer and self.discard_count == 0:
@@ -396,8 +421,9 @@ class Game:
                 first = True  # 地胡
         return WinInfo(seat, tile, by, from_seat, first)
 
-    def _readings(self, seat: str, tile: int, natural: bool, hand: SeatHand | None = None) -> bool:
-        """Whether ``seat``'s hand with ``tile`` wins (any reading)."""
+    def wins_with(self, seat: str, tile: int, natural: bool, hand: SeatHand | None = None) -> bool:
+        """Whether ``seat``'s hand (or ``hand``) with ``tile`` is a complete hand (any reading,
+        before the policies that may refuse it); ``natural``: ``tile`` counts as itself, not a 精."""
         h = hand or self.hands[seat]
         ev = self.scorer.hands
         return ev.is_win(h.concealed + [tile], h.melds, self.wilds[seat], tile, natural)
@@ -421,9 +447,9 @@ class Game:
         hand = self.hands[seat]
         rest = list(hand.concealed)
         rest.remove(self.last_drawn)
-        if not self._readings(seat, self.last_drawn, False, SeatHand(rest, hand.melds)):
+        if not self.wins_with(seat, self.last_drawn, False, SeatHand(rest, hand.melds)):
             return None
-        info = self._win_info(seat, self.last_drawn, "kong_draw" if self.from_tail else "self_draw")
+        info = self.win_info(seat, self.last_drawn, "kong_draw" if self.from_tail else "self_draw")
         return info if self._win_refusal(info, SeatHand(rest, hand.melds)) is None else None
 
     def _win_refusal(self, info: WinInfo, hand: SeatHand | None = None) -> IllegalAction | None:
@@ -434,7 +460,7 @@ class Game:
         if hand is not None:
             hands[info.seat] = hand
         try:
-            self.scorer.check_win_allowed(self._snapshot(info, hands))
+            self.scorer.check_win_allowed(self.score_snapshot(info, hands))
         except IllegalAction as exc:
             return exc
         return None
@@ -451,16 +477,16 @@ class Game:
             (frm, tile), by = self.last_discard, "discard"  # the discard nobody has taken yet
         else:
             return None
-        if action.seat not in self.seats or frm == action.seat or not self._readings(action.seat, tile, True):
+        if action.seat not in self.seats or frm == action.seat or not self.wins_with(action.seat, tile, True):
             return None
-        return self._win_refusal(self._win_info(action.seat, tile, by, frm))
+        return self._win_refusal(self.win_info(action.seat, tile, by, frm))
 
     def _discard_win(self, seat: str, tile: int, by: str, from_seat: str) -> WinInfo | None:
         """The win ``seat`` may take on another's tile, after the state-only policies
         (:meth:`_win_refusal`: 精钓) and 弃先胡后 (pass_lock)."""
-        if not self._could_win_on_claim(seat) or not self._readings(seat, tile, True):
+        if not self._could_win_on_claim(seat) or not self.wins_with(seat, tile, True):
             return None
-        info = self._win_info(seat, tile, by, from_seat)
+        info = self.win_info(seat, tile, by, from_seat)
         if self._win_refusal(info) is not None:
             return None
         lock = self.locks.get(seat)
@@ -475,7 +501,7 @@ class Game:
     def _win_value(self, info: WinInfo) -> int:
         """What the win would bring its seat, in 子 (for the pass lock's higher_score reset)."""
         try:
-            return self.scorer.score_win(self._snapshot(info)).ledger.net(self.seats)[info.seat]
+            return self.scorer.score_win(self.score_snapshot(info)).ledger.net(self.seats)[info.seat]
         except IllegalAction:
             return 0
 
@@ -525,7 +551,7 @@ class Game:
             lock = self.locks.get(action.seat)
             if (action.kind == "win" and lock is not None and self.last_discard is not None
                     and self.last_discard[0] != action.seat
-                    and self._readings(action.seat, self.last_discard[1], True)):
+                    and self.wins_with(action.seat, self.last_discard[1], True)):
                 raise IllegalAction(
                     f"illegal action {text!r}: {action.seat} passed a win on {self.tiles.code(lock.tile)} and may not "
                     "win on a discard until its own draw or claim (pass_lock)")
@@ -640,7 +666,7 @@ class Game:
         answers = {s: c.answer for s, c in self.pending.items() if c.answer is not None}  # all have answered
         for seat, c in self.pending.items():  # 弃先胡后: a seat that could win and did not
             if any(o.kind == "win" for o in c.options) and answers[seat].kind != "win" and self.policies["pass_lock"]:
-                info = self._win_info(seat, tile, "discard", discarder)
+                info = self.win_info(seat, tile, "discard", discarder)
                 self.locks[seat] = Lock(tile, self._win_value(info))
                 self._log("pass_lock", seat=seat, tile=self.tiles.code(tile))
         taken = None
@@ -655,7 +681,7 @@ class Game:
             return
         seat = taken.seat
         if taken.kind == "win":
-            self._end(self._win_info(seat, tile, "discard", discarder))
+            self._end(self.win_info(seat, tile, "discard", discarder))
             return
         self.discards[discarder].pop()
         self._skip_to(discarder, seat)
@@ -743,7 +769,7 @@ class Game:
         self.pending = {}
         if winners:
             self._take(seat, tile)
-            self._end(self._win_info(winners[0], tile, "rob_kong", seat))
+            self._end(self.win_info(winners[0], tile, "rob_kong", seat))
         else:
             self._complete_added_kong()
 
@@ -773,7 +799,7 @@ class Game:
 
     def _end(self, win: WinInfo | None) -> None:
         self._place(next_draw_positions(self.rs, self.wall, set(self.indicator_positions.values())))
-        snap = self._snapshot(win)
+        snap = self.score_snapshot(win)
         if win is not None and win.by in ("self_draw", "kong_draw"):
             self._take(win.seat, win.tile)
         self.result = close_hand(self.scorer, snap, self.flips.stopper if self.flips else None, self.follow_first,

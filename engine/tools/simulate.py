@@ -137,8 +137,11 @@ class Summary:
         }
 
 
-def _block(args: BlockArgs) -> tuple[Summary, list[dict[str, Any]]]:
-    """Play one block (runs in a worker process)."""
+def play_block(args: BlockArgs) -> tuple[Summary, list[dict[str, Any]]]:
+    """Play one block of a simulation: ``args`` is (ruleset, options, seed, block index, hands,
+    one bot kind per seat, whether to keep records); returns the block's summary and its records
+    (empty unless kept). Runs in a worker process or a Ray task (:func:`run_blocks`); raises
+    :class:`MjError` as :func:`simulate` does."""
     ref, options, seed, block, count, bots, want_records = args
     from engine.table.records import game_record
 
@@ -201,7 +204,7 @@ def simulate(ref: str, options: dict[str, str], hands: int, seed: int, bots: lis
         if progress:
             progress(done)
 
-    for i, result in enumerate(run_blocks(_block, blocks, workers, backend, address)):
+    for i, result in enumerate(run_blocks(play_block, blocks, workers, backend, address)):
         take(result, i)
     return total
 

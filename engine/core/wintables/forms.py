@@ -53,6 +53,16 @@ class LazyTable(dict[int, int]):
         self._maps = chunk_maps(n, base) if dense is not None else ()
         self._max = (1 << (FIELD_BITS * n)) - 1
 
+    @property
+    def dense_entries(self) -> int | None:
+        """Entries of the dense array it reads from, or None when it reads sorted keys."""
+        return None if self._dense is None else len(self._dense)
+
+    @property
+    def stored_keys(self) -> int:
+        """Keys in the sorted arrays it reads from (0 when it reads a dense array or none)."""
+        return len(self._keys)
+
     def __missing__(self, key: int) -> int:
         dense = self._dense
         if dense is not None:
