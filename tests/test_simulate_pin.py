@@ -7,6 +7,12 @@ speed work, and the ``spread`` key since), byte for byte: each was checked again
 it was written. They are compared key by key, so a failure lists each changed key with the
 golden and the new value. If a change is *meant* to change how hands are played or paid,
 rewrite them in the same commit and say so there: ``python tests/test_simulate_pin.py --write``.
+
+They are a guard for speed work only, not a check of any rule: every number in them is the
+code's own output, taken from the code and never worked out from a source. A rule's number is
+checked by the cases that work it out from RULES.md, a seed or a server's code (tests/cases/*.yaml,
+run by tests/test_scenarios.py); that a hand here pays what it pays says nothing about whether
+the rules are right.
 """
 from __future__ import annotations
 
