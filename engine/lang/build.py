@@ -15,6 +15,21 @@ from engine.errors import Location, RuleError, did_you_mean
 from engine.lang import facts as F
 from engine.lang import flow as FLOW
 from engine.lang import limits as L
+from engine.lang.pieces import (
+    Cap,
+    Choice,
+    Copies,
+    Extends,
+    Header,
+    Instead,
+    Mult,
+    NoWin,
+    OneOf,
+    PaidBy,
+    PatternFlag,
+    Source,
+    Weight,
+)
 from engine.lang.ruleset import (
     Adder,
     ArithOp,
@@ -138,14 +153,14 @@ class Build(Transformer[Token, Any]):
     def start(self, meta: Meta, items: Children) -> list[Any]:
         return items
 
-    def header(self, meta: Meta, c: Children) -> tuple[str, str, str | None]:
-        return ("header", str(c[0]), _s(c[1]) if len(c) > 1 else None)
+    def header(self, meta: Meta, c: Children) -> Header:
+        return Header(str(c[0]), _s(c[1]) if len(c) > 1 else None)
 
-    def extends(self, meta: Meta, c: Children) -> tuple[str, str, Location]:
-        return ("extends", _s(c[0]), self.loc(c[0]))
+    def extends(self, meta: Meta, c: Children) -> Extends:
+        return Extends(_s(c[0]), self.loc(c[0]))
 
-    def source(self, meta: Meta, c: Children) -> tuple[str, str]:
-        return ("source", _s(c[0]))
+    def source(self, meta: Meta, c: Children) -> Source:
+        return Source(_s(c[0]))
 
     def override(self, meta: Meta, c: Children) -> Stmt:
         st: Stmt = c[0]
@@ -167,18 +182,18 @@ class Build(Transformer[Token, Any]):
         default = str(_value(toks[-1]))
         choices: dict[str, list[Stmt]] = {}
         where: dict[str, Location] = {}
-        for value, stmts, loc in (x for x in rest if isinstance(x, tuple)):
-            if value in choices:
-                raise RuleError(f"option {name}: choice {value!r} is given twice", loc,
-                                related=[("first given here", where[value])])
-            choices[value], where[value] = stmts, loc
+        for ch in (x for x in rest if isinstance(x, Choice)):
+            if ch.value in choices:
+                raise RuleError(f"option {name}: choice {ch.value!r} is given twice", ch.loc,
+                                related=[("first given here", where[ch.value])])
+            choices[ch.value], where[ch.value] = ch.stmts, ch.loc
         return OptionStmt(name, label, default, choices, self.loc(meta), self.loc(toks[-1]))
 
     def set(self, meta: Meta, c: Children) -> SetStmt:
         return SetStmt(str(c[0]), str(_value(c[1])), self.loc(meta), self.loc(c[1]))
 
-    def choice(self, meta: Meta, c: Children) -> tuple[str, list[Stmt], Location]:
-        return (str(_value(c[0])), list(c[1:]), self.loc(c[0]))
+    def choice(self, meta: Meta, c: Children) -> Choice:
+        return Choice(str(_value(c[0])), list(c[1:]), self.loc(c[0]))
 
     # -- tiles
     def suit(self, meta: Meta, c: Children) -> Stmt:
@@ -187,7 +202,7 @@ class Build(Transformer[Token, Any]):
         label = _s(rest.pop(0)) if rest[0].type == "STRING" else None
         low, high = (self._int(f"suit {name}: rank", t, 0, L.MAX_RANK) for t in rest[:2])
         cyclic = any(x == "cyclic" for x in rest[2:])
-        copies = next(x[1] for x in rest[2:] if isinstance(x, tuple))
+        copies = next(x.n for x in rest[2:] if isinstance(x, Copies))
         if low > high:
             raise RuleError(f"suit {name}: ranks {low}..{high} is empty", self.loc(rest[0]),
                             hint=f"write ranks {high}..{low}")
@@ -206,7 +221,7 @@ class Build(Transformer[Token, Any]):
         if len(tiles) > L.MAX_RANKS:
             raise RuleError(f"honours {name}: {len(tiles)} tiles; a group has at most {L.MAX_RANKS}", self.loc(meta))
         cyclic = any(x == "cyclic" for x in rest)
-        copies = next(x[1] for x in rest if isinstance(x, tuple))
+        copies = next(x.n for x in rest if isinstance(x, Copies))
         decl = Honours(name=str(name), label=label, tiles=tiles, cyclic=cyclic, copies=copies,
                        origin=self.origin(meta))
         return self._stmt(meta, "honours", name, decl)
@@ -217,8 +232,8 @@ class Build(Transformer[Token, Any]):
     def cyclic(self, meta: Meta, c: Children) -> str:
         return "cyclic"
 
-    def copies(self, meta: Meta, c: Children) -> tuple[str, int]:
-        return ("copies", self._int("copies", c[0], 1, L.MAX_COPIES))
+    def copies(self, meta: Meta, c: Children) -> Copies:
+        return Copies(self._int("copies", c[0], 1, L.MAX_COPIES))
 
     def table(self, meta: Meta, c: Children) -> Stmt:
         values = [self._int(f"table {c[0]}: number", v, 0, L.MAX_TABLE_NUMBER) if v.type == "INT" else _value(v)
@@ -249,10 +264,10 @@ class Build(Transformer[Token, Any]):
         comps = [x for x in c[1:] if isinstance(x, Component)]
         flags: dict[str, Any] = {}
         for x in c[1:]:
-            if isinstance(x, tuple) and x[0] == "one_of":
-                flags["one_of"], flags["one_of_plus"] = x[1]
-            elif isinstance(x, tuple):
-                flags[x[0]] = x[1]
+            if isinstance(x, OneOf):
+                flags["one_of"], flags["one_of_plus"] = x.names, x.plus
+            elif isinstance(x, PatternFlag):
+                flags[x.field] = x.value
         decl = Pattern(name=str(c[0]), components=comps, origin=self.origin(meta), **flags)
         return self._stmt(meta, "pattern", c[0], decl)
 
@@ -270,23 +285,23 @@ class Build(Transformer[Token, Any]):
     def rotten(self, meta: Meta, c: Children) -> Component:
         return Component(type="rotten", count=1, gap=self._int("rotten gap", c[0], 1, L.MAX_RANKS))
 
-    def concealed(self, meta: Meta, c: Children) -> tuple[str, bool]:
-        return ("concealed", True)
+    def concealed(self, meta: Meta, c: Children) -> PatternFlag:
+        return PatternFlag("concealed", True)
 
-    def honours_natural(self, meta: Meta, c: Children) -> tuple[str, bool]:
-        return ("honours_natural", True)
+    def honours_natural(self, meta: Meta, c: Children) -> PatternFlag:
+        return PatternFlag("honours_natural", True)
 
-    def min_honours(self, meta: Meta, c: Children) -> tuple[str, int]:
-        return ("min_honours", self._int("honours >=", c[0], 0, L.MAX_HAND_TILES))
+    def min_honours(self, meta: Meta, c: Children) -> PatternFlag:
+        return PatternFlag("min_honours", self._int("honours >=", c[0], 0, L.MAX_HAND_TILES))
 
-    def quads_as_pairs(self, meta: Meta, c: Children) -> tuple[str, bool]:
-        return ("quads_as_pairs", True)
+    def quads_as_pairs(self, meta: Meta, c: Children) -> PatternFlag:
+        return PatternFlag("quads_as_pairs", True)
 
-    def one_of(self, meta: Meta, c: Children) -> tuple[str, tuple[list[str], list[str]]]:
-        return ("one_of", (c[0], c[1] if len(c) > 1 else []))
+    def one_of(self, meta: Meta, c: Children) -> OneOf:
+        return OneOf(c[0], c[1] if len(c) > 1 else [])
 
-    def only(self, meta: Meta, c: Children) -> tuple[str, list[str]]:
-        return ("only", c[0])
+    def only(self, meta: Meta, c: Children) -> PatternFlag:
+        return PatternFlag("only", c[0])
 
     # -- indicators
     def indicator(self, meta: Meta, c: Children) -> Stmt:
@@ -436,21 +451,21 @@ class Build(Transformer[Token, Any]):
         fields: dict[str, Any] = {"multiplier": 1, "adders": [], "fixed": None}
         mults = 0
         for x in c[1:]:
-            if isinstance(x, tuple) and x[0] == "mult":
+            if isinstance(x, Mult):
                 if mults:
-                    raise RuleError(f"fan {name} has two multipliers", x[2], hint="write one, e.g. x4")
+                    raise RuleError(f"fan {name} has two multipliers", x.loc, hint="write one, e.g. x4")
                 mults += 1
-                fields["multiplier"] = x[1]
+                fields["multiplier"] = x.value
             elif isinstance(x, Adder):
                 fields["adders"].append(x)
             elif isinstance(x, Fixed):
                 fields["fixed"] = x
-            elif isinstance(x, tuple) and x[0] == "no_win":
+            elif isinstance(x, NoWin):
                 fields["no_win"] = True
-            elif isinstance(x, tuple) and x[0] == "instead":
-                fields["instead_of_all"] = x[1] == "all"
-                fields["instead_of"] = [] if x[1] == "all" else x[1]
-                fields["instead_except"] = x[2]
+            elif isinstance(x, Instead):
+                fields["instead_of_all"] = x.every
+                fields["instead_of"] = x.names
+                fields["instead_except"] = x.except_
             else:
                 self._check_expr(x, F.WIN)
                 fields["when"] = x
@@ -460,11 +475,11 @@ class Build(Transformer[Token, Any]):
         decl = Fan(name=str(name), origin=self.origin(meta), **fields)
         return self._stmt(meta, "fan", name, decl)
 
-    def no_win(self, meta: Meta, c: Children) -> tuple[str, Location]:
-        return ("no_win", self.loc(meta))
+    def no_win(self, meta: Meta, c: Children) -> NoWin:
+        return NoWin(self.loc(meta))
 
-    def mult(self, meta: Meta, c: Children) -> tuple[str, int, Location]:
-        return ("mult", self._int("multiplier", c[0], 0, L.MAX_MULTIPLIER), self.loc(c[0]))
+    def mult(self, meta: Meta, c: Children) -> Mult:
+        return Mult(self._int("multiplier", c[0], 0, L.MAX_MULTIPLIER), self.loc(c[0]))
 
     def add(self, meta: Meta, c: Children) -> Adder:
         return Adder(amount=self._int("amount", c[0], 0, L.MAX_AMOUNT), payer=cast(Payer, str(c[1])),
@@ -478,38 +493,40 @@ class Build(Transformer[Token, Any]):
         return Fixed(amount=self._int("amount", c[0], 0, L.MAX_AMOUNT), with_factors=[str(t) for t in names],
                      by_payment=by_payment)
 
-    def instead(self, meta: Meta, c: Children) -> tuple[str, str | list[str], list[str]]:
+    def instead(self, meta: Meta, c: Children) -> Instead:
         names = [t for t in c if t.type != "ALL"]
         for tok in names:
             self._ref(REF_FAN, tok)
         if c[0].type == "ALL":
-            return ("instead", "all", [str(t) for t in names])
-        return ("instead", [str(t) for t in names], [])
+            return Instead(every=True, names=[], except_=[str(t) for t in names])
+        return Instead(every=False, names=[str(t) for t in names], except_=[])
 
     def payment(self, meta: Meta, c: Children) -> Stmt:
         name = c[0]
         weights: dict[Payer, int] = {}
         paid_by: Literal["discarder", "robbed"] | None = None
         for w in c[1:-1]:
-            if w[0] == "paid_by":
-                if w[1] not in ("discarder", "robbed"):
-                    raise RuleError(f"payment {name} is paid by {w[1]}: only `paid by discarder` and `paid by robbed` "
-                                    "are payment schemes (that seat pays every payer's amount)", w[2],
+            if isinstance(w, PaidBy):
+                if w.scheme not in ("discarder", "robbed"):
+                    raise RuleError(f"payment {name} is paid by {w.scheme}: only `paid by discarder` and `paid by robbed` "
+                                    "are payment schemes (that seat pays every payer's amount)", w.loc,
                                     hint="write `paid by discarder` or `paid by robbed`")
-                paid_by = cast(Literal["discarder", "robbed"], w[1])
+                paid_by = cast(Literal["discarder", "robbed"], w.scheme)
                 continue
-            if w[0] in weights:
-                raise RuleError(f"payment {name} names {w[0]} twice", w[2])
-            weights[w[0]] = w[1]
+            assert isinstance(w, Weight), "a payment's clauses are weights and `paid by`"
+            payer = cast(Payer, w.payer)
+            if payer in weights:
+                raise RuleError(f"payment {name} names {w.payer} twice", w.loc)
+            weights[payer] = w.amount
         self._check_expr(c[-1], F.WIN)
         decl = Payment(name=str(name), weights=weights, when=c[-1], paid_by=paid_by, origin=self.origin(meta))
         return self._stmt(meta, "payment", name, decl)
 
-    def paid_by(self, meta: Meta, c: Children) -> tuple[str, str, Location]:
-        return ("paid_by", str(c[0]), self.loc(c[0]))
+    def paid_by(self, meta: Meta, c: Children) -> PaidBy:
+        return PaidBy(str(c[0]), self.loc(c[0]))
 
-    def weight(self, meta: Meta, c: Children) -> tuple[str, int, Location]:
-        return (str(c[0]), self._int("multiplier", c[1], 0, L.MAX_MULTIPLIER), self.loc(c[0]))
+    def weight(self, meta: Meta, c: Children) -> Weight:
+        return Weight(str(c[0]), self._int("multiplier", c[1], 0, L.MAX_MULTIPLIER), self.loc(c[0]))
 
     def payment_base(self, meta: Meta, c: Children) -> Stmt:
         if str(c[0]) != "base":
@@ -522,8 +539,8 @@ class Build(Transformer[Token, Any]):
     def factor(self, meta: Meta, c: Children) -> Stmt:
         name, value = c[0], c[1]
         cap = None
-        if isinstance(value, tuple) and value[0] == "cap":
-            cap, value = value[1], Num(value=1)
+        if isinstance(value, Cap):
+            cap, value = value.amount, Num(value=1)
         scopes = [cast(Scope, str(t)) for t in c[2:] if isinstance(t, Token) and t.type == "SCOPE"]
         after = any(isinstance(t, Token) and t.type == "AFTER_ADDERS" for t in c[2:])
         after_caps = any(isinstance(t, Token) and t.type == "AFTER_CAPS" for t in c[2:])
@@ -541,8 +558,8 @@ class Build(Transformer[Token, Any]):
                       origin=self.origin(meta))
         return self._stmt(meta, "factor", name, decl)
 
-    def cap(self, meta: Meta, c: Children) -> tuple[str, int]:
-        return ("cap", self._int("cap", c[0], 0, L.MAX_AMOUNT))
+    def cap(self, meta: Meta, c: Children) -> Cap:
+        return Cap(self._int("cap", c[0], 0, L.MAX_AMOUNT))
 
     def exhaustive(self, meta: Meta, c: Children) -> Stmt:
         decl = Exhaustive(name=str(c[0]), payer=cast(Payer, str(c[1])),

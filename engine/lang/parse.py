@@ -16,6 +16,7 @@ from typing import Any, NoReturn
 from engine.errors import Location, RuleError
 from engine.lang import limits as L
 from engine.lang.build import Build
+from engine.lang.pieces import Extends, Header, Source
 from engine.lang.statements import SECTIONS, OptionStmt, ParsedFile, SetStmt, tag
 from engine.lang.syntax import (
     ParseTree,
@@ -58,18 +59,18 @@ def parsed_file(items: list[Any], text: str, file: str, errors: list[RuleError] 
     :class:`RuleError`, or is added to ``errors`` (tagged ``resolve``) when a list is given."""
     pf = ParsedFile(file=file, text=text)
     for it in items:
-        if isinstance(it, tuple) and it[0] == "header":
-            pf.name, pf.label = it[1], it[2]
-        elif isinstance(it, tuple) and it[0] == "extends":
+        if isinstance(it, Header):
+            pf.name, pf.label = it.name, it.label
+        elif isinstance(it, Extends):
             if pf.extends is not None:
-                exc = RuleError("a rule file can extend only one parent", it[2], source_text=text)
+                exc = RuleError("a rule file can extend only one parent", it.loc, source_text=text)
                 if errors is None:
                     raise exc
                 errors.append(tag(exc, "resolve"))
                 continue
-            pf.extends = (it[1], it[2])
-        elif isinstance(it, tuple) and it[0] == "source":
-            pf.sources.append(it[1])
+            pf.extends = (it.parent, it.loc)
+        elif isinstance(it, Source):
+            pf.sources.append(it.text)
         elif isinstance(it, OptionStmt):
             pf.options.append(it)
         elif isinstance(it, SetStmt):
