@@ -293,7 +293,7 @@ def test_ctrl_c_in_a_real_process_is_130():
     assert "seed 1; you are S" in first
     os.killpg(p.pid, signal.SIGINT)
     _, err = p.communicate(timeout=120)
-    assert p.returncode == 130
+    assert p.returncode == 130, err.decode()[-2000:]  # what it said instead, should it ever differ
     assert err.decode().strip().splitlines() == ["interrupted (Ctrl-C): stopped, nothing more done"]
 
 
