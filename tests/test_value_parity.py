@@ -23,6 +23,7 @@ BUNDLED = ["nanchang", "nanchang-table", "nanchang-app", "chongguan", "ganzhou",
 # at its own settings, and (fewer hands) with each other value of each option
 HOUSE = sorted(str(p) for p in (ROOT / "docs" / "house-rules").glob("*.rules"))
 HANDS = 24  # played hands per ruleset and option value
+NOBODY_DEALS = {"sole": False, "floor": 1, "payer_is_dealer": False, "collector_is_dealer": False}  # floor 1, no dealer paid or paying
 
 
 def variants() -> list[tuple[str, dict[str, str]]]:
@@ -102,8 +103,8 @@ def kong_parity(rs, scorer: Scorer, snap: Snapshot, name: str, ledger) -> int:
             if payer == holder:
                 continue
             paid = sum(t.amount for t in ledger.transfers if t.payer == payer and t.payee == holder and t.rule in rules)
-            want = sum(scorer.kong_paid(m, jing, any_jing, snap.floor, payer == snap.dealer, holder == snap.dealer,
-                                        drawn=snap.win is None) for m in melds)
+            want = sum(scorer.kong_paid(m, jing, any_jing, floor=snap.floor, payer_is_dealer=payer == snap.dealer,
+                                        collector_is_dealer=holder == snap.dealer, drawn=snap.win is None) for m in melds)
             assert paid == want, (name, holder, payer, melds)
             checked += bool(want)
     return checked
@@ -139,8 +140,8 @@ def parity(rs, seed: int, hands: int = HANDS) -> tuple[int, int]:
                 for t in ledger.transfers:
                     if t.rule.endswith(".liability"):
                         n, sole = held[t.payee]
-                        assert t.amount == scorer.liable_paid(n, sole, snap.floor, t.payer == snap.dealer,
-                                                              t.payee == snap.dealer), (name, t)
+                        assert t.amount == scorer.liable_paid(n, sole=sole, floor=snap.floor, payer_is_dealer=t.payer == snap.dealer,
+                                                              collector_is_dealer=t.payee == snap.dealer), (name, t)
                         liable_checked += 1
                 continue
             for payee, payer in itertools.permutations(snap.seats, 2):
@@ -242,7 +243,7 @@ def test_the_models_liability_is_what_the_liable_discarder_pays(tmp_path):
     f = tmp_path / "double.rules"
     f.write_text("ruleset double\nextends nanchang\nfactor 精翻 = 2 on jing\n", encoding="utf-8")
     doubled = Scorer(compile_ruleset(str(f)))
-    assert doubled.liable_paid(n, False, 1, False, False) == 2 * base.liable_paid(n, False, 1, False, False)
+    assert doubled.liable_paid(n, **NOBODY_DEALS) == 2 * base.liable_paid(n, **NOBODY_DEALS)
     assert ValueModel(doubled).liability == 2 * ValueModel(base).liability
     assert base.liability_threshold("no such rule", 1, 64) is None
 
@@ -271,4 +272,5 @@ def test_a_liable_claim_pays_what_liable_paid_says(hands):
     assert liable
     for t in liable:
         n, sole = held[t.payee]
-        assert t.amount == scorer.liable_paid(n, sole, snap.floor, t.payer == snap.dealer, t.payee == snap.dealer) > 0
+        assert t.amount == scorer.liable_paid(n, sole=sole, floor=snap.floor, payer_is_dealer=t.payer == snap.dealer,
+                                           collector_is_dealer=t.payee == snap.dealer) > 0

@@ -292,12 +292,13 @@ class Scorer(Legality):
             return None
         return next((n for n in range(1, upto) if self.liability_fires(rule_name, n, floor)), None)
 
-    def liable_paid(self, n: int, sole: bool, floor: int, payer_is_dealer: bool, collector_is_dealer: bool) -> int:
+    def liable_paid(self, n: int, *, sole: bool, floor: int, payer_is_dealer: bool, collector_is_dealer: bool) -> int:
         """子 a liable discarder pays a holder of count ``n`` (``sole``: the only holder) in an end
         settlement: the holder's score for every other seat (RULES.md §2 Liability), then
         :meth:`settled` with the transfer's facts, as :meth:`settle_indicator` pays it."""
         score = self.jing_score(n, sole, floor).score * (len(self.rs.table["seats"].values) - 1)
-        return self.transfer_paid("jing", score, floor, payer_is_dealer, collector_is_dealer)
+        return self.transfer_paid("jing", score, floor=floor, payer_is_dealer=payer_is_dealer,
+                                  collector_is_dealer=collector_is_dealer)
 
     def made_indicators(self, snap: Snapshot, name: str) -> dict[str, int]:
         """The indicators declaration ``name`` makes, ``NAME@TILE`` → kind, when it makes several
@@ -483,13 +484,13 @@ class Scorer(Legality):
                 parts.append(f"factor.{fname} x{v}")
         return amount, tuple(parts)
 
-    def jing_paid(self, n: int, sole: bool, floor: int, payer_is_dealer: bool, collector_is_dealer: bool) -> int:
+    def jing_paid(self, n: int, *, sole: bool, floor: int, payer_is_dealer: bool, collector_is_dealer: bool) -> int:
         """子 one payer pays a seat whose count for an indicator is ``n`` (no liability in play):
         :meth:`jing_score`, then :meth:`settled` with the transfer's facts."""
-        return self.transfer_paid("jing", self.jing_score(n, sole, floor).score, floor, payer_is_dealer,
-                                  collector_is_dealer)
+        return self.transfer_paid("jing", self.jing_score(n, sole, floor).score, floor=floor,
+                                  payer_is_dealer=payer_is_dealer, collector_is_dealer=collector_is_dealer)
 
-    def transfer_paid(self, scope: str | tuple[str, ...], amount: int, floor: int, payer_is_dealer: bool,
+    def transfer_paid(self, scope: str | tuple[str, ...], amount: int, *, floor: int, payer_is_dealer: bool,
                       collector_is_dealer: bool, drawn: bool = False) -> int:
         """子 one payer pays for one end-settlement transfer of ``amount`` on ``scope``: 0 for no
         amount (no transfer is made), else :meth:`settled` with the transfer's facts
@@ -533,13 +534,14 @@ class Scorer(Legality):
                 items.append(KongItem(pts, f"jing.{k.name}"))
         return items
 
-    def kong_paid(self, meld: MeldTiles, jing: set[int], any_jing: set[int] | None, floor: int,
+    def kong_paid(self, meld: MeldTiles, jing: set[int], any_jing: set[int] | None, *, floor: int,
                   payer_is_dealer: bool, collector_is_dealer: bool, drawn: bool = False) -> int:
         """子 one other seat pays the holder of ``meld`` in a settlement ``with kongs``: each of its
         :meth:`kong_items` but those the discarder pays for all (``from_discarder``), each
         :meth:`settled` (scopes ``jing`` and ``kongs``) with the transfer's facts, as
         :meth:`settle_indicator` pays them (RULES.md §2 Kongs)."""
-        return sum(self.transfer_paid(("jing", "kongs"), item.amount, floor, payer_is_dealer, collector_is_dealer, drawn)
+        return sum(self.transfer_paid(("jing", "kongs"), item.amount, floor=floor, payer_is_dealer=payer_is_dealer,
+                                      collector_is_dealer=collector_is_dealer, drawn=drawn)
                    for item in self.kong_items(meld, jing, any_jing) if not item.from_discarder)
 
     def hand_jing_kinds(self, indicators: Mapping[str, int]) -> set[int]:

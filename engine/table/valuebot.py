@@ -42,16 +42,10 @@ after (adding the ruleset's kong points). When the chance of reaching a win with
 draws falls below ``FOLD_REACH`` it folds: it discards the tile least likely to complete another
 seat's hand. It always takes a win.
 
-Measured with ``python benchmarks/value_vs_greedy.py -n 20000 --workers 2`` (its default rule
-file and seed; figures in its docstring and docs/game.md): one value bot against three greedy
-gains +0.28 子 per hand, 95 % interval [+0.15, +0.41] (paired by hand; before its values were
-the scorer's and the live tiles were counted for the best three discards only, +0.39, [+0.26,
-+0.51]). Nearly all the gain is the live-tile count and the claim rule (without them it was
-−0.04, [−0.17, +0.09]). Four value bots play at 0.55–0.59× greedy's hands per CPU second on
-the same deals (``benchmarks/loop.py``, seven runs on two shared machines); by instructions counted
-under callgrind (40 warm-up hands, then 60), 44.2M a hand against greedy's 27.3M, 0.62×. The
-exact speed-ups since the edge was measured left every choice as it was (the same actions on
-seeded matches of every bundled file, checked after each).
+How well it plays (its paired edge over greedy bots) is measured by
+``benchmarks/value_vs_greedy.py``, how fast by ``benchmarks/loop.py``; docs/game.md has the
+figures. A change meant only to make it faster leaves every choice as it was: the same actions
+on seeded matches of every bundled file.
 """
 from __future__ import annotations
 
@@ -60,9 +54,10 @@ import random
 import weakref
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from types import MappingProxyType
-from typing import Any
+from typing import Any, NamedTuple
 
 from engine.core.handparts import MeldTiles, Reading
 from engine.core.scoring import Roles, Scorer, SeatHand, Transfer, WinInfo, WinSituation
@@ -139,7 +134,8 @@ class ValueModel:
         for lia in rs.jing_rules("liability"):  # what a liable claim costs at the formula's threshold
             n = scorer.liability_threshold(lia.rule, 1, MAX_JING_COUNT)
             if n is not None:
-                self.liability = max(self.liability, scorer.liable_paid(n, False, 1, False, False))
+                self.liability = max(self.liability, scorer.liable_paid(
+                    n, sole=False, floor=1, payer_is_dealer=False, collector_is_dealer=False))
 
     # ---- a win's value: the scorer's arithmetic on typical facts -------------------------------------
     def roles(self, winner_is_dealer: bool, discarder: int | None) -> Roles:
@@ -214,7 +210,8 @@ class ValueModel:
     # ---- 精 ------------------------------------------------------------------------------------------
     def jing_pays(self, n: int, sole: bool, floor: int, payer_is_dealer: bool, collector_is_dealer: bool) -> int:
         """子 one payer pays a holder of count ``n`` in an end settlement: :meth:`Scorer.jing_paid`."""
-        return self.scorer.jing_paid(n, sole, floor, payer_is_dealer, collector_is_dealer)
+        return self.scorer.jing_paid(n, sole=sole, floor=floor, payer_is_dealer=payer_is_dealer,
+                                     collector_is_dealer=collector_is_dealer)
 
     def jing_score(self, n: int, sole: bool) -> float:
         """A holder's 精 score from one payer for a count ``n`` (floor 1, neither side the dealer)."""
@@ -351,6 +348,34 @@ def model_of(scorer: Scorer) -> ValueModel:
     return m
 
 
+@dataclass(slots=True)
+class Turn:
+    """What the value bot knows at one decision of its seat (:meth:`ValueBot.turn`): the model
+    of the ruleset, the copies of each kind the seat has not seen (its hand, every discard and
+    exposed meld taken off), the 精 count each kind adds (its own pick's indicators), its own
+    draws left (its share of the live wall, shortened by ``RACE``), the copies another seat needs
+    to claim a discard, each pattern's worth (with 精 used, with 精 kept natural: the dealer's
+    when it deals), whether it deals, its 精 kinds; ``distances_now`` its hand's distance to each
+    pattern, measured once a claim needs it."""
+
+    model: ValueModel
+    unseen: list[int]
+    jing_of: Mapping[int, int]
+    draws: int
+    claim_need: int
+    values: Mapping[str, tuple[float, float]]
+    dealer: bool
+    wild: frozenset[int]
+    distances_now: dict[str, int] | None = None
+
+
+class Worths(NamedTuple):
+    """:meth:`ValueBot.worth_each`: each candidate's worth (子) and its distance to its nearest pattern."""
+
+    worth: list[float]
+    nearest: list[int]
+
+
 class ValueBot:
     """Plays for the expected 子 of the hands it can still reach under the game's ruleset (the
     module docstring says how); wins whenever it can. ``seed`` seeds its tie-breaks."""
@@ -361,7 +386,8 @@ class ValueBot:
         self.rng = random.Random(seed)
 
     # ---- the evaluation ----------------------------------------------------------------------------
-    def _context(self, game: Game, seat: str) -> dict[Any, Any]:
+    def turn(self, game: Game, seat: str) -> Turn:
+        """What ``seat`` knows of ``game`` now (:class:`Turn`)."""
         m = model_of(game.scorer)
         unseen = list(m.copies)
         for t in game.hands[seat].concealed:
@@ -379,25 +405,26 @@ class ValueBot:
         draws = max(round(game.live_remaining / len(game.seats) * RACE), 1)
         claim_need = (game.meld_size.get("pung") or len(game.seats)) - 1  # copies another seat needs to claim
         value = m.value_as_dealer if seat == game.dealer else m.value
-        return {"m": m, "unseen": unseen, "jing_of": jing_of, "draws": draws, "claim_need": claim_need,
-                "value": value, "dealer": seat == game.dealer, "wild": game.wilds[seat]}
+        return Turn(model=m, unseen=unseen, jing_of=jing_of, draws=draws, claim_need=claim_need, values=value,
+                    dealer=seat == game.dealer, wild=game.wilds[seat])
 
-    def _worth_each(self, ctx: dict[Any, Any], game: Game, concealed: list[int], melds: list[MeldTiles],
-                    candidates: Sequence[int | None]) -> list[float]:
-        """The worth of the hand after discarding each candidate (``None``: discarding nothing)."""
-        m: ValueModel = ctx["m"]
-        wild = ctx["wild"]
+    def worth_each(self, turn: Turn, concealed: list[int], melds: list[MeldTiles],
+                   candidates: Sequence[int | None]) -> Worths:
+        """The worth of the hand (``concealed`` and ``melds``) after discarding each candidate
+        (``None``: discarding nothing), and each one's distance to its nearest pattern."""
+        m = turn.model
+        wild = turn.wild
         nm = len(melds)
         real = [c for c in candidates if c is not None]
         fits: Sequence[str] = m.fitting(melds)
         honours_held = {t for t in concealed if t in m.honours}
-        draws = ctx["draws"]
+        draws = turn.draws
         holds_wild = any(t in wild for t in concealed)
         if real and len(real) == len(candidates):
             fits = self._in_reach(m, concealed, nm, wild, fits, draws, len(honours_held))
         out = [0.0] * len(candidates)
         nearest = [len(concealed)] * len(candidates)
-        values = ctx["value"]
+        values = turn.values
         each_wild = m.any_shanten.plans_each_discard(concealed, nm, wild, real, list(fits)) if real else {}
         hopeless: dict[str, bool] = {}  # a win without 精 used too unlikely to weigh (its chance taken as 0)
         natural = []
@@ -405,46 +432,47 @@ class ValueBot:
         now_natural = m.any_shanten.plans_of(concealed, nm, frozenset(), weighed) if weighed else {}
         now_wild = m.any_shanten.plans_of(concealed, nm, wild, list(fits)) if len(real) < len(candidates) else {}
         for p in weighed:
-            vw, vn = values[p]
+            worth_wild, worth_natural = values[p]
             # no discard brings the hand nearer: the hand's own natural distance bounds them all
-            hopeless[p] = bool(real) and reach(now_natural[p], draws, m.chance[p]) * (vn - vw) < NEGLIGIBLE
+            hopeless[p] = bool(real) and reach(now_natural[p], draws, m.chance[p]) * (worth_natural - worth_wild) < NEGLIGIBLE
             if not hopeless[p]:
                 natural.append(p)
         each_natural = m.any_shanten.plans_each_discard(concealed, nm, frozenset(), real, natural) if natural else {}
-        dealer = ctx["dealer"]
+        dealer = turn.dealer
         most = len(concealed) + m.most_honours  # no distance is larger (a pattern of no value: every tile to go)
         every = len(real) == len(candidates)
         for p in fits:
-            vw, vn = values[p]
+            worth_wild, worth_natural = values[p]
             wild_row, both = m.worth_rows(p, draws, dealer, most)
-            dw = each_wild.get(p, [])
-            d0 = now_wild.get(p)
-            if holds_wild and vn > vw:
-                dn = each_natural.get(p, dw)
-                n0 = now_natural[p] if d0 is not None else None
+            # distances to p, 精 used (wild) or kept natural: after each real discard, and now
+            wild_after = each_wild.get(p, [])
+            wild_now = now_wild.get(p)
+            if holds_wild and worth_natural > worth_wild:
+                natural_after = each_natural.get(p, wild_after)
+                natural_now = now_natural[p] if wild_now is not None else None
             else:
-                dn, n0 = dw, d0
+                natural_after, natural_now = wild_after, wild_now
             hopeless_p = hopeless.get(p, False)
             least = m.ev.plans[p].pattern.min_honours
             if every and not least:  # the common case, read straight from the rows
-                if vn <= vw or hopeless_p:  # the chance without 精 used taken as 0
-                    for i, a in enumerate(dw):
+                if worth_natural <= worth_wild or hopeless_p:  # the chance without 精 used taken as 0
+                    for i, a in enumerate(wild_after):
                         if a < nearest[i]:
                             nearest[i] = a
                         out[i] += wild_row[a + 1]
                 else:
-                    for i, a in enumerate(dw):
+                    for i, a in enumerate(wild_after):
                         if a < nearest[i]:
                             nearest[i] = a
-                        out[i] += both[a + 1][dn[i] + 1]
+                        out[i] += both[a + 1][natural_after[i] + 1]
                 continue
             j = 0
             for i, c in enumerate(candidates):
                 if c is None:
-                    assert d0 is not None and n0 is not None, "measured when a candidate discards nothing"
-                    a, b = d0, n0
+                    assert wild_now is not None and natural_now is not None, "measured when a candidate discards nothing"
+                    a, b = wild_now, natural_now
                 else:
-                    a, b = dw[j], dn[j]
+                    a, b = wild_after[j], natural_after[j]
                     j += 1
                 if least:
                     held = len(honours_held) - (c in honours_held)  # honour kinds kept
@@ -452,15 +480,14 @@ class ValueBot:
                     b = max(b, least - held - 1)
                 if a < nearest[i]:
                     nearest[i] = a
-                if vn <= vw or (hopeless_p and c is not None):  # the chance without 精 used taken as 0
+                if worth_natural <= worth_wild or (hopeless_p and c is not None):  # the chance without 精 used taken as 0
                     out[i] += wild_row[a + 1]
                 else:
                     out[i] += both[a + 1][b + 1]
-        ctx["nearest"] = nearest
         if STEP:
             for i in range(len(candidates)):
                 out[i] -= STEP * nearest[i]
-        jing_of = ctx["jing_of"]
+        jing_of = turn.jing_of
         if jing_of:
             n = sum(jing_of.get(t, 0) for t in concealed) + sum(jing_of.get(t, 0) for mt in melds for t in mt.tiles)
             base = m.jing_worth(n)
@@ -468,9 +495,9 @@ class ValueBot:
                 out[i] += base
                 if c is not None and c in jing_of:
                     out[i] += m.jing_worth(n - jing_of[c]) - base
-                    if m.liability and ctx["unseen"][c] >= ctx["claim_need"]:
+                    if m.liability and turn.unseen[c] >= turn.claim_need:
                         out[i] -= FEED_CHANCE * m.liability
-        return out
+        return Worths(out, nearest)
 
     @staticmethod
     def _in_reach(m: ValueModel, concealed: list[int], n_melds: int, wild: frozenset[int],
@@ -499,37 +526,36 @@ class ValueBot:
         if "pick" in by_kind:  # each seat's own 精 (picks.py): the kind the hand counts most
             pick = likely_pick(game.scorer, model_of(game.scorer).any_shanten, game.hands[seat].concealed, game.wild)
             return by_kind["pick"][pick]
-        ctx = self._context(game, seat)
+        turn = self.turn(game, seat)
         hand = game.hands[seat]
         if "discard" in by_kind:
-            best, best_worth = self._best_discard(ctx, game, hand.concealed, hand.melds, by_kind["discard"])
+            best, best_worth = self._best_discard(turn, game, hand.concealed, hand.melds, by_kind["discard"])
             for kind in ("concealed_kong", "added_kong"):
                 for a in by_kind.get(kind, []):
-                    worth = self._kong_worth(ctx, game, seat, a)
+                    worth = self._kong_worth(turn, game, seat, a)
                     if worth > best_worth:
                         best, best_worth = a, worth
             return best
-        return self._claim(ctx, game, seat, by_kind)
+        return self._claim(turn, game, seat, by_kind)
 
-    def _best_discard(self, ctx: dict[Any, Any], game: Game, concealed: list[int], melds: list[MeldTiles],
+    def _best_discard(self, turn: Turn, game: Game, concealed: list[int], melds: list[MeldTiles],
                       options: list[Action]) -> tuple[Action, float]:
         tiles = [_tile_of(a) for a in options]
-        worth = self._worth_each(ctx, game, concealed, melds, tiles)
-        danger = self._danger(game, ctx, tiles) if DEFEND else [0.0] * len(tiles)
+        worth, near = self.worth_each(turn, concealed, melds, tiles)
+        danger = self._danger(game, turn, tiles) if DEFEND else [0.0] * len(tiles)
         bonus = [0.0] * len(tiles)  # LIVE_ZI per live useful tile, for the discards at the nearest distance
         if LIVE_ZI:
-            near = ctx["nearest"]  # each discard's distance to its nearest pattern (_worth_each)
-            low = min(near)
+            low = min(near)  # the nearest distance a discard leaves
             at = [i for i, d in enumerate(near) if d == low]
             if len(at) > UKEIRE_TOP:
                 at = sorted(at, key=lambda i: worth[i] - danger[i], reverse=True)[:UKEIRE_TOP]
-            for i, n in zip(at, self._ukeire(ctx, game, concealed, len(melds), [tiles[i] for i in at])):
+            for i, n in zip(at, self._ukeire(turn, concealed, len(melds), [tiles[i] for i in at])):
                 bonus[i] = LIVE_ZI * n
         counts = Counter(concealed)
-        unseen = ctx["unseen"]
+        unseen = turn.unseen
         best: tuple[tuple[float, float, float], Action, float] | None = None
-        fold = self._folding(ctx, game, concealed, melds)
-        m: ValueModel = ctx["m"]
+        fold = self._folding(turn, concealed, melds)
+        m = turn.model
         for w, dg, bn, a, tile in zip(worth, danger, bonus, options, tiles):
             w -= dg  # the worth a kong is compared with (the live-tile bonus only ranks discards)
             tie = _connectivity(m, counts, tile, unseen)
@@ -540,31 +566,31 @@ class ValueBot:
         _, action, worth_of = best
         return action, worth_of
 
-    def _folding(self, ctx: dict[Any, Any], game: Game, concealed: list[int], melds: list[MeldTiles]) -> bool:
+    def _folding(self, turn: Turn, concealed: list[int], melds: list[MeldTiles]) -> bool:
         """Whether the seat gives up its hand and discards its safest tiles: when the chance of
         reaching its nearest pattern with its remaining draws is below FOLD_REACH."""
         if not FOLD_REACH:
             return False
-        d = ctx["m"].any_shanten.of(concealed, len(melds), ctx["wild"])
-        return reach(d, ctx["draws"], DRAW_CHANCE_SETS) < FOLD_REACH
+        d = turn.model.any_shanten.of(concealed, len(melds), turn.wild)
+        return reach(d, turn.draws, DRAW_CHANCE_SETS) < FOLD_REACH
 
-    def _ukeire(self, ctx: dict[Any, Any], game: Game, concealed: list[int], n_melds: int, tiles: list[int]) -> list[int]:
+    def _ukeire(self, turn: Turn, concealed: list[int], n_melds: int, tiles: list[int]) -> list[int]:
         """For each candidate discard, the unseen copies of the kinds whose draw would bring the
         rest one step nearer its nearest pattern (ukeire: live useful tiles; a 精 always helps)."""
-        sh: Shanten = ctx["m"].any_shanten
-        wild = ctx["wild"]
-        unseen = ctx["unseen"]
+        sh: Shanten = turn.model.any_shanten
+        wild = turn.wild
+        unseen = turn.unseen
         wild_left = sum(unseen[k] for k in wild if unseen[k] > 0)
         return [wild_left + sum(unseen[k] for k in helping if unseen[k] > 0 and k not in wild)
                 for helping in sh.helping_after_discards(concealed, n_melds, wild, tiles)]
 
-    def _danger(self, game: Game, ctx: dict[Any, Any], tiles: list[int]) -> list[float]:
+    def _danger(self, game: Game, turn: Turn, tiles: list[int]) -> list[float]:
         """Expected 子 lost by dealing each tile into another seat's win (a seat with exposed melds
         and many discards is more likely one tile away; a kind it threw itself is less likely its wait)."""
-        m: ValueModel = ctx["m"]
+        m = turn.model
         seat = game.current
         out = [0.0] * len(tiles)
-        unseen = ctx["unseen"]
+        unseen = turn.unseen
         for s in game.seats:
             if s == seat:
                 continue
@@ -577,10 +603,10 @@ class ValueBot:
                 out[i] += threat * hit * m.deal_in
         return out
 
-    def _kong_points(self, ctx: dict[Any, Any], game: Game, tile: int, how: str) -> float:
+    def _kong_points(self, turn: Turn, game: Game, tile: int, how: str) -> float:
         """子 a kong of ``tile`` made ``how`` (``concealed``, ``added``, ``exposed``) earns in the
         end settlements with kongs: :meth:`Scorer.kong_items`, settled per payer (floor 1)."""
-        m: ValueModel = ctx["m"]
+        m = turn.model
         if not m.kong_indicators:
             return 0.0
         sc = game.scorer
@@ -589,9 +615,10 @@ class ValueBot:
             if name in game.indicators:
                 jing |= {t for t in sc.jing_kinds(game.indicators[name]) if t is not None}
         meld = MeldTiles("kong", (tile,) * _size(game, "kong"), concealed=how == "concealed", added=how == "added")
-        return sc.kong_paid(meld, jing, sc.hand_jing_kinds(game.indicators), 1, False, False) * (len(game.seats) - 1)
+        return sc.kong_paid(meld, jing, sc.hand_jing_kinds(game.indicators), floor=1, payer_is_dealer=False,
+                            collector_is_dealer=False) * (len(game.seats) - 1)
 
-    def _kong_worth(self, ctx: dict[Any, Any], game: Game, seat: str, a: Action) -> float:
+    def _kong_worth(self, turn: Turn, game: Game, seat: str, a: Action) -> float:
         hand = game.hands[seat]
         tile = _tile_of(a)
         if a.kind == "concealed_kong":
@@ -604,18 +631,18 @@ class ValueBot:
             melds = [MeldTiles("kong", mt.tiles + (tile,), added=True, from_seat=mt.from_seat, claimed=mt.claimed)
                      if mt.meld_kind == "pung" and mt.tiles[0] == tile else mt for mt in hand.melds]
             how = "added"
-        return self._worth_each(ctx, game, rest, melds, [None])[0] + self._kong_points(ctx, game, tile, how)
+        return self.worth_each(turn, rest, melds, [None]).worth[0] + self._kong_points(turn, game, tile, how)
 
-    def _claim_steps(self, ctx: dict[Any, Any], game: Game, hand: SeatHand, rest: list[int], melds: list[MeldTiles],
+    def _claim_steps(self, turn: Turn, hand: SeatHand, rest: list[int], melds: list[MeldTiles],
                      kinds: list[int]) -> bool:
         """Whether a claim (leaving ``rest`` and ``melds``, then a discard among ``kinds``) brings
         some pattern a step nearer and at least as near as the hand's nearest pattern now."""
-        m: ValueModel = ctx["m"]
-        wild = ctx["wild"]
-        key = ("now", id(hand))
-        now = ctx.get(key)
+        m = turn.model
+        wild = turn.wild
+        now = turn.distances_now
         if now is None:
-            now = ctx[key] = m.any_shanten.plans_of(hand.concealed, len(hand.melds), wild, list(m.fitting(hand.melds)))
+            now = turn.distances_now = m.any_shanten.plans_of(hand.concealed, len(hand.melds), wild,
+                                                              list(m.fitting(hand.melds)))
         nearest = min(now.values(), default=len(hand.concealed))
 
         def nearer(p: str, after: int) -> bool:  # true of every distance below one it is true of
@@ -637,7 +664,7 @@ class ValueBot:
                 return True
         return False
 
-    def _claim(self, ctx: dict[Any, Any], game: Game, seat: str, by_kind: dict[str, list[Action]]) -> Action:
+    def _claim(self, turn: Turn, game: Game, seat: str, by_kind: dict[str, list[Action]]) -> Action:
         hand = game.hands[seat]
         assert game.last_discard is not None, "a claim is on the last discard"
         discarder, tile = game.last_discard
@@ -655,15 +682,15 @@ class ValueBot:
                 rest = _minus(hand.concealed, used)
                 melds = hand.melds + [meld]
                 if kind == "kong":
-                    worth = self._worth_each(ctx, game, rest, melds, [None])[0] + \
-                        self._kong_points(ctx, game, tile, "exposed")
+                    worth = self.worth_each(turn, rest, melds, [None]).worth[0] + \
+                        self._kong_points(turn, game, tile, "exposed")
                 else:
                     kinds = sorted(set(rest))
-                    if CLAIM_STEP and not self._claim_steps(ctx, game, hand, rest, melds, kinds):
+                    if CLAIM_STEP and not self._claim_steps(turn, hand, rest, melds, kinds):
                         continue
-                    worth = max(self._worth_each(ctx, game, rest, melds, kinds), default=0.0)
+                    worth = max(self.worth_each(turn, rest, melds, kinds).worth, default=0.0)
                 if best_worth is None:
-                    best_worth = self._worth_each(ctx, game, hand.concealed, hand.melds, [None])[0]
+                    best_worth = self.worth_each(turn, hand.concealed, hand.melds, [None]).worth[0]
                 if worth > best_worth:
                     best, best_worth = a, worth
         return best
