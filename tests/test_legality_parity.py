@@ -30,7 +30,7 @@ def scorer_verdict(scorer: Scorer, game: Game, seat: str, tile: int, by: str, fr
         rest = list(hands[seat].concealed)
         rest.remove(tile)
         hands[seat] = SeatHand(rest, hands[seat].melds)
-    info = game.win_info(seat, tile, by, frm)
+    info = game.wins.info(seat, tile, by, frm)
     try:
         game.scorer.check_win_hand(Snapshot(game.seats, game.dealer, game.floor, dict(game.indicators), hands, info))
     except IllegalAction as exc:
@@ -100,7 +100,7 @@ def test_jing_wait_hands_agree_on_every_discard(name, hand):
         offered = g.phase == CLAIM and Action("S", "win") in g.legal_actions("S")
         why = scorer_verdict(scorer, g, "S", tile, "discard", "E")
         assert offered == (why is None), (code, why)
-        if not offered and g.wins_with("S", tile, True):  # a complete hand, refused by a policy
+        if not offered and g.wins.completes("S", tile, True):  # a complete hand, refused by a policy
             with pytest.raises(IllegalAction) as exc:
                 g.apply(Action("S", "win"))
             assert why in exc.value.message

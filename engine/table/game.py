@@ -53,6 +53,7 @@ from engine.table.flips import Flips
 from engine.table.picks import Picks
 from engine.table.placing import next_draw_positions, relative_positions
 from engine.table.wall import Wall, break_position, roll
+from engine.table.wins import Wins
 
 __all__ = ["ACT", "CLAIM", "DRAW", "FLIP", "KINDS", "OVER", "PICK", "ROB", "Action", "Game", "HandResult", "Lock"]
 
@@ -146,8 +147,7 @@ class Game:
         self._after = {x: [self.seats[(i + k) % len(self.seats)] for k in range(len(self.seats))]
                        for i, x in enumerate(self.seats)}
         self._hand_version = dict.fromkeys(self.seats, 0)  # bumped when a seat's tiles change
-        self._claimable: dict[str, tuple[int, frozenset[int], bool]] = {}  # seat → (hand version, 精, could win on a claim)
-        self._no_self_win: tuple[str, int] | None = None  # (seat, hand version) whose draw cannot win
+        self.wins = Wins(self)  # may a seat win now, and on what (wins.py)
         self._deal()
 
     # ---- setup ---------------------------------------------------------------------------------
@@ -310,6 +310,10 @@ class Game:
         return Snapshot(self.seats, self.dealer, self.floor, indicators, hands or self.hands, win, discards,
                         self.picked.chosen if self.picked else {})
 
+    def hand_version(self, seat: str) -> int:
+        """A number that changes whenever ``seat``'s tiles do (the win checks' caches key on it)."""
+        return self._hand_version[seat]
+
     def tile_counts(self, seat: str) -> list[int]:
         """``seat``'s concealed tiles as a count per kind (kept in step with ``hands``; read only)."""
         return self._counts[seat]
@@ -367,7 +371,7 @@ class Game:
             return list(offered.actions)
         hand = self.hands[seat]
         out: list[Action] = []
-        win = None if self.must_discard else self._self_win(seat)
+        win = None if self.must_discard else self.wins.on_own_draw(seat)
         if win is not None:
             out.append(self._plain[seat].win)
         counts = self._counts[seat]
@@ -409,106 +413,10 @@ class Game:
             return True
         return not (p["who"][0] == "anyone" or seat == self.dealer)
 
-    def win_info(self, seat: str, tile: int, by: str, from_seat: str | None = None) -> WinInfo:
-        """The win of ``seat`` on ``tile`` by ``by`` (``self_draw``, ``kong_draw``, ``discard``,
-        ``rob_kong``; ``from_seat`` the discarder), marked first (天胡/地胡, RULES.md §2) when
-        nothing interrupted the first go-round."""
-        first = False
-        if not self.interrupted:
-            if by == "self_draw" and seat == self.dealer and self.discard_count == 0:
-                first = True  # 天胡
-            if by == "discard" and from_seat == self.dealer and self.discard_count == 1 and seat != self.dealer:
-                first = True  # 地胡
-        return WinInfo(seat, tile, by, from_seat, first)
-
-    def wins_with(self, seat: str, tile: int, natural: bool, hand: SeatHand | None = None) -> bool:
-        """Whether ``seat``'s hand (or ``hand``) with ``tile`` is a complete hand (any reading,
-        before the policies that may refuse it); ``natural``: ``tile`` counts as itself, not a 精."""
-        h = hand or self.hands[seat]
-        ev = self.scorer.hands
-        return ev.is_win(h.concealed + [tile], h.melds, self.wilds[seat], tile, natural)
-
-    def _could_win_on_claim(self, seat: str) -> bool:
-        """Whether some claimed tile could complete ``seat``'s hand (the tables'
-        ``could_win_on_claim``), kept until the seat's tiles or the 精 change: three seats
-        look at every discard, and a hand changes once a turn."""
-        got = self._claimable.get(seat)
-        version, wild = self._hand_version[seat], self.wilds[seat]
-        if got is None or got[0] != version or got[1] is not wild:
-            h = self.hands[seat]
-            got = self._claimable[seat] = (version, wild, self.scorer.hands.tables.could_win_on_claim(
-                h.concealed, h.melds, wild))
-        return got[2]
-
-    def _self_win(self, seat: str) -> WinInfo | None:
-        """The self-drawn win ``seat`` has now, if any (the last drawn tile wins)."""
-        if self.last_drawn is None or self._no_self_win == (seat, self._hand_version[seat]):
-            return None  # (no tile could complete the hand before this draw: could_win_on_claim)
-        hand = self.hands[seat]
-        rest = list(hand.concealed)
-        rest.remove(self.last_drawn)
-        if not self.wins_with(seat, self.last_drawn, False, SeatHand(rest, hand.melds)):
-            return None
-        info = self.win_info(seat, self.last_drawn, "kong_draw" if self.from_tail else "self_draw")
-        return info if self._win_refusal(info, SeatHand(rest, hand.melds)) is None else None
-
-    def _win_refusal(self, info: WinInfo, hand: SeatHand | None = None) -> IllegalAction | None:
-        """Why the ruleset forbids this win judged on the state alone (the scorer's
-        :meth:`~engine.core.scoring.Scorer.check_win_allowed`, shared with ``score`` and ``test``),
-        or None. ``hand``: the winner's hand without the winning tile (default: as held)."""
-        hands = dict(self.hands)
-        if hand is not None:
-            hands[info.seat] = hand
-        try:
-            self.scorer.check_win_allowed(self.score_snapshot(info, hands))
-        except IllegalAction as exc:
-            return exc
-        return None
-
-    def _refused_win(self, action: Action) -> IllegalAction | None:
-        """For an illegal ``win`` on a tile that completes the hand: the state-only policy that
-        forbids it (the reason an error message gives), else None."""
-        if action.kind != "win":
-            return None
-        if self.phase == ROB:
-            assert self.robbed is not None, "a kong is being robbed"
-            (frm, tile), by = self.robbed, "rob_kong"
-        elif self.last_discard is not None and (self.phase == CLAIM or (self.phase == DRAW and not self.from_tail)):
-            (frm, tile), by = self.last_discard, "discard"  # the discard nobody has taken yet
-        else:
-            return None
-        if action.seat not in self.seats or frm == action.seat or not self.wins_with(action.seat, tile, True):
-            return None
-        return self._win_refusal(self.win_info(action.seat, tile, by, frm))
-
-    def _discard_win(self, seat: str, tile: int, by: str, from_seat: str) -> WinInfo | None:
-        """The win ``seat`` may take on another's tile, after the state-only policies
-        (:meth:`_win_refusal`: 精钓) and 弃先胡后 (pass_lock)."""
-        if not self._could_win_on_claim(seat) or not self.wins_with(seat, tile, True):
-            return None
-        info = self.win_info(seat, tile, by, from_seat)
-        if self._win_refusal(info) is not None:
-            return None
-        lock = self.locks.get(seat)
-        pl = self.policies["pass_lock"]
-        if by == "discard" and lock is not None and pl is not None:
-            same_only = pl["scope"][0] == "same_tile"
-            if (not same_only or lock.tile == tile) and not (
-                    "higher_score" in pl["resets"] and self._win_value(info) > lock.value):
-                return None
-        return info
-
-    def _win_value(self, info: WinInfo) -> int:
-        """What the win would bring its seat, in 子 (for the pass lock's higher_score reset)."""
-        try:
-            return self.scorer.score_win(self.score_snapshot(info)).ledger.net(self.seats)[info.seat]
-        except IllegalAction:
-            return 0
-
     def _claim_options(self, seat: str, tile: int, discarder: str) -> list[Action]:
         out: list[Action] = []
         plain = self._plain[seat]
-        if self._discard_win(seat, tile, "discard", discarder):
+        if self.wins.on_discard(seat, tile, "discard", discarder):
             out.append(plain.win)
         last = self.policies["last_discard"]
         if last is not None and last["claims"][0] == "win" and self.live_remaining == 0:
@@ -551,11 +459,11 @@ class Game:
             lock = self.locks.get(action.seat)
             if (action.kind == "win" and lock is not None and self.last_discard is not None
                     and self.last_discard[0] != action.seat
-                    and self.wins_with(action.seat, self.last_discard[1], True)):
+                    and self.wins.completes(action.seat, self.last_discard[1], True)):
                 raise IllegalAction(
                     f"illegal action {text!r}: {action.seat} passed a win on {self.tiles.code(lock.tile)} and may not "
                     "win on a discard until its own draw or claim (pass_lock)")
-            refusal = self._refused_win(action)
+            refusal = self.wins.refused(action)
             if refusal is not None:
                 raise IllegalAction(f"illegal action {text!r}: {refusal.message}", hint=refusal.hint)
             if not legal:
@@ -592,10 +500,9 @@ class Game:
             tile, pos = self.wall.draw_tail()
         else:
             tile, pos = self.wall.draw_head()
-        got = self._claimable.get(a.seat)  # no tile could complete the hand before the draw?
-        hopeless = got is not None and not got[2] and got[0] == self._hand_version[a.seat] and got[1] is self.wilds[a.seat]
+        hopeless = self.wins.hopeless(a.seat)  # no tile could complete the hand before the draw?
         self._add(a.seat, tile)
-        self._no_self_win = (a.seat, self._hand_version[a.seat]) if hopeless else None
+        self.wins.drew(a.seat, hopeless)
         self.last_drawn = tile
         self.locks.pop(a.seat, None)  # 弃先胡后 lifts on the seat's own draw
         self._log("draw", seat=a.seat, tile=self.tiles.code(tile), tail=self.from_tail, position=pos)
@@ -656,7 +563,7 @@ class Game:
         if offered is not None and offered.version == self._version and offered.seat == a.seat:
             info = offered.win  # computed when the win was offered
         else:
-            info = self._self_win(a.seat)
+            info = self.wins.on_own_draw(a.seat)
         self._end(info)
 
     def _resolve_claims(self) -> None:
@@ -666,8 +573,8 @@ class Game:
         answers = {s: c.answer for s, c in self.pending.items() if c.answer is not None}  # all have answered
         for seat, c in self.pending.items():  # 弃先胡后: a seat that could win and did not
             if any(o.kind == "win" for o in c.options) and answers[seat].kind != "win" and self.policies["pass_lock"]:
-                info = self.win_info(seat, tile, "discard", discarder)
-                self.locks[seat] = Lock(tile, self._win_value(info))
+                info = self.wins.info(seat, tile, "discard", discarder)
+                self.locks[seat] = Lock(tile, self.wins.value(info))
                 self._log("pass_lock", seat=seat, tile=self.tiles.code(tile))
         taken = None
         for kind in order:
@@ -681,7 +588,7 @@ class Game:
             return
         seat = taken.seat
         if taken.kind == "win":
-            self._end(self.win_info(seat, tile, "discard", discarder))
+            self._end(self.wins.info(seat, tile, "discard", discarder))
             return
         self.discards[discarder].pop()
         self._skip_to(discarder, seat)
@@ -740,7 +647,7 @@ class Game:
         if rob is not None:
             for k in range(1, len(self.seats)):
                 seat = self.next_seat(a.seat, k)
-                if self._discard_win(seat, a.tile, "rob_kong", a.seat):
+                if self.wins.on_discard(seat, a.tile, "rob_kong", a.seat):
                     self.pending[seat] = Claim([self._plain[seat].win])
         self.robbed = (a.seat, a.tile)
         self._log("added_kong", seat=a.seat, tile=self.tiles.code(a.tile))
@@ -769,7 +676,7 @@ class Game:
         self.pending = {}
         if winners:
             self._take(seat, tile)
-            self._end(self.win_info(winners[0], tile, "rob_kong", seat))
+            self._end(self.wins.info(winners[0], tile, "rob_kong", seat))
         else:
             self._complete_added_kong()
 
