@@ -98,7 +98,9 @@ def drive(clients: dict[str, Client], stop_after: int | None = None, timeout: fl
         for c in clients.values():  # everyone has seen the same table
             c.wait(lambda c: (c.latest() or {"version": -1})["version"] >= top)
         frames = {s: c.latest() for s, c in clients.items()}
-        if any(f["finished"] for f in frames.values()):
+        if any(f["finished"] for f in frames.values()):  # a seat read the last table: every seat gets it
+            for c in clients.values():
+                c.wait(lambda c: c.latest()["finished"])
             return sent
         actors = [s for s, f in frames.items() if f["view"] and f["view"]["legal"]]
         if not actors:
