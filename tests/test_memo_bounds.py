@@ -1,5 +1,5 @@
 """Memory stays bounded when value bots play many hands: every memo they fill (engine/core/shanten.py,
-engine/table/valuebot.py) stays within its named limit, checked after every action, and the
+engine/table/valuemodel.py) stays within its named limit, checked after every action, and the
 limits change no decision. Sizes are read from the data structures (never RSS, never a timer)."""
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from engine.core import shanten, shanten_blocks
 from engine.core.scoring import Scorer
 from engine.core.shanten import Shanten
 from engine.core.shanten_blocks import block_options
-from engine.table import valuebot
+from engine.table import valuemodel
 from engine.table.bots import BOTS
 from engine.table.match import Match
-from engine.table.valuebot import model_of, reach
+from engine.table.valuemodel import model_of, reach
 
 RS = compile_ruleset("nanchang")
 HANDS = 6
@@ -23,7 +23,7 @@ PER_GROUP = shanten.Shanten.PER_GROUP  # the per-group memos
 WHOLE_HAND = ("_memo", "_plan_memo", "_discard_memo", "_useful_memo", "_fold_memo")  # per hand state
 
 
-def _memos(m: valuebot.ValueModel) -> list[tuple[str, dict, int]]:
+def _memos(m: valuemodel.ValueModel) -> list[tuple[str, dict, int]]:
     """(name, memo, its limit) for every memo of a value model (each shared memo once)."""
     out, seen = [], set()
     for name, sh in [("any", m.any_shanten)]:
@@ -36,8 +36,8 @@ def _memos(m: valuebot.ValueModel) -> list[tuple[str, dict, int]]:
                 out.append((f"{name}.{attr}", d, shanten.MEMO_LIMIT))
     for tid, tables in enumerate(dict.fromkeys(m.any_shanten.group_tables)):  # the group tables it reads
         out.append((f"tables{tid}", tables.memo, shanten_blocks.MEMO_LIMIT))
-    out += [("fit_memo", m.fit_memo, valuebot.CACHE), ("worth_memo", m.worth_memo, valuebot.CACHE),
-            ("rows_memo", m.rows_memo, valuebot.CACHE), ("jing_memo", m.jing_memo, valuebot.CACHE)]
+    out += [("fit_memo", m.fit_memo, valuemodel.CACHE), ("worth_memo", m.worth_memo, valuemodel.CACHE),
+            ("rows_memo", m.rows_memo, valuemodel.CACHE), ("jing_memo", m.jing_memo, valuemodel.CACHE)]
     return out
 
 
@@ -64,7 +64,7 @@ def test_memos_never_exceed_their_limits_and_change_no_decision(monkeypatch):
     monkeypatch.setattr(shanten, "MEMO_LIMIT", 150)
     monkeypatch.setattr(shanten_blocks, "MEMO_LIMIT", 150)
     shanten_blocks.group_tables.cache_clear()  # the group tables start empty (other tests filled them)
-    monkeypatch.setattr(valuebot, "CACHE", 3)
+    monkeypatch.setattr(valuemodel, "CACHE", 3)
     last: dict[str, int] = {}
     cleared: set[str] = set()
 
@@ -89,7 +89,7 @@ def test_every_patterns_distance_comes_from_one_count_of_the_hand():
     alone gives (one whole-hand memo and one set of per-group memos serve every pattern)."""
     import random
 
-    m = valuebot.ValueModel(Scorer(RS))
+    m = valuemodel.ValueModel(Scorer(RS))
     ev = m.ev
     alone = {p: Shanten(ev.patterns.only(p)) for p in m.patterns}
     rng = random.Random(5)

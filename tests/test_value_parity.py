@@ -14,7 +14,7 @@ from engine.core.scoring import Roles, SeatHand, Snapshot
 from engine.errors import RuleError
 from engine.table.bots import BOTS
 from engine.table.match import Match
-from engine.table.valuebot import ValueModel
+from engine.table.valuemodel import ValueModel
 
 from .conftest import ROOT
 
@@ -211,7 +211,7 @@ def test_a_wins_value_is_the_scorers_worked_table():
     dealer's discard collects 4 + 1 + 1 = 6, on a 闲's 2 + 2 + 1 = 5, self-drawn 4 + 2 + 2 = 8;
     the dealer on any discard 4 + 2 + 2 = 8, self-drawn 4 × 3 = 12. The model weighs a discard
     win (SHARE_DISCARD, each other seat alike) against a self-draw."""
-    from engine.table.valuebot import SHARE_DISCARD as D
+    from engine.table.valuemodel import SHARE_DISCARD as D
 
     m = ValueModel(Scorer(compile_ruleset("nanchang")))
     assert m.value["平胡"][0] == pytest.approx(D * (6 + 5 + 5) / 3 + (1 - D) * 8)

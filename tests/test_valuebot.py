@@ -10,7 +10,8 @@ from engine.core.scoring import Scorer
 from engine.table.bots import BOTS, GreedyBot, RandomBot
 from engine.table.game import Game
 from engine.table.match import Match, play_hand
-from engine.table.valuebot import ValueBot, ValueModel
+from engine.table.valuebot import ValueBot
+from engine.table.valuemodel import ValueModel
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLED = sorted(p.stem for p in (ROOT / "rulesets").glob("*.rules"))
@@ -257,7 +258,7 @@ def test_value_bots_play_a_two_seat_table(tmp_path: Path):
 def test_worth_rows_are_the_documented_formula():
     """``worth_rows`` holds, per distance index, P(d)·V_wild and P(d_n)·V_natural + (P(d) − P(d_n))⁺·V_wild
     with the dealer's values for a dealer: the memo changes no figure."""
-    from engine.table.valuebot import reach
+    from engine.table.valuemodel import reach
 
     m = ValueModel(Scorer(RS))
     for p in m.patterns:
