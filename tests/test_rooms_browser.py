@@ -13,7 +13,7 @@ import pytest
 
 from .rooms_support import Client
 from .serve_support import Running, need
-from .test_serve_browser import SHOTS, chrome, score_args, wait_for
+from .test_serve_browser import SHOTS, chrome, click, score_args, wait_for
 
 SEED = 17
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
@@ -192,7 +192,7 @@ def test_the_playgrounds_file_opens_a_room_and_the_host_frees_a_seat_and_closes_
     wait_for(d, lambda: d.find_elements(By.CSS_SELECTOR, "#host-bar .host-remove[data-seat='S']"), "the host's buttons")
     st, summary = srv.call("GET", f"/api/rooms/{room}")
     assert summary["ruleset"] == "我家" and summary["seats"]["S"]["player"] == "human"
-    d.find_element(By.CSS_SELECTOR, "#host-bar .host-remove[data-seat='S']").click()
+    click(d, "#host-bar .host-remove[data-seat='S']", "S's remove button")
     wait_for(d, lambda: srv.call("GET", f"/api/rooms/{room}")[1]["seats"]["S"]["player"] == "greedy", "S a bot")
-    d.find_element(By.CSS_SELECTOR, "#host-bar .host-close").click()
+    click(d, "#host-bar .host-close", "the close button")
     wait_for(d, lambda: srv.call("GET", f"/api/rooms/{room}")[1]["closed"], "the room closed")

@@ -86,6 +86,25 @@ def wait_for(d, fn, what: str):
     return WebDriverWait(d, WAIT, poll_frequency=0.1).until(lambda _: fn(), message=f"waiting for {what}")
 
 
+def click(d, css: str, what: str) -> None:
+    """Click the element ``css`` once it is there: found again when the page redrew it between
+    the find and the click (a room's bars are drawn anew on every frame)."""
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.common.by import By
+
+    def done() -> bool:
+        try:
+            found = d.find_elements(By.CSS_SELECTOR, css)
+            if not found:
+                return False
+            found[0].click()
+            return True
+        except StaleElementReferenceException:
+            return False
+
+    wait_for(d, done, what)
+
+
 def open_page(d, srv):
     from selenium.webdriver.common.by import By
 

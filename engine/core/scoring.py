@@ -450,6 +450,8 @@ class Scorer(Legality):
                 self._jing_transfer(ledger, snap, payer, payee, amount, parts, name, rule)
         if ind.with_kongs:
             self._kong_points(snap, ledger, jing, name)
+        elif any(b.each_indicator for b in self.rs.jing_rules("kong_bonus")):
+            self._kong_points(snap, ledger, jing, name, with_kongs=False)
         ledger.fired = list(dict.fromkeys(ledger.fired))
         return ledger
 
@@ -512,8 +514,10 @@ class Scorer(Legality):
         """What one kong earns from each other seat in a settlement ``with kongs`` (RULES.md §2
         Kongs, 杠精): one :class:`KongItem` per item — the 精-kong bonus when its four tiles are
         one of the ``jing`` kinds (for a bonus ``of any indicator``, one of ``any_jing``: the
-        kinds of every indicator of the hand; default ``jing``), and the kong points (concealed,
-        added or exposed) unless a bonus replaces them. A bonus ``exposed from discarder`` on a
+        kinds of every indicator of the hand; default ``jing``; a bonus ``of each indicator`` is
+        listed for ``jing`` alone, the others' being booked in their own settlements:
+        :meth:`kong_bonuses`), and the kong points (concealed, added or exposed) unless a bonus
+        replaces them (one of another indicator too). A bonus ``exposed from discarder`` on a
         kong made on a discard is marked ``from_discarder``: that seat pays it for every payer.
         Not a kong: no items."""
         if meld.meld_kind != "kong":
@@ -528,6 +532,8 @@ class Scorer(Legality):
             if four_of is not None and four_of in kinds:
                 items.append(KongItem(b.amount, f"jing.{b.name}", b.exposed_from_discarder and exposed))
                 replaced = replaced or b.replaces_kong_points
+            elif b.each_indicator and four_of is not None and any_jing is not None and four_of in any_jing:
+                replaced = replaced or b.replaces_kong_points  # its bonus is another settlement's
         if not replaced:
             for k in self.rs.jing_rules("kong"):
                 pts = k.concealed if meld.concealed else k.added if meld.added else k.exposed
@@ -555,13 +561,25 @@ class Scorer(Legality):
                 out |= {k for t in tiles for k in self.jing_kinds(t) if k is not None}
         return out
 
-    def _kong_points(self, snap: Snapshot, ledger: Ledger, jing: set[int], part: str) -> None:
+    def kong_bonuses(self, meld: MeldTiles, jing: set[int]) -> list[KongItem]:
+        """The bonuses ``of each indicator`` a kong earns in the settlement of an indicator that
+        does not settle ``with kongs``: one per such bonus when its four tiles are one of that
+        indicator's ``jing`` kinds (the kong points stay in the settlement ``with kongs``)."""
+        if meld.meld_kind != "kong" or len(set(meld.tiles)) != 1 or meld.tiles[0] not in jing:
+            return []
+        exposed = not meld.concealed and not meld.added and meld.from_seat is not None
+        return [KongItem(b.amount, f"jing.{b.name}", b.exposed_from_discarder and exposed)
+                for b in self.rs.jing_rules("kong_bonus") if b.each_indicator]
+
+    def _kong_points(self, snap: Snapshot, ledger: Ledger, jing: set[int], part: str, with_kongs: bool = True) -> None:
+        """Book the kongs' items of the settlement ``part`` (indicator kinds ``jing``): with
+        kongs, :meth:`kong_items`; else only the bonuses ``of each indicator`` (:meth:`kong_bonuses`)."""
         bonus = {f"jing.{b.name}": b.name for b in self.rs.jing_rules("kong_bonus")}
         any_jing = self.hand_jing_kinds(snap.indicators)
         payers = len(snap.seats) - 1
         for s in snap.seats:
             for m in snap.hands.get(s, SeatHand()).melds:
-                for item in self.kong_items(m, jing, any_jing):
+                for item in self.kong_items(m, jing, any_jing) if with_kongs else self.kong_bonuses(m, jing):
                     if item.rule in bonus:
                         ledger.fired.append(bonus[item.rule])
                     trail = f"{item.rule} {self.tiles.format(list(m.tiles))} {item.amount}"

@@ -420,6 +420,7 @@ class Build(Transformer[Token, Any]):
         return JingKongBonus, {"amount": self._int("amount", c[0], 0, L.MAX_AMOUNT),
                                "replaces_kong_points": "INSTEAD_KONG" in kinds,
                                "any_indicator": "ANY_INDICATOR" in kinds,
+                               "each_indicator": "EACH_INDICATOR" in kinds,
                                "exposed_from_discarder": "EXPOSED_FROM_DISCARDER" in kinds}
 
     def jing_liability(self, meta: Meta, c: Children) -> JingBody:

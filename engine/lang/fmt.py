@@ -50,7 +50,7 @@ ALIGN_MAX_CELLS = 80  # code wider than this (in terminal cells) is left out of 
 
 _OPEN_SPACE_AFTER = {"LPAR", "__ANON_0", "SLASH", "MINUS"}   # no space after these
 _NO_SPACE_BEFORE = {"COMMA", "COLON", "RPAR", "__ANON_0", "SLASH"}
-_SPACED_WORDS = {"WITH_KONGS", "AFTER_ADDERS", "AFTER_CAPS", "INSTEAD_KONG", "ANY_INDICATOR", "BY_PAYMENT"}     # one token of several words
+_SPACED_WORDS = {"WITH_KONGS", "AFTER_ADDERS", "AFTER_CAPS", "INSTEAD_KONG", "ANY_INDICATOR", "EACH_INDICATOR", "BY_PAYMENT"}     # one token of several words
 
 # clause kinds in the grammar's order: (statement, first token type(s) of a clause) → rank
 _Order: TypeAlias = dict[str | tuple[str, ...], int]

@@ -276,15 +276,18 @@ class JingFormula(JingDecl):
 
 
 class JingKongBonus(JingDecl):
-    """``jing 杠精 = 10 each per jing kong [of any indicator] [exposed from discarder] [instead of
-    kong points]``: a kong of four 精 (of this indicator, or with ``any_indicator`` of any indicator
-    of the hand); with ``exposed_from_discarder`` a kong made on a discard is paid by that
-    discarder alone, ``amount`` for each other seat."""
+    """``jing 杠精 = 10 each per jing kong [of any indicator | of each indicator] [exposed from
+    discarder] [instead of kong points]``: a kong of four 精 (of this indicator, or with
+    ``any_indicator`` of any indicator of the hand, booked in the settlement ``with kongs``; with
+    ``each_indicator`` of any indicator too, each booked in the settlement of the indicator whose
+    精 it is); with ``exposed_from_discarder`` a kong made on a discard is paid by that discarder
+    alone, ``amount`` for each other seat."""
 
     type: Literal["kong_bonus"] = "kong_bonus"
     amount: int
     replaces_kong_points: bool = False
     any_indicator: bool = False
+    each_indicator: bool = False
     exposed_from_discarder: bool = False
 
 

@@ -117,7 +117,7 @@ _TERMINAL_WORDS = {
     "MELD_KIND": "chow, pung, kong or pair", "END": "head or tail", "$END": "the end of the file",
     "ADDOP": "`+` or `-`", "MULOP": "`*` or `/`", "ALL": "`all`", "DECLARED": "`declared`",
     "AFTER_ADDERS": "`after adders`", "WITH_KONGS": "`with kongs`", "INSTEAD_KONG": "`instead of kong points`",
-    "AFTER_CAPS": "`after caps`", "ANY_INDICATOR": "`of any indicator`", "BY_PAYMENT": "`by payment`",
+    "AFTER_CAPS": "`after caps`", "ANY_INDICATOR": "`of any indicator`", "EACH_INDICATOR": "`of each indicator`", "BY_PAYMENT": "`by payment`",
     "LBRACE": "`{`", "RBRACE": "`}`", "LPAR": "`(`", "RPAR": "`)`", "EQUAL": "`=`", "COMMA": "`,`",
     "PLUS": "`+`", "MINUS": "`-`", "COLON": "`:`", "VBAR": "`|`", "SLASH": "`/`",
 }

@@ -136,6 +136,7 @@ def decl_text(d: Decl) -> str:
         return f"score {expr_text(d.score)} when {expr_text(d.when)}"
     if isinstance(d, JingKongBonus):
         return (f"{d.amount} each per jing kong" + (" of any indicator" if d.any_indicator else "")
+                + (" of each indicator" if d.each_indicator else "")
                 + (" exposed from discarder" if d.exposed_from_discarder else "")
                 + (" instead of kong points" if d.replaces_kong_points else ""))
     if isinstance(d, JingLiability):
