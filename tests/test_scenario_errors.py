@@ -62,3 +62,18 @@ def test_a_fan_that_did_not_fire_is_one_difference_and_fired_is_listed_once(tmp_
     (r,) = run_file(f)
     assert not r.passed and r.differences == ["fans: expected 小七对 to fire"]
     assert "德中德" in r.fired
+
+
+def test_stopped_names_a_seat_at_the_table_and_goes_with_a_snapshot_only(tmp_path):
+    f = tmp_path / "t.yaml"
+    f.write_text("ruleset: nanchang-app\noptions: {发电: 是}\ncases:\n  - name: t\n    jing: 9s\n    stopped: Q\n"
+                 "    expect:\n      total: {E: 0}\n", encoding="utf-8")
+    with pytest.raises(ScenarioError) as e:
+        run_file(f)
+    assert "`stopped` names no seat 'Q'" in e.value.message and e.value.location.line == 6
+    assert e.value.hint == "the seat that stopped the flips, one of: E S W N"
+    f.write_text("ruleset: nanchang-app\ncases:\n  - name: t\n    stopped: W\n    game: {jing: 9s}\n"
+                 "    expect:\n      phase: draw\n", encoding="utf-8")
+    with pytest.raises(ScenarioError) as e:
+        run_file(f)
+    assert "'stopped' does not go with `game`" in e.value.message

@@ -140,6 +140,7 @@ class CaseSpec(Strict):
     game: GameSpec | None = None
     indicators: Named | None = None
     picks: Named | None = None
+    stopped: Word | None = None  # (added after v1) the seat that stopped an indicator's flips (发电)
 
 
 class ScenarioFile(Strict):
@@ -270,7 +271,7 @@ def _run_one(scorer: Scorer, file: str, text: str, doc: Any, i: int, case: Any, 
             raise err(f"case {name!r}: `game` is empty", case, "game",
                       hint="a scripted game is a mapping: dealt tiles, draws and actions (docs/scenarios.md)")
         bad = set(expect) - GAME_EXPECT_KEYS
-        table_keys = {"hands", "win", "jing", "lower", "dealer", "floor", "indicators", "picks"}
+        table_keys = {"hands", "win", "jing", "lower", "dealer", "floor", "indicators", "picks", "stopped"}
         if bad or set(case) & table_keys:
             what = sorted(bad)[0] if bad else sorted(set(case) & table_keys)[0]
             raise err(f"case {name!r}: {what!r} does not go with `game` (put table keys inside `game`)",
@@ -296,6 +297,10 @@ def _run_one(scorer: Scorer, file: str, text: str, doc: Any, i: int, case: Any, 
                        "name")
             where = _loc(file, case, key)
         raise type(exc)(f"case {name!r}: {exc.message}", where, hint=exc.hint, source_text=text) from None
+    stopped = case.get("stopped")
+    if stopped is not None and stopped not in snap.seats:
+        raise err(f"case {name!r}: `stopped` names no seat {stopped!r}", case, "stopped",
+                  hint=f"the seat that stopped the flips, one of: {' '.join(snap.seats)}")
     return _run_case(scorer, file, name, snap, expect, err, case)
 
 
@@ -328,6 +333,12 @@ def _run_case(scorer: Scorer, file: str, name: str, snap: Snapshot, expect: dict
         for part_name, lg in settled.items():  # NAME@TILE: an indicator made of the hands' tiles
             if TILE_MARK in part_name:
                 parts[f"settlements.{part_name}"] = lg
+        stopped = case.get("stopped")
+        if stopped is not None:  # 发电: the seat that stopped the flips pays unless it won
+            penalty = scorer.stop_penalty(stopped, snap.win.seat if snap.win else None, seats)
+            if penalty is not None:
+                end_parts = [*end_parts, ("stop_penalty", penalty)]
+                parts["stop_penalty"] = penalty
         total = Ledger.joined(lg for _, lg in end_parts)
     except IllegalAction as exc:
         res.passed = False
