@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
@@ -272,7 +273,7 @@ def print_summary(rules: str, seed: int, bots: str, d: dict[str, Any], options: 
             out.print(f"{title}: " + ", ".join(f"{k} {v:.1%}" for k, v in items.items()), markup=False)
 
 
-def event_text(e: dict[str, Any]) -> str:
+def event_text(e: Mapping[str, object]) -> str:
     """One game event (a record's dict) as one line of ``replay``'s listing."""
     kind = e["event"]
     rest = " ".join(f"{k}={v}" for k, v in e.items() if k not in ("n", "event", "seat"))

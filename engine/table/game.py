@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from typing import Any, NamedTuple
+from typing import NamedTuple, Unpack
 
 from engine.core.hands import MeldTiles
 from engine.core.scoring import Ledger, Scorer, SeatHand, Snapshot, WinInfo
@@ -49,6 +49,7 @@ from engine.table.actions import (
 from engine.table.actions import KINDS as KINDS  # re-exported: the game's public names
 from engine.table.actions import HandResult as HandResult
 from engine.table.ending import close_hand
+from engine.table.events import Event, EventFields
 from engine.table.flips import Flips
 from engine.table.picks import Picks
 from engine.table.placing import next_draw_positions, relative_positions
@@ -107,7 +108,7 @@ class Game:
         self.dice_rolls: list[tuple[int, ...]] = list(dice or [])
         self._dice_next = 0
         self.ring: list[int] | None = None
-        self.events: list[dict[str, Any]] = []  # each: n, event, and what it says (JSON-ready)
+        self.events: list[Event] = []  # what happened, in order (events.py)
         self._build_wall(ring, wall)
         self.hands: dict[str, SeatHand] = {x: SeatHand() for x in self.seats}
         self.discards: dict[str, list[int]] = {x: [] for x in self.seats}
@@ -333,8 +334,8 @@ class Game:
         self._set_wilds()
         self._version += 1
 
-    def _log(self, kind: str, **data: Any) -> None:
-        self.events.append({"n": len(self.events), "event": kind, **data})
+    def _log(self, kind: str, **data: Unpack[EventFields]) -> None:
+        self.events.append(Event(n=len(self.events), event=kind, **data))
 
     def _add(self, seat: str, tile: int) -> None:
         """Put ``tile`` in ``seat``'s concealed tiles (the count vector follows)."""

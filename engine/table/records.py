@@ -12,8 +12,9 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal, NotRequired, TypedDict
 
 from pydantic import AfterValidator, Field, StringConstraints
 from ruamel.yaml import YAML
@@ -150,7 +151,51 @@ def ruleset_hashes(rs: Ruleset) -> dict[str, str]:
     return dict(hit[1])
 
 
-def result_summary(g: Game) -> dict[str, Any]:
+class TransferRow(TypedDict):
+    """One settlement transfer of a result (:class:`TransferSpec` reads it back)."""
+
+    when: str
+    part: str
+    payer: str
+    payee: str
+    amount: int
+    rule: str | None
+    factors: list[str]
+
+
+class ResultSummary(TypedDict):
+    """A finished hand's outcome (:class:`ResultSpec` reads it back)."""
+
+    winner: str | None
+    by: str
+    reading: str | None
+    fans: list[str]
+    follow_first: bool
+    net: dict[str, dict[str, int]]
+    total: dict[str, int]
+    settlements: list[TransferRow]
+
+
+class Record(TypedDict):
+    """A record as :func:`game_record` makes it (:class:`RecordSpec` reads it back)."""
+
+    format: str
+    ruleset: str
+    ruleset_file: str | None
+    ruleset_sha256: dict[str, str]
+    options: dict[str, str]
+    seed: int | None
+    dealer: str
+    floor: int
+    ring: list[str] | None
+    wall: list[str] | None
+    dice: list[list[int]]
+    previous_indicators: dict[str, str]
+    actions: list[str]
+    result: NotRequired[ResultSummary]
+
+
+def result_summary(g: Game) -> ResultSummary:
     """The recorded outcome of a finished game: winner, how, reading, fans and nets by part."""
     r = g.result
     assert r is not None, "the game is finished"
@@ -160,33 +205,32 @@ def result_summary(g: Game) -> dict[str, Any]:
         acc = parts.setdefault(key, dict.fromkeys(g.seats, 0))
         for s, v in lg.net(g.seats).items():
             acc[s] += v
-    transfers = [{"when": when, "part": part, "payer": t.payer, "payee": t.payee, "amount": t.amount,
-                  "rule": t.rule, "factors": list(t.factors)} for when, part, lg in r.parts for t in lg.transfers]
-    return {
-        "winner": r.winner, "by": r.win.by if r.win else "exhaustive", "reading": r.reading, "fans": list(r.fans),
-        "follow_first": r.follow_first, "net": parts, "total": r.net(g.seats), "settlements": transfers,
-    }
+    transfers = [TransferRow(when=when, part=part, payer=t.payer, payee=t.payee, amount=t.amount, rule=t.rule,
+                             factors=list(t.factors)) for when, part, lg in r.parts for t in lg.transfers]
+    return ResultSummary(winner=r.winner, by=r.win.by if r.win else "exhaustive", reading=r.reading,
+                         fans=list(r.fans), follow_first=r.follow_first, net=parts, total=r.net(g.seats),
+                         settlements=transfers)
 
 
-def game_record(g: Game) -> dict[str, Any]:
+def game_record(g: Game) -> Record:
     """A finished (or unfinished) game as a record dict, ready for YAML or JSON."""
     code = g.tiles.code
-    rec: dict[str, Any] = {
-        "format": FORMAT,
-        "ruleset": g.rs.name,
+    rec = Record(
+        format=FORMAT,
+        ruleset=g.rs.name,
         # a bundled ruleset is named; another file is kept by its path
-        "ruleset_file": None if _bundled(g.rs.file) else g.rs.file,
-        "ruleset_sha256": ruleset_hashes(g.rs),
-        "options": {k: o.chosen for k, o in g.rs.options.items()},
-        "seed": g.seed,
-        "dealer": g.dealer,
-        "floor": g.floor,
-        "ring": [code(t) for t in g.ring] if g.ring is not None else None,
-        "wall": None if g.ring is not None else [code(t) for t in g.wall.tiles],
-        "dice": [list(r) for r in g.dice_rolls],
-        "previous_indicators": {k: code(v) for k, v in g.previous_indicators.items()},
-        "actions": [a.text(g.scorer) for a in g.actions],
-    }
+        ruleset_file=None if _bundled(g.rs.file) else g.rs.file,
+        ruleset_sha256=ruleset_hashes(g.rs),
+        options={k: o.chosen for k, o in g.rs.options.items()},
+        seed=g.seed,
+        dealer=g.dealer,
+        floor=g.floor,
+        ring=[code(t) for t in g.ring] if g.ring is not None else None,
+        wall=None if g.ring is not None else [code(t) for t in g.wall.tiles],
+        dice=[list(r) for r in g.dice_rolls],
+        previous_indicators={k: code(v) for k, v in g.previous_indicators.items()},
+        actions=[a.text(g.scorer) for a in g.actions],
+    )
     if g.result is not None:
         rec["result"] = result_summary(g)
     return rec
@@ -202,7 +246,7 @@ def to_yaml(data: object, compact: bool = True) -> str:
     return buf.getvalue()
 
 
-def dump(rec: dict[str, Any], path: Path) -> None:
+def dump(rec: Record | Mapping[str, object], path: Path) -> None:
     """Write a record as JSON (``.json``) or YAML (anything else)."""
     if path.suffix == ".json":
         path.write_text(json.dumps(rec, ensure_ascii=False, indent=1), encoding="utf-8")
@@ -210,7 +254,7 @@ def dump(rec: dict[str, Any], path: Path) -> None:
         path.write_text(to_yaml(rec), encoding="utf-8")
 
 
-def load(path: Path) -> dict[str, Any]:
+def load(path: Path) -> dict[str, object]:
     """Read a record file (YAML or JSON) through the safe reader and :class:`RecordSpec`;
     :class:`ScenarioError` with file:line:col if it is not a record."""
     rec, text = load_yaml(path, "record")
@@ -240,7 +284,7 @@ def _check_ruleset(rec: RecordSpec) -> None:
                           hint="replay it with the rule files it was made with")
 
 
-def replay(rec: dict[str, Any]) -> tuple[Game, list[str]]:
+def replay(rec: Record | Mapping[str, object]) -> tuple[Game, list[str]]:
     """Play a record again. Returns the game and the differences from the recorded result
     ([] when identical). Raises :class:`MjError` if the record cannot be played."""
     if not isinstance(rec, dict):
@@ -264,34 +308,37 @@ def replay(rec: dict[str, Any]) -> tuple[Game, list[str]]:
                       hint="replay it with the rule files it was made with")
     scorer = Scorer(rs)
     seats = [str(v) for v in rs.table["seats"].values]
-    if rec.get("dealer") is not None and rec["dealer"] not in seats:
-        raise MjError(f"the record's dealer {rec['dealer']!r} is not a seat", hint=f"seats: {' '.join(seats)}")
+    if spec.dealer is not None and spec.dealer not in seats:
+        raise MjError(f"the record's dealer {spec.dealer!r} is not a seat", hint=f"seats: {' '.join(seats)}")
     parse = scorer.tiles.parse_one
-    ring = [parse(c) for c in rec["ring"]] if rec.get("ring") else None
-    wall = [parse(c) for c in rec["wall"]] if rec.get("wall") else None
-    g = Game(rs, rec.get("seed"), dealer=rec.get("dealer"), floor=rec.get("floor", 1), ring=ring, wall=wall,
-             dice=[tuple(r) for r in rec.get("dice") or []],
-             previous_indicators={k: parse(v) for k, v in (rec.get("previous_indicators") or {}).items()},
+    ring = [parse(c) for c in spec.ring] if spec.ring else None
+    wall = [parse(c) for c in spec.wall] if spec.wall else None
+    g = Game(rs, spec.seed, dealer=spec.dealer, floor=spec.floor, ring=ring, wall=wall,
+             dice=[tuple(r) for r in spec.dice],
+             previous_indicators={k: parse(v) for k, v in spec.previous_indicators.items()},
              scorer=scorer)
-    for i, text in enumerate(rec.get("actions") or []):
+    for i, text in enumerate(spec.actions):
         try:
             g.apply(Action.parse(text, scorer))
         except MjError as exc:
             raise MjError(f"action {i + 1} ({text!r}) cannot be replayed: {exc.message}", hint=exc.hint) from None
     diffs = []
-    if "result" not in rec:
+    if "result" not in rec or spec.result is None:
         diffs.append("the record has no result to compare with")
         return g, diffs
     if g.result is None:
         diffs.append(f"the actions end before the hand is over (phase {g.phase})")
         return g, diffs
-    got = result_summary(g)
+    summary = result_summary(g)
+    got: dict[str, object] = dict(summary)
+    recorded: dict[str, object] = spec.result.model_dump()
     for key in ResultSpec.model_fields:  # the schema made every key present: each is compared
-        want = rec["result"][key]
+        want = recorded[key]
         if key == "settlements" and got[key] != want:
-            first = next((i for i, (a, b) in enumerate(zip(want, got[key])) if a != b), min(len(want), len(got[key])))
-            w = want[first] if first < len(want) else None
-            r = got[key][first] if first < len(got[key]) else None
+            rows, wanted = summary["settlements"], spec.result.model_dump()["settlements"]
+            first = next((i for i, (a, b) in enumerate(zip(wanted, rows)) if a != b), min(len(wanted), len(rows)))
+            w = wanted[first] if first < len(wanted) else None
+            r = rows[first] if first < len(rows) else None
             diffs.append(f"settlements: transfer {first + 1} recorded {_plain(w)!r}, replayed {r!r}")
         elif got[key] != want:
             diffs.append(f"{key}: recorded {_plain(want)!r}, replayed {got[key]!r}")

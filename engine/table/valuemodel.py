@@ -16,13 +16,13 @@ import weakref
 from collections.abc import Mapping
 from functools import lru_cache
 from types import MappingProxyType
-from typing import Any
 
 from engine.core.handparts import MeldTiles, Reading
 from engine.core.scoring import Roles, Scorer, Transfer, WinSituation
 from engine.core.shanten import Shanten
 from engine.core.tiles import TileSet
 from engine.errors import MjError
+from engine.lang.expr import Env
 
 # ---- model heuristics (not rules: how the bot estimates, tuned against the greedy bot) ---------
 DRAW_CHANCE_SETS = 0.3  # chance a draw (or a claim) brings a sets-and-pair hand one step closer
@@ -98,18 +98,18 @@ class ValueModel:
                             anyone_holds_wild=True, others_wilds_concealed=1, others_wilds=1,
                             concealed_hand=False, wilds_held=reading.wilds, discarded_main=0, discarded_next=0)
 
-    def facts(self, reading: Reading, roles: Roles, floor: int = 1, sit: WinSituation | None = None) -> dict[str, Any]:
+    def facts(self, reading: Reading, roles: Roles, floor: int = 1, sit: WinSituation | None = None) -> dict[str, int]:
         """The win facts of a win with ``reading``: :meth:`Scorer.facts_of` (the scorer's own,
         engine/core/reader.py) in the situation ``sit``, by default :meth:`typical`."""
         return self.scorer.facts_of(reading, roles, floor, sit if sit is not None else self.typical(reading, roles))
 
-    def pays(self, env: dict[str, Any], reading: Reading, roles: Roles) -> int:
+    def pays(self, env: Env, reading: Reading, roles: Roles) -> int:
         """子 the winner collects for ``reading`` with the win facts ``env``: what
         :meth:`Scorer.win_transfers` pays (0 for a reading a ``no win`` fan refuses, or one no
         payment covers)."""
         return sum(t.amount for t in self._transfers(env, reading, roles) or ())
 
-    def _transfers(self, env: dict[str, Any], reading: Reading, roles: Roles) -> list[Transfer] | None:
+    def _transfers(self, env: Env, reading: Reading, roles: Roles) -> list[Transfer] | None:
         """:meth:`Scorer.win_transfers` of the reading; None where a ``no win`` fan refuses it or
         no payment covers it."""
         if self.scorer.refusals(env, reading):

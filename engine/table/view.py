@@ -26,10 +26,11 @@ import weakref
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict, cast
+from typing import TYPE_CHECKING, NamedTuple, TypedDict, cast
 
 from engine.core.handparts import MeldTiles
 from engine.table.actions import ACT, FLIP
+from engine.table.events import Event
 
 if TYPE_CHECKING:
     from engine.table.game import Game
@@ -393,7 +394,7 @@ def view_of(game: Game, seat: str | None, *, reveal: bool = False) -> SeatView:
     return seat_view(snapshot(game), seat, reveal=reveal)
 
 
-def public_event(e: Mapping[str, Any], viewer: str | None) -> dict[str, Any] | None:
+def public_event(e: Event, viewer: str | None) -> Event | None:
     """An event of :attr:`Game.events` as ``viewer`` may see it (the one place events are hidden) (None: every seat's view): another
     seat's drawn tile, its concealed kong's tile and its dealt hand left out; None for the
     ``end`` event (the hand's result tells it). A new dict; ``e`` is not changed."""
@@ -401,9 +402,9 @@ def public_event(e: Mapping[str, Any], viewer: str | None) -> dict[str, Any] | N
     if kind == "end":
         return None
     hide = viewer is not None and seat is not None and seat != viewer
-    out = dict(e)
+    out = e.copy()
     if kind == "deal" and viewer is not None:
-        out["hands"] = {viewer: e["hands"][viewer]}
+        out["hands"] = {viewer: e.get("hands", {})[viewer]}
     if kind in ("draw", "concealed_kong") and hide:
         out["tile"] = None
     return out

@@ -13,6 +13,7 @@ from rich.table import Table
 
 from engine.core.ledger import indicator_of
 from engine.errors import MjError
+from engine.table.events import Event
 from engine.table.game import Action, Game, HandResult
 from engine.table.view import public_event, view_of
 
@@ -167,7 +168,7 @@ class Narrator:
                 self.out.print(line, markup=False)
         self.seen[id(game)] = len(game.events)
 
-    def line(self, game: Game, e: dict[str, Any]) -> str | None:
+    def line(self, game: Game, e: Event) -> str | None:
         """One event as the viewer may read it, or None to say nothing."""
         seen = public_event(e, self.viewer)
         if seen is None:

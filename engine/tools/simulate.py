@@ -10,7 +10,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.core.scoring import Scorer, indicator_of
 from engine.errors import MjError
@@ -21,6 +21,9 @@ from engine.table.game import Game
 from engine.table.match import Match, hand_seed
 from engine.tools.runner import run_blocks
 from engine.tools.stats import Dist
+
+if TYPE_CHECKING:
+    from engine.table.records import Record
 
 BLOCK = 25  # hands per block: the unit of work a worker takes
 # a block's work: (ref, options, seed, block index, hands, bot kind per seat, whether to keep records)
@@ -137,7 +140,7 @@ class Summary:
         }
 
 
-def play_block(args: BlockArgs) -> tuple[Summary, list[dict[str, Any]]]:
+def play_block(args: BlockArgs) -> tuple[Summary, list[Record]]:
     """Play one block of a simulation: ``args`` is (ruleset, options, seed, block index, hands,
     one bot kind per seat, whether to keep records); returns the block's summary and its records
     (empty unless kept). Runs in a worker process or a Ray task (:func:`run_blocks`); raises
@@ -149,7 +152,7 @@ def play_block(args: BlockArgs) -> tuple[Summary, list[dict[str, Any]]]:
     match = Match(rs, hand_seed(seed, block), scorer=scorer)
     players = {s: BOTS[kind](hand_seed(hand_seed(seed, block), i)) for i, (s, kind) in enumerate(zip(match.seats, bots))}
     summary = Summary(match.seats)
-    records: list[dict[str, Any]] = []
+    records: list[Record] = []
 
     def on_hand(g: Game) -> None:
         summary.add(g)
