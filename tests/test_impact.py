@@ -12,7 +12,8 @@ from typer.testing import CliRunner
 from engine.cli import MAX_HANDS, app
 from engine.core.scoring import Scorer
 from engine.table.game import Game
-from engine.tools.impact import EFFECTS, ROLES, SECTION_TITLES, Scored, play_block
+from engine.tools.impact import EFFECTS, ROLES, Scored, play_block
+from engine.tools.impact_view import SECTION_TITLES
 from engine.tools.simulate import Summary, compiled
 from engine.tools.stats import Dist
 

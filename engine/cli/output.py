@@ -199,7 +199,7 @@ def print_impact(report: Report) -> None:
     """The impact report as rich tables (the sections of docs/impact.md)."""
     from rich.table import Table
 
-    from engine.tools.impact import heading, sections
+    from engine.tools.impact_view import heading, sections
 
     title, sub = heading(report)
     out.print(title, markup=False)

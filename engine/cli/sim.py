@@ -102,7 +102,7 @@ def diff(
                 out.print(f"{c.op} {c.path} = {r.text}    [{where(r.origin)}]", markup=False)
         out.print(summary, markup=False)
         if effect and fmt == "markdown":
-            from engine.tools.impact import markdown
+            from engine.tools.impact_view import markdown
 
             print("\n" + markdown(effect, _impact_command(a, b, impact, seed, bots, option, option_b)), end="")
         elif effect:
@@ -168,7 +168,7 @@ def impact(
     if as_json:
         print(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
     elif fmt == "markdown":
-        from engine.tools.impact import markdown
+        from engine.tools.impact_view import markdown
 
         print(markdown(report, _impact_command(a, b, n, seed, bots, option, option_b)), end="")
     else:

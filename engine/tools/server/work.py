@@ -171,7 +171,7 @@ def impact_adapter(a: str, b: str, opts_a: dict[str, str], opts_b: dict[str, str
     seeded hands under A and B, each re-scored by the other side. Returns ``{"hands", "seed",
     "report": the review's JSON, "markdown"}``; ``progress(done, hands)`` after each block."""
     from engine.tools.impact import impact as review
-    from engine.tools.impact import markdown
+    from engine.tools.impact_view import markdown
 
     rep = review(a, opts_a, b, opts_b, hands, seed, ["greedy"],
                  progress=(lambda d: progress(d, hands)) if progress else None)
