@@ -87,24 +87,27 @@ def holdings(rs, scorer: Scorer, snap: Snapshot, name: str) -> dict[str, tuple[i
     return {s: (counted[s], holders == {s}) for s in snap.seats}
 
 
-def kong_parity(rs, scorer: Scorer, snap: Snapshot, name: str, ledger) -> int:
-    """Each seat's kong points from each other seat in indicator ``name``'s settlement are
-    Scorer.kong_paid of its melds (the figure the value model prices a kong at); a seat with an
-    item its discarder pays for all is left out. Returns the (payer, holder) pairs checked."""
+def kong_parity(rs, scorer: Scorer, snap: Snapshot, name: str, ledger, with_kongs: bool = True) -> int:
+    """Each seat's kong points from each other seat in indicator ``name``'s settlement (one
+    ``with kongs``, or another: its bonuses ``of each indicator``) are Scorer.kong_paid of its
+    melds (the figure the value model prices a kong at); a seat with an item its discarder pays
+    for all is left out. Returns the (payer, holder) pairs checked."""
     jing = {k for k in scorer.jing_kinds(snap.indicators[name]) if k is not None}
     any_jing = scorer.hand_jing_kinds(snap.indicators)
     rules = {f"jing.{r.name}" for r in [*rs.jing_rules("kong"), *rs.jing_rules("kong_bonus")]}
     checked = 0
     for holder in snap.seats:
         melds = snap.hands[holder].melds
-        if any(it.from_discarder for m in melds for it in scorer.kong_items(m, jing, any_jing)):
+        if any(it.from_discarder for m in melds for it in
+               (scorer.kong_items(m, jing, any_jing) if with_kongs else scorer.kong_bonuses(m, jing))):
             continue
         for payer in snap.seats:
             if payer == holder:
                 continue
             paid = sum(t.amount for t in ledger.transfers if t.payer == payer and t.payee == holder and t.rule in rules)
             want = sum(scorer.kong_paid(m, jing, any_jing, floor=snap.floor, payer_is_dealer=payer == snap.dealer,
-                                        collector_is_dealer=holder == snap.dealer, drawn=snap.win is None) for m in melds)
+                                        collector_is_dealer=holder == snap.dealer, drawn=snap.win is None,
+                                        with_kongs=with_kongs) for m in melds)
             assert paid == want, (name, holder, payer, melds)
             checked += bool(want)
     return checked
@@ -133,8 +136,7 @@ def parity(rs, seed: int, hands: int = HANDS) -> tuple[int, int]:
                 continue
             ledger = scorer.settle_indicator(snap, name)
             held = holdings(rs, scorer, snap, name)
-            if ind.with_kongs:
-                kongs_checked += kong_parity(rs, scorer, snap, name, ledger)
+            kongs_checked += kong_parity(rs, scorer, snap, name, ledger, with_kongs=ind.with_kongs)
             if any(t.rule.endswith(".liability") for t in ledger.transfers):
                 # a liable claim moves who pays: the liable discarder pays Scorer.liable_paid
                 for t in ledger.transfers:

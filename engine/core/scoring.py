@@ -541,14 +541,17 @@ class Scorer(Legality):
         return items
 
     def kong_paid(self, meld: MeldTiles, jing: set[int], any_jing: set[int] | None, *, floor: int,
-                  payer_is_dealer: bool, collector_is_dealer: bool, drawn: bool = False) -> int:
-        """子 one other seat pays the holder of ``meld`` in a settlement ``with kongs``: each of its
-        :meth:`kong_items` but those the discarder pays for all (``from_discarder``), each
-        :meth:`settled` (scopes ``jing`` and ``kongs``) with the transfer's facts, as
-        :meth:`settle_indicator` pays them (RULES.md §2 Kongs)."""
+                  payer_is_dealer: bool, collector_is_dealer: bool, drawn: bool = False, with_kongs: bool = True) -> int:
+        """子 one other seat pays the holder of ``meld`` in the settlement of an indicator whose
+        kinds are ``jing``: one ``with kongs`` (``with_kongs``) pays each of its :meth:`kong_items`,
+        another only the bonuses ``of each indicator`` (:meth:`kong_bonuses`); but those the
+        discarder pays for all (``from_discarder``); each :meth:`settled` (scopes ``jing`` and
+        ``kongs``) with the transfer's facts, as :meth:`settle_indicator` pays them (RULES.md §2
+        Kongs)."""
+        items = self.kong_items(meld, jing, any_jing) if with_kongs else self.kong_bonuses(meld, jing)
         return sum(self.transfer_paid(("jing", "kongs"), item.amount, floor=floor, payer_is_dealer=payer_is_dealer,
                                       collector_is_dealer=collector_is_dealer, drawn=drawn)
-                   for item in self.kong_items(meld, jing, any_jing) if not item.from_discarder)
+                   for item in items if not item.from_discarder)
 
     def hand_jing_kinds(self, indicators: Mapping[str, int]) -> set[int]:
         """The 正/副精 kinds of every indicator of this hand that ``indicators`` (name → tile)

@@ -366,7 +366,8 @@ class ValueBot:
 
     def _kong_points(self, turn: Turn, game: Game, tile: int, how: str) -> float:
         """子 a kong of ``tile`` made ``how`` (``concealed``, ``added``, ``exposed``) earns in the
-        end settlements with kongs: :meth:`Scorer.kong_items`, settled per payer (floor 1)."""
+        end settlements: :meth:`Scorer.kong_paid` in those with kongs, and in each other shown
+        indicator's (its bonuses ``of each indicator``), per payer (floor 1)."""
         m = turn.model
         if not m.kong_indicators:
             return 0.0
@@ -376,8 +377,14 @@ class ValueBot:
             if name in game.indicators:
                 jing |= {t for t in sc.jing_kinds(game.indicators[name]) if t is not None}
         meld = MeldTiles("kong", (tile,) * _size(game, "kong"), concealed=how == "concealed", added=how == "added")
-        return sc.kong_paid(meld, jing, sc.hand_jing_kinds(game.indicators), floor=1, payer_is_dealer=False,
-                            collector_is_dealer=False) * (len(game.seats) - 1)
+        any_jing = sc.hand_jing_kinds(game.indicators)
+        paid = sc.kong_paid(meld, jing, any_jing, floor=1, payer_is_dealer=False, collector_is_dealer=False)
+        for name in m.other_indicators:
+            if name in game.indicators:
+                own = {t for t in sc.jing_kinds(game.indicators[name]) if t is not None}
+                paid += sc.kong_paid(meld, own, any_jing, floor=1, payer_is_dealer=False, collector_is_dealer=False,
+                                     with_kongs=False)
+        return paid * (len(game.seats) - 1)
 
     def _kong_worth(self, turn: Turn, game: Game, seat: str, a: Action) -> float:
         hand = game.hands[seat]

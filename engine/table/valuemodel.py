@@ -73,6 +73,9 @@ class ValueModel:
         self.end_indicators = [n for n, ind in rs.indicators.items() if ind.settle == "at_end" and not ind.hidden
                                and ind.position.type != "each_tile"]
         self.kong_indicators = [n for n, ind in rs.indicators.items() if ind.settle == "at_end" and ind.with_kongs]
+        # the other shown indicators settled at the end: a kong bonus `of each indicator` is booked there
+        self.other_indicators = [n for n, ind in rs.indicators.items() if ind.settle == "at_end" and not ind.with_kongs
+                                 and not ind.hidden] if any(b.each_indicator for b in rs.jing_rules("kong_bonus")) else []
         self.liability = 0.0
         for lia in rs.jing_rules("liability"):  # what a liable claim costs at the formula's threshold
             n = scorer.liability_threshold(lia.rule, 1, MAX_JING_COUNT)
