@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import asyncio
 
-import pytest
+from .extras import need_extra
 
-pytest.importorskip("sqlalchemy")
+need_extra("sqlalchemy", "serve")  # the rooms' store
 
 from engine.tools.rooms import commit as commit_module  # noqa: E402
 from engine.tools.rooms.commit import Committer  # noqa: E402
