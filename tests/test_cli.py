@@ -127,6 +127,9 @@ def test_export_is_stable_yaml():
 def test_help_teaches():
     r = runner.invoke(app, ["--help"])
     assert "mjrules score --rules" in r.output and "mjrules test" in r.output
+    # the score example on one line, whatever the width: pasted whole, it runs
+    assert any(ln.strip().startswith("mjrules score --rules") and ln.rstrip().endswith("--from W")
+               for ln in r.output.splitlines()), r.output
     r = runner.invoke(app, ["score", "--help"])
     assert "--hand" in r.output and "kong_draw" in r.output
 

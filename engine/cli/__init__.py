@@ -59,8 +59,9 @@ app = typer.Typer(
         "(a bare name is always bundled: give a file as ./NAME.rules); "
         "`--option name=value` picks the options a file declares.\n\n"
         "Examples:\n\n"
-        f"  mjrules check {_FIRST}\n\n"
-        f"  mjrules score --rules {_FIRST} --jing 3p --hand S=456m789m123s东西7p3p --win S --tile 南 --by discard --from W\n\n"
+        "\b\n"  # click keeps this paragraph's lines as they are: an example pasted whole still runs
+        f"  mjrules check {_FIRST}\n"
+        f"  mjrules score --rules {_FIRST} --jing 3p --hand S=456m789m123s东西7p3p --win S --tile 南 --by discard --from W\n"
         "  mjrules test tests/cases/*.yaml"
     ),
     epilog="Exit status: " + "; ".join(f"{k} {v}" for k, v in EXIT_CODES.items()) + ".",
