@@ -98,8 +98,7 @@ def kong_parity(rs, scorer: Scorer, snap: Snapshot, name: str, ledger, with_kong
     checked = 0
     for holder in snap.seats:
         melds = snap.hands[holder].melds
-        if any(it.from_discarder for m in melds for it in
-               (scorer.kong_items(m, jing, any_jing) if with_kongs else scorer.kong_bonuses(m, jing))):
+        if any(it.from_discarder for m in melds for it in scorer.kong_items(m, jing, any_jing, with_kongs)):
             continue
         for payer in snap.seats:
             if payer == holder:

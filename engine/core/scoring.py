@@ -510,7 +510,8 @@ class Scorer(Legality):
         if amount:
             ledger.transfers.append(Transfer(payer, payee, amount, part, rule, tuple(parts)))
 
-    def kong_items(self, meld: MeldTiles, jing: set[int], any_jing: set[int] | None = None) -> list[KongItem]:
+    def kong_items(self, meld: MeldTiles, jing: set[int], any_jing: set[int] | None = None,
+                   with_kongs: bool = True) -> list[KongItem]:
         """What one kong earns from each other seat in a settlement ``with kongs`` (RULES.md §2
         Kongs, 杠精): one :class:`KongItem` per item — the 精-kong bonus when its four tiles are
         one of the ``jing`` kinds (for a bonus ``of any indicator``, one of ``any_jing``: the
@@ -519,7 +520,10 @@ class Scorer(Legality):
         :meth:`kong_bonuses`), and the kong points (concealed, added or exposed) unless a bonus
         replaces them (one of another indicator too). A bonus ``exposed from discarder`` on a
         kong made on a discard is marked ``from_discarder``: that seat pays it for every payer.
-        Not a kong: no items."""
+        Not a kong: no items. ``with_kongs`` False: the settlement of an indicator that does not
+        settle with kongs, where a kong earns only its bonuses ``of each indicator``."""
+        if not with_kongs:
+            return self.kong_bonuses(meld, jing)
         if meld.meld_kind != "kong":
             return []
         bonus_rules = self.rs.jing_rules("kong_bonus")
@@ -548,10 +552,9 @@ class Scorer(Legality):
         discarder pays for all (``from_discarder``); each :meth:`settled` (scopes ``jing`` and
         ``kongs``) with the transfer's facts, as :meth:`settle_indicator` pays them (RULES.md §2
         Kongs)."""
-        items = self.kong_items(meld, jing, any_jing) if with_kongs else self.kong_bonuses(meld, jing)
         return sum(self.transfer_paid(("jing", "kongs"), item.amount, floor=floor, payer_is_dealer=payer_is_dealer,
                                       collector_is_dealer=collector_is_dealer, drawn=drawn)
-                   for item in items if not item.from_discarder)
+                   for item in self.kong_items(meld, jing, any_jing, with_kongs) if not item.from_discarder)
 
     def hand_jing_kinds(self, indicators: Mapping[str, int]) -> set[int]:
         """The 正/副精 kinds of every indicator of this hand that ``indicators`` (name → tile)
@@ -582,7 +585,7 @@ class Scorer(Legality):
         payers = len(snap.seats) - 1
         for s in snap.seats:
             for m in snap.hands.get(s, SeatHand()).melds:
-                for item in self.kong_items(m, jing, any_jing) if with_kongs else self.kong_bonuses(m, jing):
+                for item in self.kong_items(m, jing, any_jing, with_kongs):
                     if item.rule in bonus:
                         ledger.fired.append(bonus[item.rule])
                     trail = f"{item.rule} {self.tiles.format(list(m.tiles))} {item.amount}"
@@ -721,14 +724,15 @@ class Scorer(Legality):
         return out if out.transfers else None
 
     # ---- whole hand -----------------------------------------------------------------------------------
-    def settle_snapshot(self, snap: Snapshot) -> tuple[dict[str, Ledger], list[tuple[str, Ledger]], WinScore | None]:
+    def settle_snapshot(self, snap: Snapshot, stopper: str | None = None
+                        ) -> tuple[dict[str, Ledger], list[tuple[str, Ledger]], WinScore | None]:
         """A snapshot scored on its own (``mjrules score``, a scenario): every part by name —
         :meth:`settle_end_parts`, and the indicators settled after the deal settled on these
         same hands (those the snapshot gives a tile for, and those it makes:
         :meth:`made_indicators`) — with the end parts apart (their sum is the hand's total) and
-        the win; with a cap ``on net``, its :meth:`net_cap` over all of them, as an end part. Raises
-        as :meth:`settle_end_parts` does."""
-        end_parts, win = self.settle_end_parts(snap)
+        the win; with a cap ``on net``, its :meth:`net_cap` over all of them, as an end part.
+        ``stopper``: as :meth:`settle_end_parts` takes it. Raises as :meth:`settle_end_parts` does."""
+        end_parts, win = self.settle_end_parts(snap, stopper)
         parts = dict(end_parts)
         for part, _, lg in self.after_deal_parts(snap):
             parts[part] = lg
@@ -761,10 +765,11 @@ class Scorer(Legality):
                 out.append((name, None, self._settle_indicator(snap, name, None)))
         return out
 
-    def settle_end_parts(self, snap: Snapshot) -> tuple[list[tuple[str, Ledger]], WinScore | None]:
+    def settle_end_parts(self, snap: Snapshot, stopper: str | None = None) -> tuple[list[tuple[str, Ledger]], WinScore | None]:
         """Everything settled at the end of the hand, part by part: ``hand`` (the win, or the
         荒庄 payment), on a win each ``… each per discarded`` rule (:meth:`discard_bonus`), then every indicator declared ``settle at end`` that the snapshot gives a
-        tile for — each its own ledger, even when nobody pays."""
+        tile for — each its own ledger, even when nobody pays — and, when ``stopper`` (the seat
+        that stopped an indicator's flips) owes it, :meth:`stop_penalty` (part ``stop_penalty``)."""
         win = self.score_win(snap) if snap.win else None
         parts = [("hand", win.ledger if win else self.settle_exhaustive(snap))]
         if win:
@@ -775,5 +780,8 @@ class Scorer(Legality):
                           for tile_name, kind in self.made_indicators(snap, name).items()]
             elif ind.settle == "at_end" and name in snap.indicators:  # (melds checked by the hand's part)
                 parts.append((name, self._settle_indicator(snap, name, None)))
+        penalty = self.stop_penalty(stopper, snap.win.seat if snap.win else None, snap.seats)
+        if penalty:
+            parts.append(("stop_penalty", penalty))
         return parts, win
 

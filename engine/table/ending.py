@@ -16,10 +16,7 @@ def close_hand(scorer: Scorer, snap: Snapshot, stopper: str | None, follow_first
     parts settled before (``parts``, not changed), the seat that stopped the flips (None: none),
     and whether a 抄庄 was settled. Raises as :meth:`Scorer.settle_end_parts` does."""
     win = snap.win
-    end, ws = scorer.settle_end_parts(snap)
-    penalty = scorer.stop_penalty(stopper, win.seat if win else None, snap.seats)
-    if penalty:
-        end.append(("stop_penalty", penalty))
+    end, ws = scorer.settle_end_parts(snap, stopper)
     kept = list(parts)
     if follow_first and not scorer.follow_first_stands(win is not None):
         follow_first = False  # a 抄庄 that only a won hand pays: void on a drawn hand

@@ -319,7 +319,8 @@ def _run_case(scorer: Scorer, file: str, name: str, snap: Snapshot, expect: dict
         return res
     fired: list[str] = []
     try:
-        settled, end_parts, win = scorer.settle_snapshot(snap)  # after-deal indicators settled here too
+        # after-deal indicators settled here too; 发电: the seat that stopped the flips pays unless it won
+        settled, end_parts, win = scorer.settle_snapshot(snap, case.get("stopped"))
         if win:
             r = win.reading
             res.explanation.append(f"reading: {r.pattern}, wilds {r.wilds}" + (", 精钓" if r.jing_wait else ""))
@@ -333,12 +334,6 @@ def _run_case(scorer: Scorer, file: str, name: str, snap: Snapshot, expect: dict
         for part_name, lg in settled.items():  # NAME@TILE: an indicator made of the hands' tiles
             if TILE_MARK in part_name:
                 parts[f"settlements.{part_name}"] = lg
-        stopped = case.get("stopped")
-        if stopped is not None:  # 发电: the seat that stopped the flips pays unless it won
-            penalty = scorer.stop_penalty(stopped, snap.win.seat if snap.win else None, seats)
-            if penalty is not None:
-                end_parts = [*end_parts, ("stop_penalty", penalty)]
-                parts["stop_penalty"] = penalty
         total = Ledger.joined(lg for _, lg in end_parts)
     except IllegalAction as exc:
         res.passed = False
