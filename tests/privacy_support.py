@@ -95,7 +95,7 @@ def truth_of(game: Any) -> Truth:
             else:
                 tile = game.indicators.get(name) if name in shown else None
             if tile is not None:
-                out.update(code(k) for k in game.scorer.jing_kinds(tile) if k is not None)
+                out.update(code(k) for k in game.scorer.rules.jing_kinds(tile) if k is not None)
         return frozenset(out)
 
     claimed = game.robbed or game.last_discard if game.phase in ("claim", "rob") else None

@@ -45,7 +45,7 @@ def test_a_flip_is_settled_at_once_and_asks_the_seats_it_meets_the_condition_for
     assert [p for _, p, _ in g.parts] == [f"upper@{k}" for k in range(1, len(flips) + 1)]
     tile = g.tiles.parse_one(flips[-1]["tile"])
     order = g.seats[g.seats.index(g.dealer):] + g.seats[:g.seats.index(g.dealer)]
-    n = {s: g.scorer.jing_count(g.hands[s].concealed, tile, g.tiles.successor(tile)) for s in order}
+    n = {s: g.scorer.jing.count(g.hands[s].concealed, tile, g.tiles.successor(tile)) for s in order}
     asked = [s for s in order if n[s] >= 3]  # nanchang: 正 2, 副 1
     assert asked and g.current == asked[0] and g.to_act() == [asked[0]]
     assert [a.text(g.scorer) for a in g.legal_actions(g.current)] == [f"{g.current} stop", f"{g.current} pass"]

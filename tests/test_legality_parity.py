@@ -32,7 +32,7 @@ def scorer_verdict(scorer: Scorer, game: Game, seat: str, tile: int, by: str, fr
         hands[seat] = SeatHand(rest, hands[seat].melds)
     info = game.wins.info(seat, tile, by, frm)
     try:
-        game.scorer.check_win_hand(Snapshot(game.seats, game.dealer, game.floor, dict(game.indicators), hands, info))
+        game.scorer.legal.check_win_hand(Snapshot(game.seats, game.dealer, game.floor, dict(game.indicators), hands, info))
     except IllegalAction as exc:
         return exc.message
     return None

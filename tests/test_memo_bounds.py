@@ -112,19 +112,17 @@ def test_the_scorers_memos_are_bounded_and_change_no_amount():
     lowered to 3, so that entries are dropped and computed again all the time, every amount and
     trail is what a scorer that computes every call gives, neither memo grows past the limit,
     and a caller changing the trail it got changes nothing kept."""
-    roomy = Scorer(RS)
-    roomy.MEMO_LIMIT = 0  # the reference: it keeps only the last entry, and no key comes twice in a row
-    sc = Scorer(RS)
-    sc.MEMO_LIMIT = 3
+    roomy = Scorer(RS, memo_limit=0)  # the reference: it keeps only the last entry, and no key comes twice in a row
+    sc = Scorer(RS, memo_limit=3)
     calls = [(n, sole, floor, dealer) for n in range(12) for sole in (False, True) for floor in (1, 2, 3)
              for dealer in (False, True)]
     random.Random(5).shuffle(calls)  # keys alike but for one fact come near each other
     for n, sole, floor, dealer in calls * 2:  # the second time the small memos hold some keys, not others
-        assert sc.jing_score(n, sole, floor) == roomy.jing_score(n, sole, floor)
-        env = sc.transfer_env(floor, dealer, not dealer)
-        got = sc.settled("jing", n, env, ["before"])
-        assert got == roomy.settled("jing", n, env, ["before"]) and got[1][0] == "before"
+        assert sc.jing.score(n, sole, floor) == roomy.jing.score(n, sole, floor)
+        env = sc.caps.env(floor, dealer, not dealer)
+        got = sc.caps.settled("jing", n, env, ["before"])
+        assert got == roomy.caps.settled("jing", n, env, ["before"]) and got[1][0] == "before"
         got[1].append("changed by the caller")
-        assert "changed by the caller" not in sc.settled("jing", n, env, [])[1]
+        assert "changed by the caller" not in sc.caps.settled("jing", n, env, [])[1]
         assert all(n <= 3 for n in sc.memo_sizes().values()), sc.memo_sizes()
-    assert sc.jing_score(5, True, 1).score > sc.jing_score(5, False, 1).score  # 霸王 (nanchang)
+    assert sc.jing.score(5, True, 1).score > sc.jing.score(5, False, 1).score  # 霸王 (nanchang)

@@ -76,7 +76,7 @@ def test_bots_pick_the_kind_their_hand_counts_most(rs):
     g = Game(rs, 2)
     seat = g.current
     pick = BOTS["greedy"](0)(g, seat)
-    counts = {k: g.scorer.jing_count(g.hands[seat].concealed, *g.scorer.jing_kinds(k)) for k in range(len(g.tiles))}
+    counts = {k: g.scorer.jing.count(g.hands[seat].concealed, *g.scorer.rules.jing_kinds(k)) for k in range(len(g.tiles))}
     assert pick.kind == "pick" and counts[pick.tile] == max(counts.values())
     assert BOTS["value"](0)(g, seat).tile in {k for k, n in counts.items() if n == max(counts.values())}
 
@@ -119,7 +119,7 @@ def test_scenario_picks_are_checked(rs):
     win = {"seat": "S", "tile": "1s", "by": "discard", "from": "W"}
     snap = build_snapshot(sc, hands=hands, win=win, picks={"E": "9s", "S": "东"})
     assert snap.indicators["upper"] == sc.tiles.parse_one("东") and snap.picks["E"] == sc.tiles.parse_one("9s")
-    assert sc.wild_kinds(snap, "E") == frozenset(sc.tiles.parse("9s1s"))
+    assert sc.rules.wild_kinds(snap, "E") == frozenset(sc.tiles.parse("9s1s"))
     for picks, jing, message in [({"E": "东"}, None, "the winner S has no pick"),
                                  ({"X": "东"}, None, "no seat 'X'"),
                                  ({"S": "东"}, "3m", "give the picks, not its tile")]:
@@ -161,7 +161,7 @@ def test_the_web_table_offers_the_pick_and_marks_the_seats_own_jing():
     from engine.table.view import view_of
 
     code = s.game.tiles.code
-    main, nxt = s.game.scorer.jing_kinds(s.game.picked.chosen["S"])  # S's view marks S's own pick
+    main, nxt = s.game.scorer.rules.jing_kinds(s.game.picked.chosen["S"])  # S's view marks S's own pick
     south = view_of(s.game, "S")["jing"]
     assert south[code(main)] == "正精" and (nxt is None or south[code(nxt)] == "副精")
     assert view_of(s.game, None)["jing"] == {}  # a spectator sees nobody's pick

@@ -88,7 +88,7 @@ def test_without_the_policy_the_last_discard_can_be_claimed(tmp_path, name):
 @pytest.mark.parametrize("n, score", [(5, 10), (10, 70), (11, 77), (12, 84), (4, 4)])
 def test_jian_chongguan_stays_at_x7_past_10(n, score):
     scorer = Scorer(compile_ruleset(str(RULES / "jian.rules")))
-    assert scorer.jing_score(n, False, 1).score == score  # 计分公式 2: 12X7
+    assert scorer.jing.score(n, False, 1).score == score  # 计分公式 2: 12X7
 
 
 def _ledger(nets: dict[str, int]):
@@ -108,7 +108,7 @@ def _capped(tmp_path, nets: dict[str, int], text: str = "factor 封顶 = at most
     scorer = Scorer(compile_ruleset(str(f)))
     seats = list(nets)
     lg = _ledger(nets)
-    cap = scorer.net_cap(seats, [lg])
+    cap = scorer.caps.net_cap(seats, [lg])
     out = lg.net(seats)
     if cap is not None:
         assert {t.part for t in cap.transfers} == {scorer.NET_CAP_PART}
@@ -150,7 +150,7 @@ def test_a_factor_on_follow_multiplies_the_follow_payment(tmp_path):
     f = tmp_path / "c.rules"
     f.write_text("extends nanchang\nfactor 基本分 = 3 on follow\n", encoding="utf-8")
     scorer = Scorer(compile_ruleset(str(f)))
-    lg = scorer.follow_first([("E", 30), ("S", 30), ("W", 30), ("N", 30)], ["E", "S", "W", "N"], "E")
+    lg = scorer.flow.follow_first([("E", 30), ("S", 30), ("W", 30), ("N", 30)], ["E", "S", "W", "N"], "E")
     assert lg is not None and lg.net(["E", "S", "W", "N"]) == {"E": -45, "S": 15, "W": 15, "N": 15}
 
 

@@ -82,8 +82,8 @@ def test_drawn_belongs_to_settlements_only(tmp_path):
 def test_a_follow_factor_multiplies_the_follow_payment(tmp_path):
     s = Scorer(compile_text(tmp_path, "factor 楼 = floor on follow when floor >= 2\n"))
     first = [(seat, 30) for seat in SEATS]  # all four discard one tile kind
-    assert s.follow_first(first, SEATS, "E").net(SEATS) == {"E": -15, "S": 5, "W": 5, "N": 5}
-    assert s.follow_first(first, SEATS, "E", 3).net(SEATS) == {"E": -45, "S": 15, "W": 15, "N": 15}
+    assert s.flow.follow_first(first, SEATS, "E").net(SEATS) == {"E": -15, "S": 5, "W": 5, "N": 5}
+    assert s.flow.follow_first(first, SEATS, "E", 3).net(SEATS) == {"E": -45, "S": 15, "W": 15, "N": 15}
 
 
 def test_fixed_by_payment_is_paid_only_by_the_seats_the_payment_covers(tmp_path):

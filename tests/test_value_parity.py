@@ -72,14 +72,14 @@ def holdings(rs, scorer: Scorer, snap: Snapshot, name: str) -> dict[str, tuple[i
     """Each seat's (n, sole holder) for indicator ``name``, counted here from the tiles: concealed,
     melds and the winning tile count in n; kongs do not make a holder (RULES.md §2) unless the
     ruleset says `count kongs`."""
-    main, nxt = scorer.jing_kinds(snap.indicators[name])
+    main, nxt = scorer.rules.jing_kinds(snap.indicators[name])
     jing = {main, nxt} - {None}
     counted, outside = {}, {}
     for s in snap.seats:
         h = snap.hands[s]
         tiles = list(h.concealed) + ([snap.win.tile] if snap.win and snap.win.seat == s else [])
         thrown = [t for t in snap.discards.get(s, ()) if t in jing] if rs.jing_rules("discarded") else []
-        counted[s] = scorer.jing_count(tiles + [t for m in h.melds for t in m.tiles] + thrown, main, nxt)
+        counted[s] = scorer.jing.count(tiles + [t for m in h.melds for t in m.tiles] + thrown, main, nxt)
         kongs_hold = bool(rs.jing_rules("kongs_hold"))
         not_kongs = tiles + thrown + [t for m in h.melds if kongs_hold or m.meld_kind != "kong" for t in m.tiles]
         outside[s] = any(t in jing for t in not_kongs)
@@ -92,19 +92,19 @@ def kong_parity(rs, scorer: Scorer, snap: Snapshot, name: str, ledger, with_kong
     ``with kongs``, or another: its bonuses ``of each indicator``) are Scorer.kong_paid of its
     melds (the figure the value model prices a kong at); a seat with an item its discarder pays
     for all is left out. Returns the (payer, holder) pairs checked."""
-    jing = {k for k in scorer.jing_kinds(snap.indicators[name]) if k is not None}
-    any_jing = scorer.hand_jing_kinds(snap.indicators)
+    jing = {k for k in scorer.rules.jing_kinds(snap.indicators[name]) if k is not None}
+    any_jing = scorer.kongs.hand_kinds(snap.indicators)
     rules = {f"jing.{r.name}" for r in [*rs.jing_rules("kong"), *rs.jing_rules("kong_bonus")]}
     checked = 0
     for holder in snap.seats:
         melds = snap.hands[holder].melds
-        if any(it.from_discarder for m in melds for it in scorer.kong_items(m, jing, any_jing, with_kongs)):
+        if any(it.from_discarder for m in melds for it in scorer.kongs.items(m, jing, any_jing, with_kongs)):
             continue
         for payer in snap.seats:
             if payer == holder:
                 continue
             paid = sum(t.amount for t in ledger.transfers if t.payer == payer and t.payee == holder and t.rule in rules)
-            want = sum(scorer.kong_paid(m, jing, any_jing, floor=snap.floor, payer_is_dealer=payer == snap.dealer,
+            want = sum(scorer.kongs.paid(m, jing, any_jing, floor=snap.floor, payer_is_dealer=payer == snap.dealer,
                                         collector_is_dealer=holder == snap.dealer, drawn=snap.win is None,
                                         with_kongs=with_kongs) for m in melds)
             assert paid == want, (name, holder, payer, melds)
@@ -123,11 +123,11 @@ def parity(rs, seed: int, hands: int = HANDS) -> tuple[int, int]:
     for snap in snaps:
         if snap.win is not None:
             ws = scorer.score_win(snap)
-            roles, sit = Roles.of(snap), scorer.situation(snap)
+            roles, sit = Roles.of(snap), scorer.rules.situation(snap)
             for reading, gain in ws.alternatives:
                 # the model's own route (its facts from the reading, seating, floor and situation)
                 env = model.facts(reading, roles, snap.floor, sit)
-                assert env == scorer.win_facts(snap, reading)
+                assert env == scorer.rules.win_facts(snap, reading)
                 assert model.pays(env, reading, roles) == gain, (reading, env)
                 readings += 1
         for name, ind in rs.indicators.items():
@@ -141,7 +141,7 @@ def parity(rs, seed: int, hands: int = HANDS) -> tuple[int, int]:
                 for t in ledger.transfers:
                     if t.rule.endswith(".liability"):
                         n, sole = held[t.payee]
-                        assert t.amount == scorer.liable_paid(n, sole=sole, floor=snap.floor, payer_is_dealer=t.payer == snap.dealer,
+                        assert t.amount == scorer.liability.paid(n, sole=sole, floor=snap.floor, payer_is_dealer=t.payer == snap.dealer,
                                                               collector_is_dealer=t.payee == snap.dealer), (name, t)
                         liable_checked += 1
                 continue
@@ -188,11 +188,11 @@ def test_overlord_bonus_is_seen_by_the_value_model():
     3 + 10 = 13 from each payer — in the scorer and in the value model alike; ×2 gives 6."""
     path = str(ROOT / "docs" / "house-rules" / "overlord-bonus.rules")
     bonus = Scorer(compile_ruleset(path, {"霸王": "精+10"}))
-    assert bonus.jing_score(3, True, 1).score == 13
+    assert bonus.jing.score(3, True, 1).score == 13
     assert ValueModel(bonus).jing_score(3, True) == 13
     assert ValueModel(bonus).jing_score(3, False) == 3
     double = Scorer(compile_ruleset(path, {"霸王": "精x2"}))
-    assert ValueModel(double).jing_score(3, True) == double.jing_score(3, True, 1).score == 6
+    assert ValueModel(double).jing_score(3, True) == double.jing.score(3, True, 1).score == 6
 
 
 def test_the_model_values_a_pattern_by_the_house_files_fans(tmp_path):
@@ -230,7 +230,7 @@ def test_the_models_typical_facts_are_the_scorers_facts():
     reading = scorer.score_win(snap).reading
     model = ValueModel(scorer)
     typical = model.facts(Reading(reading.pattern, 1, False), model.roles(False, None))
-    assert set(typical) == set(scorer.win_facts(snap, reading))
+    assert set(typical) == set(scorer.rules.win_facts(snap, reading))
 
 
 def test_the_models_liability_is_what_the_liable_discarder_pays(tmp_path):
@@ -238,15 +238,15 @@ def test_the_models_liability_is_what_the_liable_discarder_pays(tmp_path):
     liable discarder pay at 冲关's threshold — the holder's score for all three payers, then the
     jing factors of the settlement (a house ×2 on 精 doubles it; the model once left it out)."""
     base = Scorer(compile_ruleset("nanchang"))
-    n = base.liability_threshold("冲关", 1, 64)
-    assert n is not None and base.liability_fires("冲关", n, 1) and not base.liability_fires("冲关", n - 1, 1)
-    assert ValueModel(base).liability == base.jing_score(n, False, 1).score * 3 > 0
+    n = base.liability.threshold("冲关", 1, 64)
+    assert n is not None and base.liability.fires("冲关", n, 1) and not base.liability.fires("冲关", n - 1, 1)
+    assert ValueModel(base).liability == base.jing.score(n, False, 1).score * 3 > 0
     f = tmp_path / "double.rules"
     f.write_text("ruleset double\nextends nanchang\nfactor 精翻 = 2 on jing\n", encoding="utf-8")
     doubled = Scorer(compile_ruleset(str(f)))
-    assert doubled.liable_paid(n, **NOBODY_DEALS) == 2 * base.liable_paid(n, **NOBODY_DEALS)
+    assert doubled.liability.paid(n, **NOBODY_DEALS) == 2 * base.liability.paid(n, **NOBODY_DEALS)
     assert ValueModel(doubled).liability == 2 * ValueModel(base).liability
-    assert base.liability_threshold("no such rule", 1, 64) is None
+    assert base.liability.threshold("no such rule", 1, 64) is None
 
 
 @pytest.mark.parametrize("hands", [
@@ -273,5 +273,5 @@ def test_a_liable_claim_pays_what_liable_paid_says(hands):
     assert liable
     for t in liable:
         n, sole = held[t.payee]
-        assert t.amount == scorer.liable_paid(n, sole=sole, floor=snap.floor, payer_is_dealer=t.payer == snap.dealer,
+        assert t.amount == scorer.liability.paid(n, sole=sole, floor=snap.floor, payer_is_dealer=t.payer == snap.dealer,
                                            collector_is_dealer=t.payee == snap.dealer) > 0

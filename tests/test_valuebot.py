@@ -284,9 +284,9 @@ def test_jing_of_is_the_scorers_count_per_kind():
     m = ValueModel(sc)
     name = m.end_indicators[0]
     tile = sc.tiles.parse_one("5m")
-    main, nxt = sc.jing_kinds(tile)
+    main, nxt = sc.rules.jing_kinds(tile)
     got = m.jing_of({name: tile})
-    assert dict(got) == {k: sc.jing_count([k], main, nxt) for k in (main, nxt) if k is not None}
+    assert dict(got) == {k: sc.jing.count([k], main, nxt) for k in (main, nxt) if k is not None}
     assert set(got) == {main, nxt} and all(v > 0 for v in got.values())
     assert m.jing_of({name: tile}) is got
     assert dict(m.jing_of({})) == {}

@@ -146,7 +146,7 @@ def print_score(scorer: Scorer, snap: Snapshot, parts: dict[str, Ledger], nets: 
     rs = scorer.rs
     out.print(f"ruleset {rs.name}" + (f" — {rs.label}" if rs.label else ""), markup=False)
     for name, k in snap.indicators.items():
-        main, nxt = scorer.jing_kinds(k)
+        main, nxt = scorer.rules.jing_kinds(k)
         label = rs.indicators[indicator_of(name)].label or name
         out.print(f"{label} ({name}): 正精 {scorer.tiles.code(main)}, 副精 {scorer.tiles.code(nxt) if nxt is not None else '-'}",
                   markup=False)

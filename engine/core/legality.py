@@ -12,8 +12,13 @@ from engine.lang.expr import Env
 from engine.lang.ruleset import Fan
 
 
-class Legality(RuleReader):
-    """The checks a snapshot passes before it is scored; each raises naming what is wrong."""
+class Legality:
+    """The checks a snapshot passes before it is scored; each raises naming what is wrong.
+    ``rules``: the ruleset's :class:`RuleReader`."""
+
+    def __init__(self, rules: RuleReader):
+        self.rules = rules
+        self.rs = rules.rs
 
     def flow_text(self, policy_name: str) -> str:
         """``flow 精钓点炮 = jing_wait_discard(win: forbid)``: the declaration that chose a policy."""
@@ -43,24 +48,24 @@ class Legality(RuleReader):
                                     hint="seats: " + " ".join(snap.seats))
             for m in hand.melds:
                 self._check_meld(snap, seat, m)
-            if all(p is not None and p.values and isinstance(p.values[0], int) for p in extra) and self.hands.set_size:
-                limit = self.table_int("hand")
+            if all(p is not None and p.values and isinstance(p.values[0], int) for p in extra) and self.rules.hands.set_size:
+                limit = self.rules.table_int("hand")
                 if snap.win is None and seat == snap.dealer:
-                    limit = self.complete_hand
+                    limit = self.rules.complete_hand
                 if snap.win is not None and seat == snap.win.seat:
                     continue  # the winner's hand is checked exactly (check_win_hand)
-                n = len(hand.concealed) + self.hands.set_size * len(hand.melds)
+                n = len(hand.concealed) + self.rules.hands.set_size * len(hand.melds)
                 if n > limit:
-                    raise ImpossibleState(f"seat {seat} holds {n} tiles counting each meld as {self.hands.set_size} "
-                                        f"({self.tiles.format(hand.concealed)} + {len(hand.melds)} meld(s)); "
+                    raise ImpossibleState(f"seat {seat} holds {n} tiles counting each meld as {self.rules.hands.set_size} "
+                                        f"({self.rules.tiles.format(hand.concealed)} + {len(hand.melds)} meld(s)); "
                                         f"it can hold at most {limit}")
 
     def _check_meld(self, snap: Snapshot, seat: str, m: MeldTiles) -> None:
-        fmt = self.tiles.format
+        fmt = self.rules.tiles.format
         what = f"seat {seat}'s {m.meld_kind} {fmt(list(m.tiles))}"
         if m.meld_kind not in CLAIM_KINDS:
             raise ImpossibleState(f"{what}: a declared meld is a {', '.join(CLAIM_KINDS)}")
-        if self.hands.meld_name(m) is None:
+        if self.rules.hands.meld_name(m) is None:
             raise ImpossibleState(f"{what} is not a meld of ruleset {self.rs.name}", hint="melds: " + ", ".join(
                 f"{x.name} ({x.meld_kind})" for x in self.rs.melds.values() if x.meld_kind in CLAIM_KINDS))
         if m.concealed and (m.meld_kind != "kong" or m.added or m.from_seat is not None):
@@ -76,7 +81,7 @@ class Legality(RuleReader):
             if m.from_seat == seat:
                 raise ImpossibleState(f"{what} is claimed from {seat} itself: a seat cannot claim its own discard")
         if m.claimed is not None and m.claimed not in m.tiles:
-            raise ImpossibleState(f"{what}: the claimed tile {self.tiles.code(m.claimed)} is not in the meld")
+            raise ImpossibleState(f"{what}: the claimed tile {self.rules.tiles.code(m.claimed)} is not in the meld")
         if m.meld_kind == "chow":
             chow = FLOW.policy(self.rs, "chow")
             if chow is None:
@@ -111,7 +116,7 @@ class Legality(RuleReader):
         if w.from_seat == w.seat:
             raise ImpossibleState(f"seat {w.seat} cannot win on its own discard" if w.by == "discard"
                                 else f"seat {w.seat} cannot rob its own kong")
-        tile = self.tiles.code(w.tile)
+        tile = self.rules.tiles.code(w.tile)
         hands = snap.hands
         if w.by == "kong_draw" and not any(m.meld_kind == "kong" for m in hands.get(w.seat, SeatHand()).melds):
             raise ImpossibleState(f"seat {w.seat} wins on a kong replacement (kong_draw) but has declared no kong")
@@ -156,7 +161,7 @@ class Legality(RuleReader):
             if jw is not None and jw["win"][0] == "forbid" and not (w.first_turn and jw["first_turn"][0] == "allow"):
                 if readings is None:
                     h = snap.hands.get(w.seat, SeatHand())
-                    readings = self.hands.readings(h.concealed + [w.tile], h.melds, self.wild_kinds(snap), w.tile,
+                    readings = self.rules.hands.readings(h.concealed + [w.tile], h.melds, self.rules.wild_kinds(snap), w.tile,
                                                    win_tile_natural=True)
                 if any(r.jing_wait for r in readings):
                     raise IllegalAction(f"seat {w.seat}'s hand is in 精钓 (a lone 精 waits on any tile), and this "
@@ -168,7 +173,7 @@ class Legality(RuleReader):
         if any(f.no_win for f in self.rs.fans.values()):
             if readings is None:
                 h = snap.hands.get(w.seat, SeatHand())
-                readings = self.hands.readings(h.concealed + [w.tile], h.melds, self.wild_kinds(snap), w.tile,
+                readings = self.rules.hands.readings(h.concealed + [w.tile], h.melds, self.rules.wild_kinds(snap), w.tile,
                                                win_tile_natural=w.by in ("discard", "rob_kong"))
             if readings and not self.allowed_readings(snap, readings):
                 names = sorted({f.name for r in readings for f in self._no_win_fans(snap, r)})
@@ -179,12 +184,12 @@ class Legality(RuleReader):
                 raise refused
 
     def _no_win_fans(self, snap: Snapshot, reading: Reading) -> list[Fan]:
-        return self.refusals(self.win_facts(snap, reading), reading)
+        return self.refusals(self.rules.win_facts(snap, reading), reading)
 
     def refusals(self, env: Env, reading: Reading) -> list[Fan]:
         """The ``no win`` fans that fire on ``reading`` with the win facts ``env``: a reading
         with any may not win (RULES.md §1 Winning hands; house rules such as 无平胡)."""
-        return [f for f in self.rs.fans.values() if f.no_win and self.eval(f.when, env, reading)]
+        return [f for f in self.rs.fans.values() if f.no_win and self.rules.eval(f.when, env, reading)]
 
     def allowed_readings(self, snap: Snapshot, readings: list[Reading]) -> list[Reading]:
         """The readings on which no ``no win`` fan fires (all of them when the ruleset has none)."""
@@ -204,11 +209,11 @@ class Legality(RuleReader):
         self.check_melds(snap)
         hand = snap.hands.get(w.seat, SeatHand())
         concealed = hand.concealed + [w.tile]
-        check_hand_size(self.tiles, concealed, hand.melds, self.complete_hand, self.hands.set_size,
+        check_hand_size(self.rules.tiles, concealed, hand.melds, self.rules.complete_hand, self.rules.hands.set_size,
                         f"winner {w.seat}")
-        readings = self.hands.readings(concealed, hand.melds, self.wild_kinds(snap), w.tile,
+        readings = self.rules.hands.readings(concealed, hand.melds, self.rules.wild_kinds(snap), w.tile,
                                        win_tile_natural=w.by in ("discard", "rob_kong"))
         if not readings:
-            raise IllegalAction(f"seat {w.seat} has no winning hand: " + self.hands.why_not(concealed, hand.melds))
+            raise IllegalAction(f"seat {w.seat} has no winning hand: " + self.rules.hands.why_not(concealed, hand.melds))
         self.check_win_allowed(snap, readings)
         return self.allowed_readings(snap, readings)

@@ -1,7 +1,7 @@
 """What the rules say about a table state, before any money moves: the ruleset's parameters,
 the 精 kinds of an indicator, the facts of a win (engine/lang/facts.py), the fans that fire and
-the factors in force. :class:`~engine.core.legality.Legality` and
-:class:`~engine.core.scoring.Scorer` build on it."""
+the factors in force. Every part of :class:`~engine.core.scoring.Scorer` (and
+:class:`~engine.core.legality.Legality`) holds one and reads the rules through it."""
 from __future__ import annotations
 
 from engine.core.hands import HandEvaluator, Reading

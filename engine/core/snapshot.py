@@ -208,7 +208,7 @@ def build_snapshot(scorer: Scorer, *, hands: Mapping[str, object], jing: str | N
     if w is not None:
         h = parsed[w.seat]
         try:
-            check_hand_size(scorer.tiles, h.concealed + [w.tile], h.melds, scorer.complete_hand,
+            check_hand_size(scorer.tiles, h.concealed + [w.tile], h.melds, scorer.rules.complete_hand,
                             scorer.hands.set_size, f"winner {w.seat}")
         except IllegalAction as exc:  # here it is input to fix, not a move refused
             raise ScenarioError(exc.message, hint="the winner's concealed tiles exclude the winning tile") from None
@@ -221,7 +221,7 @@ def parse_picks(scorer: Scorer, picks: object, seats: list[str], indicators: dic
     indicator; with a win, the winner's pick becomes the indicator's tile in ``indicators``.
     Raises :class:`ScenarioError` (no such indicator, a seat unknown, the winner's pick missing,
     the indicator's tile given twice)."""
-    name = scorer.picked
+    name = scorer.rules.picked
     if name is None:
         raise ScenarioError("`picks` is given but no indicator of the ruleset is `picked by each seat`", at=("picks",))
     if not isinstance(picks, dict):

@@ -18,11 +18,11 @@ def close_hand(scorer: Scorer, snap: Snapshot, stopper: str | None, follow_first
     win = snap.win
     end, ws = scorer.settle_end_parts(snap, stopper)
     kept = list(parts)
-    if follow_first and not scorer.follow_first_stands(win is not None):
+    if follow_first and not scorer.flow.follow_first_stands(win is not None):
         follow_first = False  # a 抄庄 that only a won hand pays: void on a drawn hand
         kept = [p for p in kept if p[1] != "follow_first"]
     kept += [("end", name, lg) for name, lg in end]
-    capped = scorer.net_cap(snap.seats, [lg for _, _, lg in kept])
+    capped = scorer.caps.net_cap(snap.seats, [lg for _, _, lg in kept])
     if capped is not None:
         kept.append(("end", scorer.NET_CAP_PART, capped))
     return HandResult(win.seat if win else None, win, ws.reading.pattern if ws else None,

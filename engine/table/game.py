@@ -95,11 +95,11 @@ class Game:
         self.floor = floor
         self.seed = seed
         self.rng = random.Random(seed)
-        self.hand_size = s.table_int("hand")
-        self.dealer_extra = s.table_int("dealer_extra")
-        self.height = s.table_int("stack_height")
-        self.dead_tiles = s.table_int("dead_wall") * self.height
-        self.n_dice = s.table_int("dice")
+        self.hand_size = s.rules.table_int("hand")
+        self.dealer_extra = s.rules.table_int("dealer_extra")
+        self.height = s.rules.table_int("stack_height")
+        self.dead_tiles = s.rules.table_int("dead_wall") * self.height
+        self.n_dice = s.rules.table_int("dice")
         deal = self.rs.table.get("deal")
         self.deal_chunks = [int(v) for v in deal.values] if deal else [self.hand_size]
         self.policies = {name: FLOW.policy(self.rs, name) for name in FLOW.POLICIES}
@@ -130,7 +130,7 @@ class Game:
         self.parts: list[tuple[str, str, Ledger]] = []
         self.indicators: dict[str, int] = {}
         self.indicator_positions: dict[str, int] = {}
-        self.picked = None if s.picked is None else Picks(s.picked, self.seats, len(self.tiles))
+        self.picked = None if s.rules.picked is None else Picks(s.rules.picked, self.seats, len(self.tiles))
         flipped = next(((n, i.position) for n, i in self.rs.indicators.items() if i.position.type == "flips"), None)
         self.flips = None if flipped is None else Flips(flipped[0], int(flipped[1].count or 0), str(flipped[1].end),
                                                         tuple(range(self.n_dice, self.n_dice * DIE_FACES + 1)),
@@ -232,7 +232,7 @@ class Game:
             lg = self.scorer.settle_indicator(dealt, part, tile)
             self.parts.append(("after_deal", part, lg))
             self._log("settle", part=part, net=lg.net(self.seats))
-            fl.asking = self.scorer.flip_stoppers(dealt, fl.name, tile)
+            fl.asking = self.scorer.settlement.flip_stoppers(dealt, fl.name, tile)
             if fl.asking:
                 self.phase, self.current = FLIP, fl.asking[0]
                 return
@@ -688,7 +688,7 @@ class Game:
             return
         self.first_discards.append((seat, tile))
         if len(self.first_discards) == len(self.seats):
-            lg = self.scorer.follow_first(self.first_discards, self.seats, self.dealer, self.floor)
+            lg = self.scorer.flow.follow_first(self.first_discards, self.seats, self.dealer, self.floor)
             if lg is not None:
                 self.follow_first = True
                 self.parts.append(("during", "follow_first", lg))

@@ -44,10 +44,10 @@ class Picks:
     def wilds(scorer: Scorer, snap: Snapshot, seats: list[str]) -> tuple[frozenset[int], dict[str, frozenset[int]]]:
         """The wild kinds every seat shares and each seat's own: the same set object for every
         seat unless the snapshot holds picks (so a check by identity stays cheap)."""
-        shared = scorer.wild_kinds(snap)
+        shared = scorer.rules.wild_kinds(snap)
         if not snap.picks:
             return shared, dict.fromkeys(seats, shared)
-        return shared, {x: scorer.wild_kinds(snap, x) for x in seats}
+        return shared, {x: scorer.rules.wild_kinds(snap, x) for x in seats}
 
 
 def likely_pick(scorer: Scorer, shanten: Shanten, concealed: list[int], shared: frozenset[int]) -> int:
@@ -57,11 +57,11 @@ def likely_pick(scorer: Scorer, shanten: Shanten, concealed: list[int], shared: 
     with the kind's 正精 and 副精 as wilds besides ``shared`` (the other wild indicators'), then
     by the lowest kind."""
     held = set(concealed)
-    counted = {k: scorer.jing_count(concealed, *scorer.jing_kinds(k)) for k in range(len(scorer.tiles))
+    counted = {k: scorer.jing.count(concealed, *scorer.rules.jing_kinds(k)) for k in range(len(scorer.tiles))
                if k in held or scorer.tiles.successor(k) in held} or {0: 0}
     most = max(counted.values())
 
     def to_go(kind: int) -> int:
-        return shanten.of(concealed, 0, shared | {k for k in scorer.jing_kinds(kind) if k is not None})
+        return shanten.of(concealed, 0, shared | {k for k in scorer.rules.jing_kinds(kind) if k is not None})
 
     return min((k for k, n in counted.items() if n == most), key=lambda k: (to_go(k), k))

@@ -375,14 +375,14 @@ class ValueBot:
         jing: set[int] = set()
         for name in m.kong_indicators:
             if name in game.indicators:
-                jing |= {t for t in sc.jing_kinds(game.indicators[name]) if t is not None}
+                jing |= {t for t in sc.rules.jing_kinds(game.indicators[name]) if t is not None}
         meld = MeldTiles("kong", (tile,) * _size(game, "kong"), concealed=how == "concealed", added=how == "added")
-        any_jing = sc.hand_jing_kinds(game.indicators)
-        paid = sc.kong_paid(meld, jing, any_jing, floor=1, payer_is_dealer=False, collector_is_dealer=False)
+        any_jing = sc.kongs.hand_kinds(game.indicators)
+        paid = sc.kongs.paid(meld, jing, any_jing, floor=1, payer_is_dealer=False, collector_is_dealer=False)
         for name in m.other_indicators:
             if name in game.indicators:
-                own = {t for t in sc.jing_kinds(game.indicators[name]) if t is not None}
-                paid += sc.kong_paid(meld, own, any_jing, floor=1, payer_is_dealer=False, collector_is_dealer=False,
+                own = {t for t in sc.rules.jing_kinds(game.indicators[name]) if t is not None}
+                paid += sc.kongs.paid(meld, own, any_jing, floor=1, payer_is_dealer=False, collector_is_dealer=False,
                                      with_kongs=False)
         return paid * (len(game.seats) - 1)
 

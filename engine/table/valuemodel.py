@@ -78,9 +78,9 @@ class ValueModel:
                                  and not ind.hidden] if any(b.each_indicator for b in rs.jing_rules("kong_bonus")) else []
         self.liability = 0.0
         for lia in rs.jing_rules("liability"):  # what a liable claim costs at the formula's threshold
-            n = scorer.liability_threshold(lia.rule, 1, MAX_JING_COUNT)
+            n = scorer.liability.threshold(lia.rule, 1, MAX_JING_COUNT)
             if n is not None:
-                self.liability = max(self.liability, scorer.liable_paid(
+                self.liability = max(self.liability, scorer.liability.paid(
                     n, sole=False, floor=1, payer_is_dealer=False, collector_is_dealer=False))
 
     # ---- a win's value: the scorer's arithmetic on typical facts -------------------------------------
@@ -104,7 +104,7 @@ class ValueModel:
     def facts(self, reading: Reading, roles: Roles, floor: int = 1, sit: WinSituation | None = None) -> dict[str, int]:
         """The win facts of a win with ``reading``: :meth:`Scorer.facts_of` (the scorer's own,
         engine/core/reader.py) in the situation ``sit``, by default :meth:`typical`."""
-        return self.scorer.facts_of(reading, roles, floor, sit if sit is not None else self.typical(reading, roles))
+        return self.scorer.rules.facts_of(reading, roles, floor, sit if sit is not None else self.typical(reading, roles))
 
     def pays(self, env: Env, reading: Reading, roles: Roles) -> int:
         """子 the winner collects for ``reading`` with the win facts ``env``: what
@@ -115,10 +115,10 @@ class ValueModel:
     def _transfers(self, env: Env, reading: Reading, roles: Roles) -> list[Transfer] | None:
         """:meth:`Scorer.win_transfers` of the reading; None where a ``no win`` fan refuses it or
         no payment covers it."""
-        if self.scorer.refusals(env, reading):
+        if self.scorer.legal.refusals(env, reading):
             return None
         try:
-            return self.scorer.win_transfers(env, reading, roles)[0]
+            return self.scorer.payment.transfers(env, reading, roles)[0]
         except MjError:
             return None
 
@@ -156,7 +156,7 @@ class ValueModel:
     # ---- 精 ------------------------------------------------------------------------------------------
     def jing_pays(self, n: int, sole: bool, floor: int, payer_is_dealer: bool, collector_is_dealer: bool) -> int:
         """子 one payer pays a holder of count ``n`` in an end settlement: :meth:`Scorer.jing_paid`."""
-        return self.scorer.jing_paid(n, sole=sole, floor=floor, payer_is_dealer=payer_is_dealer,
+        return self.scorer.jing.paid(n, sole=sole, floor=floor, payer_is_dealer=payer_is_dealer,
                                      collector_is_dealer=collector_is_dealer)
 
     def jing_score(self, n: int, sole: bool) -> float:
@@ -204,9 +204,9 @@ class ValueModel:
             counts: dict[int, int] = {}
             for name in self.end_indicators:
                 if name in indicators:
-                    main, nxt = self.scorer.jing_kinds(indicators[name])
+                    main, nxt = self.scorer.rules.jing_kinds(indicators[name])
                     for k in {t for t in (main, nxt) if t is not None}:
-                        counts[k] = counts.get(k, 0) + self.scorer.jing_count([k], main, nxt)
+                        counts[k] = counts.get(k, 0) + self.scorer.jing.count([k], main, nxt)
             out = self.jing_memo[key] = MappingProxyType({k: v for k, v in counts.items() if v})
         return out
 

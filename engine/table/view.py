@@ -162,7 +162,7 @@ def _marks(game: Game, viewers: Iterable[str | None]) -> dict[str | None, dict[i
             tiles.insert(picked_at, own)
         marks: dict[int, str] = {}
         for tile in tiles:
-            main, nxt = game.scorer.jing_kinds(tile)
+            main, nxt = game.scorer.rules.jing_kinds(tile)
             marks.setdefault(main, MAIN)
             if nxt is not None:
                 marks.setdefault(nxt, NEXT)

@@ -122,7 +122,7 @@ class Wins:
         if hand is not None:
             hands[info.seat] = hand
         try:
-            g.scorer.check_win_allowed(g.score_snapshot(info, hands))
+            g.scorer.legal.check_win_allowed(g.score_snapshot(info, hands))
         except IllegalAction as exc:
             return exc
         return None

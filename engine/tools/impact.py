@@ -299,7 +299,7 @@ def rescore(g: Game, rs: Ruleset, scorer: Scorer, previous: dict[str, int]) -> R
     if _deal(y) != _deal(g):
         return Rescored(None, "deal differs", "this side deals other hands from the same wall", indicators)
     try:
-        follow = scorer.follow_first(g.first_discards, list(y.seats), y.dealer, y.floor)
+        follow = scorer.flow.follow_first(g.first_discards, list(y.seats), y.dealer, y.floor)
         hands = {s: SeatHand(list(h.concealed), list(h.melds)) for s, h in g.hands.items()}
         assert g.result is not None, "the hand is finished"
         win = g.result.win
@@ -311,7 +311,7 @@ def rescore(g: Game, rs: Ruleset, scorer: Scorer, previous: dict[str, int]) -> R
             indicators[y.picked.name] = picks[win.seat]
         snap = Snapshot(list(g.seats), g.dealer, g.floor, indicators, hands, win, discards, picks)
         end, ws = scorer.settle_end_parts(snap)
-        if not scorer.follow_first_stands(win is not None):
+        if not scorer.flow.follow_first_stands(win is not None):
             follow = None
     except ImpossibleState as exc:
         return Rescored(None, "impossible", exc.message, indicators)
@@ -320,7 +320,7 @@ def rescore(g: Game, rs: Ruleset, scorer: Scorer, previous: dict[str, int]) -> R
     except MjError as exc:
         return Rescored(None, "not settled", exc.message, indicators)
     parts = y.parts + ([("during", "follow_first", follow)] if follow else []) + [("end", name, lg) for name, lg in end]
-    capped = scorer.net_cap(list(g.seats), [lg for _, _, lg in parts])
+    capped = scorer.caps.net_cap(list(g.seats), [lg for _, _, lg in parts])
     if capped is not None:
         parts.append(("end", scorer.NET_CAP_PART, capped))
     reading, fans = (ws.reading.pattern, ws.fans) if ws else (None, [])

@@ -310,7 +310,7 @@ def _run_case(scorer: Scorer, file: str, name: str, snap: Snapshot, expect: dict
     seats = snap.seats
     if expect.get("win") is False:
         try:
-            scorer.check_win_hand(snap)
+            scorer.legal.check_win_hand(snap)
         except IllegalAction as exc:
             res.explanation.append(f"refused: {exc.message}")
             return res

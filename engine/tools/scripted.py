@@ -53,7 +53,7 @@ def build_game(scorer: Scorer, spec: dict[str, Any]) -> Game:
     dealer = str(spec.get("dealer", seats[0]))
     if dealer not in seats:
         raise ScenarioError(f"dealer {dealer!r} is not a seat", hint=f"seats: {' '.join(seats)}")
-    height = scorer.table_int("stack_height")
+    height = scorer.rules.table_int("stack_height")
     total = [k.index for k in scorer.tiles.kinds for _ in range(k.copies)]
     size = len(total)
     dice = [tuple(int(x) for x in r) for r in (spec.get("dice") or [])]
@@ -92,7 +92,7 @@ def build_game(scorer: Scorer, spec: dict[str, Any]) -> Game:
     if not isinstance(hands, dict):
         raise ScenarioError("game.hands is a mapping seat → dealt tiles")
     deal = rs.table.get("deal")
-    chunks = [int(v) for v in deal.values] if deal else [scorer.table_int("hand")]
+    chunks = [int(v) for v in deal.values] if deal else [scorer.rules.table_int("hand")]
     order = seats[seats.index(dealer):] + seats[:seats.index(dealer)]
     slots: dict[str, list[int]] = {s: [] for s in seats}
     pos = 0
@@ -101,7 +101,7 @@ def build_game(scorer: Scorer, spec: dict[str, Any]) -> Game:
             for _ in range(chunk):
                 slots[s].append(pos)
                 pos += 1
-    for _ in range(scorer.table_int("dealer_extra")):
+    for _ in range(scorer.rules.table_int("dealer_extra")):
         slots[dealer].append(pos)
         pos += 1
     for s, value in hands.items():
