@@ -32,11 +32,11 @@ def test_counts_follow_the_hands_and_offers_match_a_fresh_game():
             seat = g.to_act()[0]
             acts = g.legal_actions(seat)
             for s in g.seats:
-                assert g.tile_counts(s) == SC.tiles.counts(g.hands[s].concealed)
+                assert g.counts[s] == SC.tiles.counts(g.hands[s].concealed)
             assert g.legal_actions(seat) == acts  # the cached offer is the same list
             g.apply(rng.choice(acts))
         for s in g.seats:
-            assert g.tile_counts(s) == SC.tiles.counts(g.hands[s].concealed)
+            assert g.counts[s] == SC.tiles.counts(g.hands[s].concealed)
 
 
 def test_a_win_not_offered_is_refused_with_the_usual_message():

@@ -21,12 +21,10 @@ nothing. Randomness is only the wall's shuffle and the dice, both kept in the re
 from __future__ import annotations
 
 import random
-from collections import Counter
-from typing import NamedTuple, Unpack
+from typing import Unpack
 
 from engine.core.hands import MeldTiles
 from engine.core.scoring import Ledger, Scorer, SeatHand, Snapshot, WinInfo
-from engine.errors import IllegalAction, MjError
 from engine.lang import flow as FLOW
 from engine.lang.playable import DIE_FACES, same_size, seat_stacks
 from engine.lang.ruleset import Ruleset
@@ -42,7 +40,6 @@ from engine.table.actions import (
     Claim,
     Lock,
     check_shape,
-    chow_action,
     seat_actions,
     tile_actions,
 )
@@ -53,20 +50,11 @@ from engine.table.events import Event, EventFields
 from engine.table.flips import Flips
 from engine.table.picks import Picks
 from engine.table.placing import next_draw_positions, relative_positions
-from engine.table.wall import Wall, break_position, roll
+from engine.table.turn import Offer, claimed_meld, claims_on, own_turn, refusal, robbers, taken_at_once, taken_claim
+from engine.table.wall import build_wall, roll
 from engine.table.wins import Wins
 
 __all__ = ["ACT", "CLAIM", "DRAW", "FLIP", "KINDS", "OVER", "PICK", "ROB", "Action", "Game", "HandResult", "Lock"]
-
-class _Offer(NamedTuple):
-    """The actions :meth:`Game.legal_actions` offered ``seat`` at state ``version``, and the
-    self-drawn win among them (None: no win)."""
-
-    version: int
-    seat: str
-    actions: list[Action]
-    win: WinInfo | None
-
 
 class Game:
     """One hand. ``seed`` shuffles the wall and throws the dice; ``ring`` and ``dice`` (a record)
@@ -137,15 +125,15 @@ class Game:
                                                         flipped[1].per_sum)
         # the loop's caches: count vectors kept with the hands, the actions last offered (trusted
         # by apply until the state changes) and each tile's chow partners
-        self._counts: dict[str, list[int]] = {x: [0] * len(self.tiles) for x in self.seats}
+        self.counts: dict[str, list[int]] = {x: [0] * len(self.tiles) for x in self.seats}
         self._version = 0  # bumped by every applied action
-        self._offered: _Offer | None = None  # what legal_actions last offered the seat to act
+        self._offered: Offer | None = None  # what legal_actions last offered the seat to act
         self._seat_index = {x: i for i, x in enumerate(self.seats)}
         # immutable actions built once and offered again and again (apply knows them by identity)
-        self._plain = {x: seat_actions(x) for x in self.seats}  # (shared by every game: actions.py)
-        self._draws = {x: self._plain[x].draw for x in self.seats}  # (a dict read: the draw is asked every turn)
-        self._discards = {x: tile_actions(x, "discard", len(self.tiles)) for x in self.seats}
-        self._after = {x: [self.seats[(i + k) % len(self.seats)] for k in range(len(self.seats))]
+        self.plain_actions = {x: seat_actions(x) for x in self.seats}  # (shared by every game: actions.py)
+        self.draw_actions = {x: self.plain_actions[x].draw for x in self.seats}  # (a dict read: the draw is asked every turn)
+        self.discard_actions = {x: tile_actions(x, "discard", len(self.tiles)) for x in self.seats}
+        self.after = {x: [self.seats[(i + k) % len(self.seats)] for k in range(len(self.seats))]
                        for i, x in enumerate(self.seats)}
         self._hand_version = dict.fromkeys(self.seats, 0)  # bumped when a seat's tiles change
         self.wins = Wins(self)  # may a seat win now, and on what (wins.py)
@@ -162,26 +150,13 @@ class Game:
         return r
 
     def _build_wall(self, ring: list[int] | None, linear: list[int] | None) -> None:
-        total = [k.index for k in self.tiles.kinds for _ in range(k.copies)]
-        if linear is not None:
-            if Counter(linear) != Counter(total):
-                raise MjError("a scripted wall must hold exactly the ruleset's tiles")
-            self.wall = Wall(list(linear), self.height)
-            return
-        if ring is None:
-            ring = list(total)
-            self.rng.shuffle(ring)
-        elif Counter(ring) != Counter(total):
-            raise MjError("a recorded wall must hold exactly the ruleset's tiles")
-        self.ring = list(ring)
-        stacks = [ring[i:i + self.height] for i in range(0, len(ring), self.height)]
         method = str((self.policies["break_wall"] or {"method": ("two_rolls",)})["method"][0])
-        throws = 2 if method == "two_rolls" else 1
-        rolls = [self._roll() for _ in range(throws)]
-        start, _ = break_position(method, rolls, self.seats.index(self.dealer), seat_stacks(self.rs))
-        ordered = stacks[start:] + stacks[:start]
-        self.wall = Wall([t for st in ordered for t in st], self.height)
-        self._log("break", rolls=[list(r) for r in rolls], stack=start)
+        built = build_wall([k.index for k in self.tiles.kinds for _ in range(k.copies)], self.height, ring=ring,
+                           linear=linear, shuffle=self.rng.shuffle, throw=self._roll, method=method,
+                           dealer_index=self.seats.index(self.dealer), seat_stacks=seat_stacks(self.rs))
+        self.wall, self.ring = built.wall, built.ring
+        if built.ring is not None:
+            self._log("break", rolls=[list(r) for r in built.rolls], stack=built.stack)
 
     def _deal(self) -> None:
         order = self.seats[self.seats.index(self.dealer):] + self.seats[: self.seats.index(self.dealer)]
@@ -203,7 +178,7 @@ class Game:
             self._log("settle", part=part, net=lg.net(self.seats))
         self.phase, self.current = ACT, self.dealer
         if self.picked is not None:  # each seat picks its own 精 first, in play order (picks.py)
-            self.picked.asking, self.phase = list(self._after[self.dealer]), PICK
+            self.picked.asking, self.phase = list(self.after[self.dealer]), PICK
         elif self.flips is not None:
             self._flip()
 
@@ -315,15 +290,11 @@ class Game:
         """A number that changes whenever ``seat``'s tiles do (the win checks' caches key on it)."""
         return self._hand_version[seat]
 
-    def tile_counts(self, seat: str) -> list[int]:
-        """``seat``'s concealed tiles as a count per kind (kept in step with ``hands``; read only)."""
-        return self._counts[seat]
-
     def set_concealed(self, seat: str, tiles: list[int]) -> None:
         """Give ``seat`` the concealed ``tiles`` (a position set up by hand: a test, a puzzle);
         the actions offered before are stale."""
         self.hands[seat].concealed = list(tiles)
-        self._counts[seat] = self.tiles.counts(tiles)
+        self.counts[seat] = self.tiles.counts(tiles)
         self._hand_version[seat] += 1
         self._version += 1
 
@@ -340,7 +311,7 @@ class Game:
     def _add(self, seat: str, tile: int) -> None:
         """Put ``tile`` in ``seat``'s concealed tiles (the count vector follows)."""
         self.hands[seat].concealed.append(tile)
-        self._counts[seat][tile] += 1
+        self.counts[seat][tile] += 1
         self._hand_version[seat] += 1
 
     def _take(self, seat: str, tile: int, n: int = 1) -> None:
@@ -348,7 +319,7 @@ class Game:
         concealed = self.hands[seat].concealed
         for _ in range(n):
             concealed.remove(tile)
-        self._counts[seat][tile] -= n
+        self.counts[seat][tile] -= n
         self._hand_version[seat] += 1
 
     # ---- legal actions ---------------------------------------------------------------------------
@@ -362,33 +333,16 @@ class Game:
         if seat != self.current:
             return []
         if self.phase == DRAW:
-            return [self._draws[seat]]
+            return [self.draw_actions[seat]]
         if self.phase == FLIP:
-            return [self._plain[seat].stop, self._plain[seat].pass_]
+            return [self.plain_actions[seat].stop, self.plain_actions[seat].pass_]
         if self.phase == PICK:
             return list(self.picked.offers[seat]) if self.picked else []
         offered = self._offered
         if offered is not None and offered.version == self._version and offered.seat == seat:
             return list(offered.actions)
-        hand = self.hands[seat]
-        out: list[Action] = []
-        win = None if self.must_discard else self.wins.on_own_draw(seat)
-        if win is not None:
-            out.append(self._plain[seat].win)
-        counts = self._counts[seat]
-        held = [k for k, n in enumerate(counts) if n]
-        if not self.must_discard and self.wall.remaining > 0:
-            kong = self.meld_size["kong"]
-            if kong:
-                for k in held:
-                    if counts[k] >= kong and self._concealed_kong_allowed(seat):
-                        out.append(tile_actions(seat, "concealed_kong", len(counts))[k])
-            for m in hand.melds:
-                if m.meld_kind == "pung" and counts[m.tiles[0]]:
-                    out.append(tile_actions(seat, "added_kong", len(counts))[m.tiles[0]])
-        discards = self._discards[seat]
-        out += [discards[k] for k in held]
-        self._offered = tuple.__new__(_Offer, (self._version, seat, out, win))  # NamedTuple.__new__ is slower
+        out, win = own_turn(self, seat)
+        self._offered = tuple.__new__(Offer, (self._version, seat, out, win))  # NamedTuple.__new__ is slower
         return list(out)
 
     def actions_by_kind(self, seat: str) -> dict[str, list[Action]]:
@@ -398,46 +352,7 @@ class Game:
             out.setdefault(a.kind, []).append(a)
         return out
 
-    @staticmethod
-    def taken_at_once(by_kind: dict[str, list[Action]]) -> Action | None:
-        """What every bot takes without weighing anything: a win when one is offered, else the
-        draw when it is the seat's turn to draw, else a stop of the flips (发电); None when there is
-        a choice to make."""
-        for kind in ("win", "draw", "stop"):
-            if kind in by_kind:
-                return by_kind[kind][0]
-        return None
-
-    def _concealed_kong_allowed(self, seat: str) -> bool:
-        p = self.policies["no_concealed_kong"]
-        if p is None or self.discards[seat]:
-            return True
-        return not (p["who"][0] == "anyone" or seat == self.dealer)
-
-    def _claim_options(self, seat: str, tile: int, discarder: str) -> list[Action]:
-        out: list[Action] = []
-        plain = self._plain[seat]
-        if self.wins.on_discard(seat, tile, "discard", discarder):
-            out.append(plain.win)
-        last = self.policies["last_discard"]
-        if last is not None and last["claims"][0] == "win" and self.live_remaining == 0:
-            return out  # the last tile: it may be won, not claimed
-        have = self._counts[seat]
-        n = have[tile]
-        kong, pung = self.meld_size["kong"], self.meld_size["pung"]
-        if kong and n >= kong - 1 and self.wall.remaining > 0:
-            out.append(plain.kong)
-        if pung and n >= pung - 1:
-            out.append(plain.pung)
-        chow = self.policies["chow"]
-        if chow and (chow["from"][0] == "any" or seat == self._after[discarder][1]):
-            for need, rest in self.scorer.hands.chow_partners(tile):
-                for k, c in need:
-                    if have[k] < c:
-                        break
-                else:
-                    out.append(chow_action(seat, rest))
-        return out
+    taken_at_once = staticmethod(taken_at_once)
 
     # ---- applying actions --------------------------------------------------------------------------
     def apply(self, action: Action | str) -> None:
@@ -454,26 +369,7 @@ class Game:
         check_shape(action, self.seats, len(self.tiles))
         legal = self.legal_actions(action.seat)
         if action not in legal:
-            text = action.text(self.scorer)
-            if self.phase == OVER:
-                raise IllegalAction(f"illegal action {text!r}: the hand is over")
-            lock = self.locks.get(action.seat)
-            if (action.kind == "win" and lock is not None and self.last_discard is not None
-                    and self.last_discard[0] != action.seat
-                    and self.wins.completes(action.seat, self.last_discard[1], True)):
-                raise IllegalAction(
-                    f"illegal action {text!r}: {action.seat} passed a win on {self.tiles.code(lock.tile)} and may not "
-                    "win on a discard until its own draw or claim (pass_lock)")
-            refusal = self.wins.refused(action)
-            if refusal is not None:
-                raise IllegalAction(f"illegal action {text!r}: {refusal.message}", hint=refusal.hint)
-            if not legal:
-                waiting = ", ".join(self.to_act())
-                raise IllegalAction(f"illegal action {text!r}: {action.seat} has nothing to do now; "
-                                    f"waiting for {waiting} ({self.phase})")
-            raise IllegalAction(f"illegal action {text!r} in phase {self.phase}",
-                                hint="legal now: " + ", ".join(a.text(self.scorer) for a in legal[:12])
-                                + (" …" if len(legal) > 12 else ""))
+            raise refusal(self, action, legal)
         self.actions.append(action)
         try:
             getattr(self, f"_do_{action.kind}")(action)
@@ -487,7 +383,7 @@ class Game:
             c = self.pending.get(action.seat) if type(action) is Action else None
             legal = c.legal if c is not None and c.answer is None else ()
         elif self.phase == DRAW:
-            return action is self._draws.get(self.current)
+            return action is self.draw_actions.get(self.current)
         else:
             offered = self._offered
             legal = offered.actions if offered is not None and offered.version == self._version else ()
@@ -522,11 +418,7 @@ class Game:
         if pl and "jing_discard" in pl["resets"] and a.tile in self.wilds[a.seat]:
             self.locks.clear()
         self.last_discard = (a.seat, a.tile)
-        self.pending = {}
-        for seat in self._after[a.seat][1:]:
-            opts = self._claim_options(seat, a.tile, a.seat)
-            if opts:
-                self.pending[seat] = Claim(opts)
+        self.pending = claims_on(self, a.seat, a.tile)
         if self.pending:
             self.phase = CLAIM
         else:
@@ -570,19 +462,13 @@ class Game:
     def _resolve_claims(self) -> None:
         assert self.last_discard is not None, "claims are on the last discard"
         discarder, tile = self.last_discard
-        order = (self.policies["claim_priority"] or {"order": ("win", "kong", "pung", "chow")})["order"]
-        answers = {s: c.answer for s, c in self.pending.items() if c.answer is not None}  # all have answered
         for seat, c in self.pending.items():  # 弃先胡后: a seat that could win and did not
-            if any(o.kind == "win" for o in c.options) and answers[seat].kind != "win" and self.policies["pass_lock"]:
+            passed = c.answer is not None and c.answer.kind != "win"
+            if passed and self.policies["pass_lock"] and any(o.kind == "win" for o in c.options):
                 info = self.wins.info(seat, tile, "discard", discarder)
                 self.locks[seat] = Lock(tile, self.wins.value(info))
                 self._log("pass_lock", seat=seat, tile=self.tiles.code(tile))
-        taken = None
-        for kind in order:
-            claimants = [s for s, ans in answers.items() if ans.kind == kind]
-            if claimants:  # nearest after the discarder (截胡); pending is in that order
-                taken = answers[claimants[0]]
-                break
+        taken = taken_claim(self, self.pending)
         self.pending = {}
         if taken is None:
             self._next_turn(self.next_seat(discarder))
@@ -594,18 +480,11 @@ class Game:
         self.discards[discarder].pop()
         self._skip_to(discarder, seat)
         self.interrupted = True
-        hand = self.hands[seat]
         self.locks.pop(seat, None)  # its own claim lifts its lock
-        if taken.kind == "chow":
-            for t in taken.tiles:
-                self._take(seat, t)
-            meld = MeldTiles("chow", tuple(sorted(taken.tiles + (tile,))), from_seat=discarder, claimed=tile)
-        else:
-            size = self.meld_size[taken.kind]
-            assert size is not None, "a pung or kong is offered only when the ruleset sizes it"
-            self._take(seat, tile, size - 1)
-            meld = MeldTiles(taken.kind, (tile,) * size, from_seat=discarder, claimed=tile)
-        hand.melds.append(meld)
+        meld, used = claimed_meld(self, taken, tile, discarder)
+        for t in used:
+            self._take(seat, t)
+        self.hands[seat].melds.append(meld)
         self._log(taken.kind, seat=seat, tile=self.tiles.code(tile), source=discarder)
         self.current = seat
         if taken.kind == "kong":
@@ -616,12 +495,9 @@ class Game:
     def _skip_to(self, discarder: str, claimer: str) -> None:
         """Seats between the discarder and the claimer lose their turn (skipped_turn reset)."""
         pl = self.policies["pass_lock"]
-        if not pl or "skipped_turn" not in pl["resets"]:
-            return
-        k = 1
-        while self.next_seat(discarder, k) != claimer:
-            self.locks.pop(self.next_seat(discarder, k), None)
-            k += 1
+        if pl and "skipped_turn" in pl["resets"]:
+            for seat in self.after[discarder][1:self.after[discarder].index(claimer)]:
+                self.locks.pop(seat, None)
 
     def _after_kong(self) -> None:
         pl = self.policies["pass_lock"]
@@ -643,13 +519,7 @@ class Game:
 
     def _do_added_kong(self, a: Action) -> None:
         assert a.tile is not None, "an added kong names its tile (checked before)"
-        rob = self.policies["rob_kong"]
-        self.pending = {}
-        if rob is not None:
-            for k in range(1, len(self.seats)):
-                seat = self.next_seat(a.seat, k)
-                if self.wins.on_discard(seat, a.tile, "rob_kong", a.seat):
-                    self.pending[seat] = Claim([self._plain[seat].win])
+        self.pending = robbers(self, a.seat, a.tile)
         self.robbed = (a.seat, a.tile)
         self._log("added_kong", seat=a.seat, tile=self.tiles.code(a.tile))
         if self.pending:

@@ -15,10 +15,11 @@ the tail. Position ``p = stack·height + level`` (level 0 is the top tile).
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from engine.errors import IllegalAction
+from engine.errors import IllegalAction, MjError
 from engine.lang.playable import DIE_FACES  # the compiler checks the dice against the wall with it
 
 
@@ -138,3 +139,38 @@ class Wall:
         if kind == "under":
             return self.position(stack, level + 1)
         return self.position(stack + (-1 if kind == "left" else 1), level)
+
+
+@dataclass
+class Broken:
+    """A wall built for a hand: the linear ``wall``; the shuffled ``ring`` it was broken from
+    (None for a scripted linear wall), the break's dice ``rolls`` and ring ``stack``."""
+
+    wall: Wall
+    ring: list[int] | None = None
+    rolls: list[tuple[int, ...]] = field(default_factory=list)
+    stack: int = 0
+
+
+def build_wall(tiles: list[int], height: int, *, ring: list[int] | None, linear: list[int] | None,
+               shuffle: Callable[[list[int]], None], throw: Callable[[], tuple[int, ...]], method: str,
+               dealer_index: int, seat_stacks: list[int]) -> Broken:
+    """The wall of a hand holding ``tiles`` (each kind's copies), stacks of ``height``: a
+    scripted ``linear`` wall as given; else a ``ring`` (a record's, or ``tiles`` shuffled by
+    ``shuffle``) broken where the dice (``throw``, once or twice by ``method``:
+    :func:`break_position`) say. Raises :class:`MjError` when the given wall is not ``tiles``."""
+    want = Counter(tiles)
+    if linear is not None:
+        if Counter(linear) != want:
+            raise MjError("a scripted wall must hold exactly the ruleset's tiles")
+        return Broken(Wall(list(linear), height))
+    if ring is None:
+        ring = list(tiles)
+        shuffle(ring)
+    elif Counter(ring) != want:
+        raise MjError("a recorded wall must hold exactly the ruleset's tiles")
+    stacks = [ring[i:i + height] for i in range(0, len(ring), height)]
+    rolls = [throw() for _ in range(2 if method == "two_rolls" else 1)]
+    start, _ = break_position(method, rolls, dealer_index, seat_stacks)
+    ordered = stacks[start:] + stacks[:start]
+    return Broken(Wall([t for st in ordered for t in st], height), list(ring), rolls, start)
