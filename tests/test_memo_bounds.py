@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 
 from engine import compile_ruleset
-from engine.core import shanten, shanten_blocks
+from engine.core import shanten, shanten_base, shanten_blocks
 from engine.core.scoring import Scorer
 from engine.core.shanten import Shanten
 from engine.core.shanten_blocks import block_options
@@ -28,7 +28,7 @@ def _memos(m: valuemodel.ValueModel) -> list[tuple[str, dict, int]]:
     out, seen = [], set()
     for name, sh in [("any", m.any_shanten)]:
         for attr in WHOLE_HAND:
-            out.append((f"{name}.{attr}", getattr(sh, attr), shanten.STATE_LIMIT))
+            out.append((f"{name}.{attr}", getattr(sh, attr), shanten_base.STATE_LIMIT))
         for attr in PER_GROUP:
             d = getattr(sh, attr)
             if id(d) not in seen:
@@ -60,8 +60,9 @@ def _play(check=None) -> list[str]:
 
 def test_memos_never_exceed_their_limits_and_change_no_decision(monkeypatch):
     reference = _play()  # the default limits
-    monkeypatch.setattr(shanten, "STATE_LIMIT", 60)
+    monkeypatch.setattr(shanten_base, "STATE_LIMIT", 60)  # the whole-hand memos (remember)
     monkeypatch.setattr(shanten, "MEMO_LIMIT", 150)
+    monkeypatch.setattr(shanten_base, "MEMO_LIMIT", 150)  # the group tables' memos
     monkeypatch.setattr(shanten_blocks, "MEMO_LIMIT", 150)
     shanten_blocks.group_tables.cache_clear()  # the group tables start empty (other tests filled them)
     monkeypatch.setattr(valuemodel, "CACHE", 3)

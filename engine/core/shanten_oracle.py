@@ -4,7 +4,7 @@ two on random hands of every bundled ruleset: tests/test_shanten_tables.py).
 Plain and slow on purpose: per tile group every Pareto set of (sets, partial sets, head)
 options (:func:`~engine.core.shanten_blocks.block_options`), folded group by group; a pairs plan
 counts its pairs and singles; a rotten plan its usable singles (the shared
-:meth:`~engine.core.shanten.ShantenBase.rotten_distance`). Not used in play.
+:meth:`~engine.core.shanten_base.ShantenBase.rotten_distance`). Not used in play.
 """
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from collections.abc import Iterable
 
 from engine.core.hands import HandEvaluator
 from engine.core.patterns import CompiledPatterns, PatternPlan
-from engine.core.shanten import ShantenBase
+from engine.core.shanten_base import ShantenBase
 from engine.core.shanten_blocks import MEMO_LIMIT, Blocks, block_options
 
 _START: Blocks = frozenset({(0, 0, 0)})
