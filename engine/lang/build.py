@@ -15,6 +15,7 @@ from engine.errors import Location, RuleError, did_you_mean
 from engine.lang import facts as F
 from engine.lang import flow as FLOW
 from engine.lang import limits as L
+from engine.lang.build_base import BuildBase, Children, text_of, value_of
 from engine.lang.pieces import (
     Cap,
     Choice,
@@ -32,17 +33,10 @@ from engine.lang.pieces import (
 )
 from engine.lang.ruleset import (
     Adder,
-    ArithOp,
     Base,
-    BinOp,
-    BoolOp,
-    Cmp,
-    CmpOp,
     Component,
-    Decl,
     End,
     Exhaustive,
-    Expr,
     Factor,
     Fan,
     Fixed,
@@ -64,12 +58,8 @@ from engine.lang.ruleset import (
     JingValue,
     Meld,
     MeldKind,
-    Neg,
-    Not,
     Num,
-    Origin,
     Pattern,
-    PatternIs,
     Payer,
     Payment,
     Position,
@@ -77,7 +67,6 @@ from engine.lang.ruleset import (
     Shape,
     Suit,
     TableParam,
-    Var,
 )
 from engine.lang.statements import (
     REF_FACTOR,
@@ -86,81 +75,32 @@ from engine.lang.statements import (
     REF_INDICATOR,
     REF_JING_FORMULA,
     REF_MELD_OR_KIND,
-    REF_PATTERN,
     OptionStmt,
-    Ref,
     SetStmt,
     Stmt,
 )
-from engine.lang.syntax import Meta, ParseTree, Token, Transformer, token_location, v_args
+from engine.lang.syntax import Meta, Token, v_args
 
-# a rule's children as Lark hands them over: its tokens and what the methods of the rules below
-# built (each method knows, from the grammar, what stands where)
-Children: TypeAlias = list[Any]
 JingBody: TypeAlias = tuple[type[JingDecl], dict[str, Any]]  # a 精 body form: its model and fields
 # cast(Payer, …) and the like below: the grammar's terminal admits only those words (pydantic checks again)
 
 
-def _in_range(what: str, tok: Token, low: int, high: int, file: str) -> int:
-    """``tok`` as an int within ``low..high``, else a RuleError at the token."""
-    v = int(str(tok).lstrip("x×"))
-    if not low <= v <= high:
-        raise RuleError(f"{what} {v} is out of range ({low}..{high})", token_location(file, tok))
-    return v
-
-
-
-def _s(tok: Token) -> str:
-    text = str(tok)
-    return text[1:-1] if text.startswith('"') else text
-
-
-def _value(tok: Token) -> str | int:
-    if tok.type == "INT":
-        return int(tok)
-    return _s(tok)
-
-
 @v_args(meta=True)
-class Build(Transformer[Token, Any]):
+class Build(BuildBase):
     """Lark tree → statements. Methods are named after the grammar rules."""
-
-    def __init__(self, file: str) -> None:
-        super().__init__()
-        self.file = file
-        self.refs: list[Ref] = []  # collected while building one declaration
-
-    def loc(self, meta_or_tok: Meta | Token) -> Location:
-        return Location(self.file, getattr(meta_or_tok, "line", 1), getattr(meta_or_tok, "column", 1))
-
-    def origin(self, meta: Meta) -> Origin:
-        return Origin(file=self.file, line=meta.line, column=meta.column)
-
-    def _int(self, what: str, tok: Token, low: int, high: int) -> int:
-        return _in_range(what, tok, low, high, self.file)
-
-    def take_refs(self) -> list[Ref]:
-        refs, self.refs = self.refs, []
-        return refs
-
-    def _ref(self, what: str, tok: Token, context: str | None = None) -> None:
-        self.refs.append(Ref(what, str(tok), self.loc(tok), context))
-
-    def _stmt(self, meta: Meta, kind: str, name: Token, decl: Decl) -> Stmt:
-        return Stmt("declare", kind, str(name), decl, self.loc(meta), self.take_refs())
 
     # -- file structure
     def start(self, meta: Meta, items: Children) -> list[Any]:
         return items
 
     def header(self, meta: Meta, c: Children) -> Header:
-        return Header(str(c[0]), _s(c[1]) if len(c) > 1 else None)
+        return Header(str(c[0]), text_of(c[1]) if len(c) > 1 else None)
 
     def extends(self, meta: Meta, c: Children) -> Extends:
-        return Extends(_s(c[0]), self.loc(c[0]))
+        return Extends(text_of(c[0]), self.loc(c[0]))
 
     def source(self, meta: Meta, c: Children) -> Source:
-        return Source(_s(c[0]))
+        return Source(text_of(c[0]))
 
     def override(self, meta: Meta, c: Children) -> Stmt:
         st: Stmt = c[0]
@@ -178,8 +118,8 @@ class Build(Transformer[Token, Any]):
         name = str(c[0])
         rest = list(c[1:])
         toks = [x for x in rest if isinstance(x, Token)]
-        label = _s(toks[0]) if len(toks) == 2 else None
-        default = str(_value(toks[-1]))
+        label = text_of(toks[0]) if len(toks) == 2 else None
+        default = str(value_of(toks[-1]))
         choices: dict[str, list[Stmt]] = {}
         where: dict[str, Location] = {}
         for ch in (x for x in rest if isinstance(x, Choice)):
@@ -190,16 +130,16 @@ class Build(Transformer[Token, Any]):
         return OptionStmt(name, label, default, choices, self.loc(meta), self.loc(toks[-1]))
 
     def set(self, meta: Meta, c: Children) -> SetStmt:
-        return SetStmt(str(c[0]), str(_value(c[1])), self.loc(meta), self.loc(c[1]))
+        return SetStmt(str(c[0]), str(value_of(c[1])), self.loc(meta), self.loc(c[1]))
 
     def choice(self, meta: Meta, c: Children) -> Choice:
-        return Choice(str(_value(c[0])), list(c[1:]), self.loc(c[0]))
+        return Choice(str(value_of(c[0])), list(c[1:]), self.loc(c[0]))
 
     # -- tiles
     def suit(self, meta: Meta, c: Children) -> Stmt:
         name = c[0]
         rest = list(c[1:])
-        label = _s(rest.pop(0)) if rest[0].type == "STRING" else None
+        label = text_of(rest.pop(0)) if rest[0].type == "STRING" else None
         low, high = (self._int(f"suit {name}: rank", t, 0, L.MAX_RANK) for t in rest[:2])
         cyclic = any(x == "cyclic" for x in rest[2:])
         copies = next(x.n for x in rest[2:] if isinstance(x, Copies))
@@ -216,7 +156,7 @@ class Build(Transformer[Token, Any]):
     def honours(self, meta: Meta, c: Children) -> Stmt:
         name = c[0]
         rest = list(c[1:])
-        label = _s(rest.pop(0)) if isinstance(rest[0], Token) and rest[0].type == "STRING" else None
+        label = text_of(rest.pop(0)) if isinstance(rest[0], Token) and rest[0].type == "STRING" else None
         tiles = [x for x in rest if isinstance(x, HonourTile)]
         if len(tiles) > L.MAX_RANKS:
             raise RuleError(f"honours {name}: {len(tiles)} tiles; a group has at most {L.MAX_RANKS}", self.loc(meta))
@@ -227,7 +167,7 @@ class Build(Transformer[Token, Any]):
         return self._stmt(meta, "honours", name, decl)
 
     def honour_tile(self, meta: Meta, c: Children) -> HonourTile:
-        return HonourTile(name=str(c[0]), code=_s(c[1]) if len(c) > 1 else None)
+        return HonourTile(name=str(c[0]), code=text_of(c[1]) if len(c) > 1 else None)
 
     def cyclic(self, meta: Meta, c: Children) -> str:
         return "cyclic"
@@ -236,7 +176,7 @@ class Build(Transformer[Token, Any]):
         return Copies(self._int("copies", c[0], 1, L.MAX_COPIES))
 
     def table(self, meta: Meta, c: Children) -> Stmt:
-        values = [self._int(f"table {c[0]}: number", v, 0, L.MAX_TABLE_NUMBER) if v.type == "INT" else _value(v)
+        values = [self._int(f"table {c[0]}: number", v, 0, L.MAX_TABLE_NUMBER) if v.type == "INT" else value_of(v)
                   for v in c[1:]]
         decl = TableParam(name=str(c[0]), values=values, origin=self.origin(meta))
         return self._stmt(meta, "table", c[0], decl)
@@ -307,7 +247,7 @@ class Build(Transformer[Token, Any]):
     def indicator(self, meta: Meta, c: Children) -> Stmt:
         name = c[0]
         rest = list(c[1:])
-        label = _s(rest.pop(0)) if isinstance(rest[0], Token) else None
+        label = text_of(rest.pop(0)) if isinstance(rest[0], Token) else None
         pos: Position = rest.pop(0)
         attrs: dict[str, Any] = {}
         for a in rest:
@@ -592,54 +532,7 @@ class Build(Transformer[Token, Any]):
         return _FlowArg(str(c[0]), c[1].values, self.loc(c[0]))
 
     def flow_value(self, meta: Meta, c: Children) -> _FlowArg:
-        return _FlowArg(None, [_value(t) for t in c], self.loc(c[0]))
-
-    # -- expressions
-    def or_(self, meta: Meta, c: Children) -> Expr:
-        return c[0] if len(c) == 1 else BoolOp(op="or", args=c)
-
-    def and_(self, meta: Meta, c: Children) -> Expr:
-        return c[0] if len(c) == 1 else BoolOp(op="and", args=c)
-
-    def not_(self, meta: Meta, c: Children) -> Not:
-        return Not(arg=c[0])
-
-    def cmp(self, meta: Meta, c: Children) -> Expr:
-        return c[0] if len(c) == 1 else Cmp(op=cast(CmpOp, str(c[1])), left=c[0], right=c[2])
-
-    def binop(self, meta: Meta, c: Children) -> BinOp:
-        return BinOp(op=cast(ArithOp, str(c[1])), left=c[0], right=c[2])
-
-    def neg(self, meta: Meta, c: Children) -> Neg:
-        return Neg(arg=c[0])
-
-    def num(self, meta: Meta, c: Children) -> Num:
-        return Num(value=int(c[0]))
-
-    def var(self, meta: Meta, c: Children) -> Var:
-        v = Var(name=str(c[0]))
-        self._pending_vars.append((v, self.loc(c[0])))
-        return v
-
-    def pattern_is(self, meta: Meta, c: Children) -> PatternIs:
-        self._pending_patterns.append(Ref(REF_PATTERN, str(c[0]), self.loc(c[0])))
-        return PatternIs(pattern=str(c[0]))
-
-    _pending_vars: list[tuple[Var, Location]]
-    _pending_patterns: list[Ref]
-
-    def _check_expr(self, expr: Expr, context: str) -> None:
-        """Record the facts and patterns an expression names, for the context it is used in."""
-        for v, loc in self._pending_vars:
-            self.refs.append(Ref("fact", v.name, loc, context))
-        for ref in self._pending_patterns:
-            ref.context = context
-            self.refs.append(ref)
-        self._pending_vars, self._pending_patterns = [], []
-
-    def transform(self, tree: ParseTree) -> Any:
-        self._pending_vars, self._pending_patterns = [], []
-        return super().transform(tree)
+        return _FlowArg(None, [value_of(t) for t in c], self.loc(c[0]))
 
 
 @dataclass
