@@ -20,7 +20,7 @@ HANDS = 6
 SEED = 21
 MEMO_LIMIT = shanten.MEMO_LIMIT  # before the test lowers it (the lru_cache took it at import)
 PER_GROUP = shanten.Shanten.PER_GROUP  # the per-group memos
-WHOLE_HAND = ("_memo", "_plan_memo", "_discard_memo", "_useful_memo", "_fold_memo")  # per hand state
+WHOLE_HAND = ("state_memo", "_plan_memo", "_discard_memo", "_useful_memo", "_fold_memo")  # per hand state
 
 
 def _memos(m: valuemodel.ValueModel) -> list[tuple[str, dict, int]]:
@@ -79,7 +79,7 @@ def test_memos_never_exceed_their_limits_and_change_no_decision(monkeypatch):
     assert _play(check) == reference
     # the limits were reached and the memos started again, not merely never approached
     # (the value model keeps no block options: those are the reference ShantenOracle's)
-    assert {"any._memo", "any._plan_memo", "any._fold_memo", "any._tables", "any._steps", "fit_memo",
+    assert {"any.state_memo", "any._plan_memo", "any._fold_memo", "any.tables", "any.steps", "fit_memo",
             "tables0", "rows_memo"} <= cleared
     assert block_options.cache_info().currsize <= block_options.cache_info().maxsize == MEMO_LIMIT
     assert reach.cache_info().currsize <= reach.cache_info().maxsize

@@ -59,7 +59,7 @@ class Shanten(GroupTableMemos):
     """
 
     # the memos of per-group results (bounded by MEMO_LIMIT; the whole-hand ones by STATE_LIMIT)
-    PER_GROUP = ("_rotten_memo", "_tables", "_steps", "_bests", "_growers", "_grown",
+    PER_GROUP = ("_rotten_memo", "tables", "steps", "bests", "_growers", "_grown",
                  "_after", "_helping")
 
     def __init__(self, ev: HandEvaluator | CompiledPatterns):
@@ -179,7 +179,7 @@ class Shanten(GroupTableMemos):
         pspans = self._spans[plan.pattern.name]
         rest_of = self._folds_without(plan, nat, k)
         head = plan.pair_needed
-        group_of, steps, bests = self._group_of, self._steps, self._bests  # read inline
+        group_of, steps, bests = self._group_of, self.steps, self.bests  # read inline
         out = []
         by_group: dict[int, tuple[int, tuple[tuple[int, ...] | None, ...], tuple[int, ...] | None]] = {}
         for d in kinds:
@@ -194,10 +194,10 @@ class Shanten(GroupTableMemos):
             if table is None or rest is None:
                 acc = rest if table is None else table
             else:
-                acc = steps.get((k, rest, table)) or self._step(k, rest, table)
+                acc = steps.get((k, rest, table)) or self.combined(k, rest, table)
             best = bests.get((k, head, acc))
             if best is None:
-                best = self._best_of(k, head, acc)
+                best = self.best_of(k, head, acc)
             out.append(max(best - w, -1))
         return out
 
@@ -214,7 +214,7 @@ class Shanten(GroupTableMemos):
             for pos in range(len(sub)):
                 after = list(sub)
                 after[pos] += step
-                tables.append(self._table(k, tid, tuple(after)) if any(after) and after[pos] >= 0 else None)
+                tables.append(self.table(k, tid, tuple(after)) if any(after) and after[pos] >= 0 else None)
             out = self._after[key] = tuple(tables)
         return out
 
@@ -232,16 +232,16 @@ class Shanten(GroupTableMemos):
             if base is not None and base.suffix is not None:
                 f = remember(self._fold_memo, key, self._fold_less(plan, nat, k, base, self._group_of[parent[1]]))
         if f is None:
-            tables, steps = self._tables, self._steps  # the memos, read inline
+            tables, steps = self.tables, self.steps  # the memos, read inline
             groups: list[tuple[int, ...] | None] = []
             prefix: list[tuple[int, ...] | None] = [None]
             acc: tuple[int, ...] | None = None
             for sp in self._spans[plan.pattern.name]:
                 sub = nat[sp.lo:sp.hi]
-                t = (tables.get((k, sp.templates, sub)) or self._table(k, sp.templates, sub)) if any(sub) else None
+                t = (tables.get((k, sp.templates, sub)) or self.table(k, sp.templates, sub)) if any(sub) else None
                 groups.append(t)
                 if t is not None:
-                    acc = t if acc is None else steps.get((k, acc, t)) or self._step(k, acc, t)
+                    acc = t if acc is None else steps.get((k, acc, t)) or self.combined(k, acc, t)
                 prefix.append(acc)
             f = remember(self._fold_memo, key, Fold(groups, prefix))
         return f
@@ -253,17 +253,17 @@ class Shanten(GroupTableMemos):
         sp = self._spans[plan.pattern.name][gi]
         sub = nat[sp.lo:sp.hi]
         groups = list(base.groups)
-        groups[gi] = self._table(k, sp.templates, sub) if any(sub) else None
+        groups[gi] = self.table(k, sp.templates, sub) if any(sub) else None
         prefix = base.prefix[:gi + 1]
         acc = prefix[-1]
         for t in groups[gi:]:
-            acc = self._step(k, acc, t)
+            acc = self.combined(k, acc, t)
             prefix.append(acc)
         assert base.suffix is not None, "the base fold has its suffix"
         acc = base.suffix[gi + 1]
         head: list[Table | None] = []
         for t in reversed(groups[:gi + 1]):
-            acc = self._step(k, t, acc)
+            acc = self.combined(k, t, acc)
             head.append(acc)
         f = Fold(groups, prefix)
         f.suffix = head[::-1] + base.suffix[gi + 1:]
@@ -279,12 +279,12 @@ class Shanten(GroupTableMemos):
         f = self._folded(plan, nat, k, parent)
         prefix, suffix, done = f.prefix, f.suffix, f.rest
         if suffix is None:
-            steps = self._steps  # the memo of _step, read inline
+            steps = self.steps  # the memo of _step, read inline
             suffix = [None]
             acc: tuple[int, ...] | None = None
             for t in reversed(f.groups):
                 if t is not None:
-                    acc = t if acc is None else steps.get((k, t, acc)) or self._step(k, t, acc)
+                    acc = t if acc is None else steps.get((k, t, acc)) or self.combined(k, t, acc)
                 suffix.append(acc)
             suffix.reverse()
             f.suffix = suffix
@@ -292,7 +292,7 @@ class Shanten(GroupTableMemos):
         def rest(gi: int) -> tuple[int, ...] | None:
             if gi in done:
                 return done[gi]
-            r = done[gi] = self._step(k, prefix[gi], suffix[gi + 1])
+            r = done[gi] = self.combined(k, prefix[gi], suffix[gi + 1])
             return r
         return rest
 
@@ -414,8 +414,8 @@ class Shanten(GroupTableMemos):
         if len(self._helping) >= MEMO_LIMIT:
             self._helping.clear()
         out: list[int] = []
-        for where, table in self._grown_tables(k, tid, sub):
-            if self._best_of(k, head, self._step(k, rest, table)) < need:
+        for where, table in self.grown_tables(k, tid, sub):
+            if self.best_of(k, head, self.combined(k, rest, table)) < need:
                 out += where
         positions = self._helping[key] = tuple(sorted(out))
         return positions
@@ -477,7 +477,7 @@ class Shanten(GroupTableMemos):
         k = plan.sets - n_melds
         if k < 0:
             return None
-        return max(self._best_of(k, plan.pair_needed, self._folded(plan, nat, k).prefix[-1]) - w, -1)
+        return max(self.best_of(k, plan.pair_needed, self._folded(plan, nat, k).prefix[-1]) - w, -1)
 
     def plans_of(self, concealed: list[int], n_melds: int, wild_kinds: frozenset[int],
                  names: list[str]) -> dict[str, int]:
@@ -531,7 +531,7 @@ class Shanten(GroupTableMemos):
         counts, w = self.natural_counts(concealed, wild_kinds)
         nat = tuple(counts)
         n_tiles = sum(nat) + w
-        memo = self._memo
+        memo = self.state_memo
         out: list[int | None] = [None] * len(discards)
         todo: dict[int, list[int]] = {}  # natural kind -> positions in discards
         for j, d in enumerate(discards):

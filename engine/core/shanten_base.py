@@ -43,7 +43,7 @@ class ShantenBase:
         """``ev``: a ruleset's evaluator or its :class:`CompiledPatterns` (a view with fewer
         patterns: :meth:`CompiledPatterns.only`); ``self.ev`` is the compiled patterns."""
         self.ev: CompiledPatterns = ev.patterns if isinstance(ev, HandEvaluator) else ev
-        self._memo: dict[HandState, int] = {}  # (natural counts, wilds held, melds) -> shanten
+        self.state_memo: dict[HandState, int] = {}  # (natural counts, wilds held, melds) -> shanten
         self._rotten_memo: dict[tuple[int, int, tuple[int, ...]], int] = {}  # (group, gap, counts) -> usable
 
     def natural_counts(self, concealed: list[int], wild_kinds: frozenset[int]) -> tuple[list[int], int]:
@@ -78,13 +78,13 @@ class ShantenBase:
     def of_counts(self, nat: tuple[int, ...], w: int, n_melds: int) -> int:
         """Shanten of natural counts ``nat`` and ``w`` wilds held, memoised per hand state."""
         key = (nat, w, n_melds)
-        v = self._memo.get(key)
+        v = self.state_memo.get(key)
         if v is None:
             best = None
             for d in self.distances(nat, w, n_melds):
                 if d is not None and (best is None or d < best):
                     best = d
-            v = remember(self._memo, key, self.settle(best, sum(nat) + w, n_melds))
+            v = remember(self.state_memo, key, self.settle(best, sum(nat) + w, n_melds))
         return v
 
     def distances(self, nat: tuple[int, ...], w: int, n_melds: int) -> Iterable[int | None]:
@@ -126,22 +126,22 @@ class ShantenBase:
 
 class GroupTableMemos(ShantenBase):
     """The fast counter's per-group max-plus tables (:mod:`engine.core.shanten_blocks`), each
-    memoised and bounded by :data:`MEMO_LIMIT`: :meth:`_table` (a group's table), :meth:`_step`
-    (two tables combined), :meth:`_best_of` (a table's distance before wilds) and
-    :meth:`_grown_tables` (the tables one more tile grows a group to)."""
+    memoised and bounded by :data:`MEMO_LIMIT`: :meth:`table` (a group's table), :meth:`combined`
+    (two tables combined), :meth:`best_of` (a table's distance before wilds) and
+    :meth:`grown_tables` (the tables one more tile grows a group to)."""
 
     def __init__(self, ev: HandEvaluator | CompiledPatterns):
         super().__init__(ev)
-        self._tables: dict[tuple[int, int, tuple[int, ...]], tuple[int, ...]] = {}  # (k, group id, counts) -> table
-        self._steps: dict[tuple[int, tuple[int, ...], tuple[int, ...]], tuple[int, ...]] = {}  # (k, x, y) -> combined
-        self._bests: dict[tuple[int, bool, tuple[int, ...] | None], int] = {}  # (k, head, table) -> before wilds
+        self.tables: dict[tuple[int, int, tuple[int, ...]], tuple[int, ...]] = {}  # (k, group id, counts) -> table
+        self.steps: dict[tuple[int, tuple[int, ...], tuple[int, ...]], tuple[int, ...]] = {}  # (k, x, y) -> combined
+        self.bests: dict[tuple[int, bool, tuple[int, ...] | None], int] = {}  # (k, head, table) -> before wilds
         # (k, group id, counts) -> (positions, the table after a draw at any of them) where a draw changes it
         self._grown: dict[tuple[int, int, tuple[int, ...]], tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]] = {}
         self._most_sets = max((p.sets for p in self.ev.plans.values()), default=0)  # the cap of group tables
         # per templates id: its GroupTables (shared by every Shanten of the same templates)
         self.group_tables = [group_tables(t, self.ev.pair_size, self._most_sets) for t in self.ev.templates_by_id]
 
-    def _grown_tables(self, k: int, tid: int,
+    def grown_tables(self, k: int, tid: int,
                       sub: tuple[int, ...]) -> tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]:
         """(positions, the group's table with one more tile at any of them) for each table a group
         grows to with one more tile (``k`` sets to make), positions that grow it alike together: a
@@ -152,49 +152,49 @@ class GroupTableMemos(ShantenBase):
         if out is None:
             if len(self._grown) >= MEMO_LIMIT:
                 self._grown.clear()
-            now = self._table(k, tid, sub) if any(sub) else None
+            now = self.table(k, tid, sub) if any(sub) else None
             grown: dict[tuple[int, ...], list[int]] = {}
             for pos in range(len(sub)):
                 after = list(sub)
                 after[pos] += 1
-                table = self._table(k, tid, tuple(after))
+                table = self.table(k, tid, tuple(after))
                 if table != now:
                     grown.setdefault(table, []).append(pos)
             out = self._grown[key] = tuple((tuple(where), table) for table, where in grown.items())
         return out
 
-    def _step(self, k: int, x: tuple[int, ...] | None, y: tuple[int, ...] | None) -> tuple[int, ...] | None:
+    def combined(self, k: int, x: tuple[int, ...] | None, y: tuple[int, ...] | None) -> tuple[int, ...] | None:
         """Memoised :func:`~engine.core.shanten_blocks.combine` (``None``: a group without tiles)."""
         if x is None:
             return y
         if y is None:
             return x
         key = (k, x, y)
-        t = self._steps.get(key)
+        t = self.steps.get(key)
         if t is None:
-            if len(self._steps) >= MEMO_LIMIT:
-                self._steps.clear()
-            t = self._steps[key] = combine(x, y, k)
+            if len(self.steps) >= MEMO_LIMIT:
+                self.steps.clear()
+            t = self.steps[key] = combine(x, y, k)
         return t
 
-    def _best_of(self, k: int, head: bool, table: tuple[int, ...] | None) -> int:
+    def best_of(self, k: int, head: bool, table: tuple[int, ...] | None) -> int:
         """Memoised :func:`~engine.core.shanten_blocks.best_before_wilds`."""
         key = (k, head, table)
-        v = self._bests.get(key)
+        v = self.bests.get(key)
         if v is None:
-            if len(self._bests) >= MEMO_LIMIT:
-                self._bests.clear()
-            v = self._bests[key] = best_before_wilds(table, k, head)
+            if len(self.bests) >= MEMO_LIMIT:
+                self.bests.clear()
+            v = self.bests[key] = best_before_wilds(table, k, head)
         return v
 
-    def _table(self, k: int, tid: int, sub: tuple[int, ...]) -> tuple[int, ...]:
+    def table(self, k: int, tid: int, sub: tuple[int, ...]) -> tuple[int, ...]:
         """Group ``tid``'s table for the counts ``sub`` with ``k`` sets to make (shanten_blocks.GroupTables,
         read once for the most sets any plan makes)."""
         key = (k, tid, sub)
-        t = self._tables.get(key)
+        t = self.tables.get(key)
         if t is None:
-            if len(self._tables) >= MEMO_LIMIT:
-                self._tables.clear()
+            if len(self.tables) >= MEMO_LIMIT:
+                self.tables.clear()
             full = self.group_tables[tid].table(sub)
-            t = self._tables[key] = full if k == self._most_sets else fewer_sets(full, k)
+            t = self.tables[key] = full if k == self._most_sets else fewer_sets(full, k)
         return t

@@ -140,7 +140,7 @@ class Build(BuildBase):
         name = c[0]
         rest = list(c[1:])
         label = text_of(rest.pop(0)) if rest[0].type == "STRING" else None
-        low, high = (self._int(f"suit {name}: rank", t, 0, L.MAX_RANK) for t in rest[:2])
+        low, high = (self.int_in(f"suit {name}: rank", t, 0, L.MAX_RANK) for t in rest[:2])
         cyclic = any(x == "cyclic" for x in rest[2:])
         copies = next(x.n for x in rest[2:] if isinstance(x, Copies))
         if low > high:
@@ -151,7 +151,7 @@ class Build(BuildBase):
                             self.loc(rest[1]))
         decl = Suit(name=str(name), label=label, low=low, high=high, cyclic=cyclic, copies=copies,
                     origin=self.origin(meta))
-        return self._stmt(meta, "suit", name, decl)
+        return self.stmt(meta, "suit", name, decl)
 
     def honours(self, meta: Meta, c: Children) -> Stmt:
         name = c[0]
@@ -164,7 +164,7 @@ class Build(BuildBase):
         copies = next(x.n for x in rest if isinstance(x, Copies))
         decl = Honours(name=str(name), label=label, tiles=tiles, cyclic=cyclic, copies=copies,
                        origin=self.origin(meta))
-        return self._stmt(meta, "honours", name, decl)
+        return self.stmt(meta, "honours", name, decl)
 
     def honour_tile(self, meta: Meta, c: Children) -> HonourTile:
         return HonourTile(name=str(c[0]), code=text_of(c[1]) if len(c) > 1 else None)
@@ -173,32 +173,32 @@ class Build(BuildBase):
         return "cyclic"
 
     def copies(self, meta: Meta, c: Children) -> Copies:
-        return Copies(self._int("copies", c[0], 1, L.MAX_COPIES))
+        return Copies(self.int_in("copies", c[0], 1, L.MAX_COPIES))
 
     def table(self, meta: Meta, c: Children) -> Stmt:
-        values = [self._int(f"table {c[0]}: number", v, 0, L.MAX_TABLE_NUMBER) if v.type == "INT" else value_of(v)
+        values = [self.int_in(f"table {c[0]}: number", v, 0, L.MAX_TABLE_NUMBER) if v.type == "INT" else value_of(v)
                   for v in c[1:]]
         decl = TableParam(name=str(c[0]), values=values, origin=self.origin(meta))
-        return self._stmt(meta, "table", c[0], decl)
+        return self.stmt(meta, "table", c[0], decl)
 
     # -- melds, patterns
     def meld(self, meta: Meta, c: Children) -> Stmt:
         decl = Meld(name=str(c[0]), meld_kind=cast(MeldKind, str(c[1])), shapes=list(c[2:]), origin=self.origin(meta))
-        return self._stmt(meta, "meld", c[0], decl)
+        return self.stmt(meta, "meld", c[0], decl)
 
     def groups(self, meta: Meta, c: Children) -> list[str]:
         for tok in c:
-            self._ref(REF_GROUP, tok)
+            self.ref(REF_GROUP, tok)
         return [str(t) for t in c]
 
     def run(self, meta: Meta, c: Children) -> Shape:
-        return Shape(type="run", size=self._int("run", c[0], 1, L.MAX_SET_TILES), groups=c[1])
+        return Shape(type="run", size=self.int_in("run", c[0], 1, L.MAX_SET_TILES), groups=c[1])
 
     def distinct(self, meta: Meta, c: Children) -> Shape:
-        return Shape(type="distinct", size=self._int("distinct", c[0], 1, L.MAX_SET_TILES), groups=c[1])
+        return Shape(type="distinct", size=self.int_in("distinct", c[0], 1, L.MAX_SET_TILES), groups=c[1])
 
     def same(self, meta: Meta, c: Children) -> Shape:
-        return Shape(type="same", size=self._int("same", c[0], 1, L.MAX_SET_TILES), declared=len(c) > 1)
+        return Shape(type="same", size=self.int_in("same", c[0], 1, L.MAX_SET_TILES), declared=len(c) > 1)
 
     def pattern(self, meta: Meta, c: Children) -> Stmt:
         comps = [x for x in c[1:] if isinstance(x, Component)]
@@ -209,21 +209,21 @@ class Build(BuildBase):
             elif isinstance(x, PatternFlag):
                 flags[x.field] = x.value
         decl = Pattern(name=str(c[0]), components=comps, origin=self.origin(meta), **flags)
-        return self._stmt(meta, "pattern", c[0], decl)
+        return self.stmt(meta, "pattern", c[0], decl)
 
     def sets(self, meta: Meta, c: Children) -> Component:
         for tok in c[1:]:
-            self._ref(REF_MELD_OR_KIND, tok)
-        return Component(type="sets", count=self._int("sets", c[0], 0, L.MAX_HAND_TILES), of=[str(t) for t in c[1:]])
+            self.ref(REF_MELD_OR_KIND, tok)
+        return Component(type="sets", count=self.int_in("sets", c[0], 0, L.MAX_HAND_TILES), of=[str(t) for t in c[1:]])
 
     def pair(self, meta: Meta, c: Children) -> Component:
         return Component(type="pair", count=1)
 
     def pairs(self, meta: Meta, c: Children) -> Component:
-        return Component(type="pairs", count=self._int("pairs", c[0], 1, L.MAX_HAND_TILES))
+        return Component(type="pairs", count=self.int_in("pairs", c[0], 1, L.MAX_HAND_TILES))
 
     def rotten(self, meta: Meta, c: Children) -> Component:
-        return Component(type="rotten", count=1, gap=self._int("rotten gap", c[0], 1, L.MAX_RANKS))
+        return Component(type="rotten", count=1, gap=self.int_in("rotten gap", c[0], 1, L.MAX_RANKS))
 
     def concealed(self, meta: Meta, c: Children) -> PatternFlag:
         return PatternFlag("concealed", True)
@@ -232,7 +232,7 @@ class Build(BuildBase):
         return PatternFlag("honours_natural", True)
 
     def min_honours(self, meta: Meta, c: Children) -> PatternFlag:
-        return PatternFlag("min_honours", self._int("honours >=", c[0], 0, L.MAX_HAND_TILES))
+        return PatternFlag("min_honours", self.int_in("honours >=", c[0], 0, L.MAX_HAND_TILES))
 
     def quads_as_pairs(self, meta: Meta, c: Children) -> PatternFlag:
         return PatternFlag("quads_as_pairs", True)
@@ -274,13 +274,13 @@ class Build(BuildBase):
             raise RuleError(f"indicator {name} = next draw {pos.count} is turned only when the hand ends: it is "
                             "not wild and it settles at the end", self.loc(meta),
                             hint=f"write `indicator {name} = next draw {pos.count}, settle at end`")
-        return self._stmt(meta, "indicator", name, decl)
+        return self.stmt(meta, "indicator", name, decl)
 
     def pos_stack_top(self, meta: Meta, c: Children) -> Position:
         return Position(type="stack_top", end=cast(End, str(c[0])))
 
     def _pos(self, type_: Literal["under", "left", "right", "previous"], c: Children) -> Position:
-        self._ref(REF_INDICATOR, c[0])
+        self.ref(REF_INDICATOR, c[0])
         return Position(type=type_, ref=str(c[0]))
 
     def pos_under(self, meta: Meta, c: Children) -> Position:
@@ -297,18 +297,18 @@ class Build(BuildBase):
 
     def pos_flips(self, meta: Meta, c: Children) -> Position:
         where = c[-1]
-        self._check_expr(where, F.JING)
+        self.check_expr(where, F.JING)
         ints = [t for t in c if isinstance(t, Token) and t.type == "INT"]  # up to N [at most M per sum]
-        per_sum = self._int("flips: at most … per sum", ints[1], 1, L.MAX_TABLE_NUMBER) if len(ints) > 1 else None
-        return Position(type="flips", end=cast(End, str(c[0])), count=self._int("flips: up to", ints[0], 1,
+        per_sum = self.int_in("flips: at most … per sum", ints[1], 1, L.MAX_TABLE_NUMBER) if len(ints) > 1 else None
+        return Position(type="flips", end=cast(End, str(c[0])), count=self.int_in("flips: up to", ints[0], 1,
                                                                                 L.MAX_TABLE_NUMBER),
                         per_sum=per_sum, where=where)
 
     def pos_each_tile(self, meta: Meta, c: Children) -> Position:
-        self._check_expr(c[0], F.JING)
+        self.check_expr(c[0], F.JING)
         return Position(type="each_tile", where=c[0])
     def pos_next_draw(self, meta: Meta, c: Children) -> Position:
-        return Position(type="next_draw", count=self._int("next draw", c[0], 1, L.MAX_TABLE_NUMBER))
+        return Position(type="next_draw", count=self.int_in("next draw", c[0], 1, L.MAX_TABLE_NUMBER))
 
     def wild(self, meta: Meta, c: Children) -> dict[str, bool]:
         return {"wild": True}
@@ -336,46 +336,46 @@ class Build(BuildBase):
         name, body = c
         kind_cls, fields = body
         decl = kind_cls(name=str(name), origin=self.origin(meta), **fields)
-        return self._stmt(meta, "jing", name, decl)
+        return self.stmt(meta, "jing", name, decl)
 
     def jing_value(self, meta: Meta, c: Children) -> JingBody:
-        ints = [self._int("精 value", t, 0, L.MAX_AMOUNT) for t in c if isinstance(t, Token) and t.type == "INT"]
+        ints = [self.int_in("精 value", t, 0, L.MAX_AMOUNT) for t in c if isinstance(t, Token) and t.type == "INT"]
         return JingValue, {"main": ints[0], "next": ints[1]}
 
     def jing_kong(self, meta: Meta, c: Children) -> JingBody:
-        ints = [self._int("kong points", t, 0, L.MAX_AMOUNT) for t in c]
+        ints = [self.int_in("kong points", t, 0, L.MAX_AMOUNT) for t in c]
         return JingKong, {"concealed": ints[0], "exposed": ints[1], "added": ints[2] if len(ints) > 2 else ints[1]}
 
     def jing_mult(self, meta: Meta, c: Children) -> JingBody:
-        self._check_expr(c[1], F.JING)
-        return JingMultiplier, {"factor": self._int("multiplier", c[0], 0, L.MAX_MULTIPLIER), "when": c[1]}
+        self.check_expr(c[1], F.JING)
+        return JingMultiplier, {"factor": self.int_in("multiplier", c[0], 0, L.MAX_MULTIPLIER), "when": c[1]}
 
     def jing_formula(self, meta: Meta, c: Children) -> JingBody:
-        self._check_expr(c[0], F.JING)
-        self._check_expr(c[1], F.JING)
+        self.check_expr(c[0], F.JING)
+        self.check_expr(c[1], F.JING)
         return JingFormula, {"score": c[0], "when": c[1]}
 
     def jing_kong_bonus(self, meta: Meta, c: Children) -> JingBody:
         kinds = {t.type for t in c[1:] if isinstance(t, Token)}
-        return JingKongBonus, {"amount": self._int("amount", c[0], 0, L.MAX_AMOUNT),
+        return JingKongBonus, {"amount": self.int_in("amount", c[0], 0, L.MAX_AMOUNT),
                                "replaces_kong_points": "INSTEAD_KONG" in kinds,
                                "any_indicator": "ANY_INDICATOR" in kinds,
                                "each_indicator": "EACH_INDICATOR" in kinds,
                                "exposed_from_discarder": "EXPOSED_FROM_DISCARDER" in kinds}
 
     def jing_liability(self, meta: Meta, c: Children) -> JingBody:
-        self._ref(REF_JING_FORMULA, c[0])
+        self.ref(REF_JING_FORMULA, c[0])
         return JingLiability, {"rule": str(c[0])}
 
     def jing_liability_over(self, meta: Meta, c: Children) -> JingBody:
         if len(c) > 1:
-            self._ref(REF_INDICATOR, c[1])
-        return JingLiabilityOver, {"over": self._int("liability threshold", c[0], 0, L.MAX_AMOUNT),
+            self.ref(REF_INDICATOR, c[1])
+        return JingLiabilityOver, {"over": self.int_in("liability threshold", c[0], 0, L.MAX_AMOUNT),
                                    "indicator": str(c[1]) if len(c) > 1 else None}
 
     def jing_add(self, meta: Meta, c: Children) -> JingBody:
-        self._check_expr(c[1], F.JING)
-        return JingAdder, {"amount": self._int("amount", c[0], 0, L.MAX_AMOUNT), "when": c[1]}
+        self.check_expr(c[1], F.JING)
+        return JingAdder, {"amount": self.int_in("amount", c[0], 0, L.MAX_AMOUNT), "when": c[1]}
 
     def jing_discarded(self, meta: Meta, c: Children) -> JingBody:
         return JingDiscarded, {}
@@ -383,7 +383,7 @@ class Build(BuildBase):
     def jing_kongs_hold(self, meta: Meta, c: Children) -> JingBody:
         return JingKongsHold, {}
     def jing_discard_bonus(self, meta: Meta, c: Children) -> JingBody:
-        ints = [self._int("amount", t, 0, L.MAX_AMOUNT) for t in c if isinstance(t, Token) and t.type == "INT"]
+        ints = [self.int_in("amount", t, 0, L.MAX_AMOUNT) for t in c if isinstance(t, Token) and t.type == "INT"]
         return JingDiscardBonus, {"main": ints[0], "next": ints[1]}
 
     # -- win score
@@ -408,36 +408,36 @@ class Build(BuildBase):
                 fields["instead_of"] = x.names
                 fields["instead_except"] = x.except_
             else:
-                self._check_expr(x, F.WIN)
+                self.check_expr(x, F.WIN)
                 fields["when"] = x
         if fields.get("no_win") and (mults or fields["adders"] or fields["fixed"]):
             raise RuleError(f"fan {name}: `no win` refuses the win, so it takes no other effect", self.loc(meta),
                             hint=f"write `fan {name} = no win when …` alone, and the scoring in another fan")
         decl = Fan(name=str(name), origin=self.origin(meta), **fields)
-        return self._stmt(meta, "fan", name, decl)
+        return self.stmt(meta, "fan", name, decl)
 
     def no_win(self, meta: Meta, c: Children) -> NoWin:
         return NoWin(self.loc(meta))
 
     def mult(self, meta: Meta, c: Children) -> Mult:
-        return Mult(self._int("multiplier", c[0], 0, L.MAX_MULTIPLIER), self.loc(c[0]))
+        return Mult(self.int_in("multiplier", c[0], 0, L.MAX_MULTIPLIER), self.loc(c[0]))
 
     def add(self, meta: Meta, c: Children) -> Adder:
-        return Adder(amount=self._int("amount", c[0], 0, L.MAX_AMOUNT), payer=cast(Payer, str(c[1])),
+        return Adder(amount=self.int_in("amount", c[0], 0, L.MAX_AMOUNT), payer=cast(Payer, str(c[1])),
                      fallback=cast(Payer, str(c[2])) if len(c) > 2 else None)
 
     def fixed(self, meta: Meta, c: Children) -> Fixed:
         by_payment = any(isinstance(t, Token) and t.type == "BY_PAYMENT" for t in c[1:])
         names = [t for t in c[1:] if not (isinstance(t, Token) and t.type == "BY_PAYMENT")]
         for tok in names:
-            self._ref(REF_FACTOR, tok)
-        return Fixed(amount=self._int("amount", c[0], 0, L.MAX_AMOUNT), with_factors=[str(t) for t in names],
+            self.ref(REF_FACTOR, tok)
+        return Fixed(amount=self.int_in("amount", c[0], 0, L.MAX_AMOUNT), with_factors=[str(t) for t in names],
                      by_payment=by_payment)
 
     def instead(self, meta: Meta, c: Children) -> Instead:
         names = [t for t in c if t.type != "ALL"]
         for tok in names:
-            self._ref(REF_FAN, tok)
+            self.ref(REF_FAN, tok)
         if c[0].type == "ALL":
             return Instead(every=True, names=[], except_=[str(t) for t in names])
         return Instead(every=False, names=[str(t) for t in names], except_=[])
@@ -459,23 +459,23 @@ class Build(BuildBase):
             if payer in weights:
                 raise RuleError(f"payment {name} names {w.payer} twice", w.loc)
             weights[payer] = w.amount
-        self._check_expr(c[-1], F.WIN)
+        self.check_expr(c[-1], F.WIN)
         decl = Payment(name=str(name), weights=weights, when=c[-1], paid_by=paid_by, origin=self.origin(meta))
-        return self._stmt(meta, "payment", name, decl)
+        return self.stmt(meta, "payment", name, decl)
 
     def paid_by(self, meta: Meta, c: Children) -> PaidBy:
         return PaidBy(str(c[0]), self.loc(c[0]))
 
     def weight(self, meta: Meta, c: Children) -> Weight:
-        return Weight(str(c[0]), self._int("multiplier", c[1], 0, L.MAX_MULTIPLIER), self.loc(c[0]))
+        return Weight(str(c[0]), self.int_in("multiplier", c[1], 0, L.MAX_MULTIPLIER), self.loc(c[0]))
 
     def payment_base(self, meta: Meta, c: Children) -> Stmt:
         if str(c[0]) != "base":
             raise RuleError(f"`payment {c[0]} = {c[1]}` is not a payment", self.loc(c[0]),
                             hint="a number alone is only allowed for `payment base`; a payment "
                                  "names its payers: `payment discard = discarder x2, others x1 when discard`")
-        decl = Base(name="base", amount=self._int("payment base", c[1], 0, L.MAX_AMOUNT), origin=self.origin(meta))
-        return self._stmt(meta, "payment", c[0], decl)
+        decl = Base(name="base", amount=self.int_in("payment base", c[1], 0, L.MAX_AMOUNT), origin=self.origin(meta))
+        return self.stmt(meta, "payment", c[0], decl)
 
     def factor(self, meta: Meta, c: Children) -> Stmt:
         name, value = c[0], c[1]
@@ -491,21 +491,21 @@ class Build(BuildBase):
             raise RuleError(f"factor {name}: `on net` is a cap alone: each seat's net over the hand", self.loc(at),
                             hint="write `factor NAME = at most N on net` (no other scope, no `after adders`, no `when`)")
         context = F.TRANSFER if set(scopes) == {"win"} else F.SETTLE
-        self._check_expr(value, context)
+        self.check_expr(value, context)
         if when is not None:
-            self._check_expr(when, context)
+            self.check_expr(when, context)
         decl = Factor(name=str(name), value=value, scopes=scopes, after_adders=after or after_caps,
                       after_caps=after_caps, when=when, cap=cap,
                       origin=self.origin(meta))
-        return self._stmt(meta, "factor", name, decl)
+        return self.stmt(meta, "factor", name, decl)
 
     def cap(self, meta: Meta, c: Children) -> Cap:
-        return Cap(self._int("cap", c[0], 0, L.MAX_AMOUNT))
+        return Cap(self.int_in("cap", c[0], 0, L.MAX_AMOUNT))
 
     def exhaustive(self, meta: Meta, c: Children) -> Stmt:
         decl = Exhaustive(name=str(c[0]), payer=cast(Payer, str(c[1])),
-                          amount=self._int("amount", c[2], 0, L.MAX_AMOUNT), origin=self.origin(meta))
-        return self._stmt(meta, "exhaustive", c[0], decl)
+                          amount=self.int_in("amount", c[2], 0, L.MAX_AMOUNT), origin=self.origin(meta))
+        return self.stmt(meta, "exhaustive", c[0], decl)
 
     def flow(self, meta: Meta, c: Children) -> Stmt:
         name, policy = c[0], c[1]
@@ -526,7 +526,7 @@ class Build(BuildBase):
                             hint=did_you_mean(str(policy), FLOW.POLICIES) if str(policy) not in FLOW.POLICIES
                             else _flow_hint(str(policy)))
         decl = Flow(name=str(name), policy=str(policy), params=params, origin=self.origin(meta))
-        return self._stmt(meta, "flow", name, decl)
+        return self.stmt(meta, "flow", name, decl)
 
     def flow_kv(self, meta: Meta, c: Children) -> _FlowArg:
         return _FlowArg(str(c[0]), c[1].values, self.loc(c[0]))

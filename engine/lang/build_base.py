@@ -53,17 +53,17 @@ class BuildBase(Transformer[Token, Any]):
     def origin(self, meta: Meta) -> Origin:
         return Origin(file=self.file, line=meta.line, column=meta.column)
 
-    def _int(self, what: str, tok: Token, low: int, high: int) -> int:
+    def int_in(self, what: str, tok: Token, low: int, high: int) -> int:
         return in_range(what, tok, low, high, self.file)
 
     def take_refs(self) -> list[Ref]:
         refs, self.refs = self.refs, []
         return refs
 
-    def _ref(self, what: str, tok: Token, context: str | None = None) -> None:
+    def ref(self, what: str, tok: Token, context: str | None = None) -> None:
         self.refs.append(Ref(what, str(tok), self.loc(tok), context))
 
-    def _stmt(self, meta: Meta, kind: str, name: Token, decl: Decl) -> Stmt:
+    def stmt(self, meta: Meta, kind: str, name: Token, decl: Decl) -> Stmt:
         return Stmt("declare", kind, str(name), decl, self.loc(meta), self.take_refs())
 
     # -- expressions
@@ -100,7 +100,7 @@ class BuildBase(Transformer[Token, Any]):
     _pending_vars: list[tuple[Var, Location]]
     _pending_patterns: list[Ref]
 
-    def _check_expr(self, expr: Expr, context: str) -> None:
+    def check_expr(self, expr: Expr, context: str) -> None:
         """Record the facts and patterns an expression names, for the context it is used in."""
         for v, loc in self._pending_vars:
             self.refs.append(Ref("fact", v.name, loc, context))
