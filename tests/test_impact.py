@@ -299,3 +299,31 @@ def test_a_no_win_fan_is_counted_in_the_hands_it_refused():
     row = next(c for c in j["coverage"] if c["path"] == "fan.飘精无精")
     refused = j["not_scorable"]["a_hands_under_b"].get("no win", 0)
     assert row["a_hands_by_b"] == refused > 0 and row["warning"] is None
+
+
+def test_rescoring_flipped_hands_by_their_own_rules_gives_their_own_nets():
+    """发电 (nanchang-app's flips): the re-dealt hand is stopped by the seat and at the flip the
+    played hand was, so its 上精 and after-deal settlements are the played ones, and a stopper
+    that did not win pays its penalty (5 to each other seat: rulesets/nanchang-app.rules,
+    发电罚分) in the rescore too."""
+    from engine.table.bots import GreedyBot
+    from engine.tools.impact import rescore, scored_as_played
+
+    rs, scorer = compiled("nanchang-app", {"发电": "是"})
+    penalties = 0
+    for seed in range(8):
+        g = Game(rs, seed, scorer=scorer)
+        bots = {s: GreedyBot(i) for i, s in enumerate(g.seats)}
+        while not g.over:
+            for seat in g.to_act():
+                g.apply(bots[seat](g, seat))
+                if g.over:
+                    break
+        assert g.flips is not None and g.flips.stopper is not None  # greedy bots stop when asked
+        penalty = next((lg for _, part, lg in g.result.parts if part == "stop_penalty"), None)
+        if penalty is not None:
+            penalties += 1
+            assert penalty.net(g.seats)[g.flips.stopper] == -5 * (len(g.seats) - 1)
+        re = rescore(g, rs, scorer, {})
+        assert (re.reason, re.message) == ("", "") and re.scored == scored_as_played(g), seed
+    assert penalties >= 2  # seeds 0 and 5: the stopper does not win

@@ -39,7 +39,7 @@ from engine.core.scoring import Ledger, Scorer, SeatHand, Snapshot, indicator_of
 from engine.errors import IllegalAction, ImpossibleState, MjError
 from engine.lang.ruleset import Ruleset
 from engine.table.bots import BOTS
-from engine.table.game import Game
+from engine.table.game import FLIP, Game
 from engine.table.match import Match, hand_seed
 from engine.tools.diff import Change, diff
 from engine.tools.runner import run_blocks
@@ -275,6 +275,20 @@ def _picks(g: Game, y: Game) -> dict[str, int]:
     tile = g.indicators.get(y.picked.name)
     return dict.fromkeys(g.seats, tile) if tile is not None and g.rs.indicators[y.picked.name].wild else {}
 
+def _replay_flips(g: Game, y: Game) -> bool:
+    """Answer ``y``'s flips (发电) as the played hand ``g`` answered its own: the seat that stopped
+    ``g``'s flips stops ``y``'s at the same flip, every other seat asked passes. True when ``y``
+    is past its flips with its indicators set (none to answer, or stopped); False when its flips
+    ran out unstopped (the hand drawn: not the played hand's)."""
+    stop_at = (g.flips.stopper, g.flips.made) if g.flips is not None and g.flips.stopper is not None else None
+    while y.phase == FLIP and y.flips is not None:
+        seat = y.to_act()[0]
+        answers = {a.kind: a for a in y.legal_actions(seat)}
+        stops = stop_at is not None and seat == stop_at[0] and y.flips.made == stop_at[1]
+        y.apply(answers["stop" if stops else "pass"])
+    return not y.over
+
+
 def rescore(g: Game, rs: Ruleset, scorer: Scorer, previous: dict[str, int]) -> Rescored:
     """Score finished hand ``g`` (played under another ruleset with the same tiles and seats) by
     ``rs``: ``rs``'s indicators flipped on the same wall (``previous``: ``rs``'s indicators of
@@ -295,9 +309,12 @@ def rescore(g: Game, rs: Ruleset, scorer: Scorer, previous: dict[str, int]) -> R
                      wall=list(g.wall.tiles), dice=list(g.dice_rolls))
     except MjError as exc:  # an after-deal settlement this side cannot make
         return Rescored(None, "not settled", exc.message, {})
-    indicators = dict(y.indicators)
     if _deal(y) != _deal(g):
-        return Rescored(None, "deal differs", "this side deals other hands from the same wall", indicators)
+        return Rescored(None, "deal differs", "this side deals other hands from the same wall", dict(y.indicators))
+    if not _replay_flips(g, y):
+        return Rescored(None, "deal differs", "this side's flips are not stopped where the played hand's were",
+                        dict(y.indicators))
+    indicators = dict(y.indicators)
     try:
         follow = scorer.flow.follow_first(g.first_discards, list(y.seats), y.dealer, y.floor)
         hands = {s: SeatHand(list(h.concealed), list(h.melds)) for s, h in g.hands.items()}
@@ -310,7 +327,7 @@ def rescore(g: Game, rs: Ruleset, scorer: Scorer, previous: dict[str, int]) -> R
         if y.picked is not None and win is not None and win.seat in picks:  # the end settles the winner's
             indicators[y.picked.name] = picks[win.seat]
         snap = Snapshot(list(g.seats), g.dealer, g.floor, indicators, hands, win, discards, picks)
-        end, ws = scorer.settle_end_parts(snap)
+        end, ws = scorer.settle_end_parts(snap, y.flips.stopper if y.flips is not None else None)
         if not scorer.flow.follow_first_stands(win is not None):
             follow = None
     except ImpossibleState as exc:
