@@ -169,3 +169,12 @@ def test_a_played_hand_keeps_every_net_within_the_cap(tmp_path):
         assert sum(net.values()) == 0 and all(abs(v) <= 5 for v in net.values()), net
         capped += any(part == "net_cap" for _, part, _ in r.parts)
     assert capped  # the cap bit in some hand (the 下精 after the deal included)
+
+
+def test_a_transfer_is_between_two_seats():
+    """A settlement that books a seat paying itself is wrong (its net hides it): Transfer refuses it."""
+    from engine.core.ledger import Transfer
+
+    assert Transfer("E", "S", 5, "stop_penalty", "flow.stop_penalty").payer == "E"
+    with pytest.raises(ValueError, match="to itself"):
+        Transfer("E", "E", 5, "stop_penalty", "flow.stop_penalty")

@@ -71,7 +71,8 @@ class Transfer:
     by ``rule`` (a rule path), with the ``factors`` that made the amount.
 
     Raises :class:`RuleError` when ``amount`` is over :data:`MAX_AMOUNT`: a rule file whose
-    multipliers, floors and formulas combine past it cannot be settled (nor averaged)."""
+    multipliers, floors and formulas combine past it cannot be settled (nor averaged);
+    :class:`ValueError` when ``payer`` is ``payee`` (a settlement that books one is wrong)."""
 
     payer: str
     payee: str
@@ -81,6 +82,9 @@ class Transfer:
     factors: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
+        if self.payer == self.payee:
+            raise ValueError(f"a transfer by {self.rule} from {self.payer} to itself: a transfer moves 子 "
+                             "between two seats")
         if abs(self.amount) > MAX_AMOUNT:
             size = f"about 10^{len(str(abs(self.amount))) - 1}"
             raise RuleError(f"a transfer of {size} 子 by {self.rule} ({' · '.join(self.factors)[:300]}) is over the "
