@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from engine.cli import MAX_HANDS, app
 from engine.core.scoring import Scorer
+from engine.table.bots import GreedyBot
 from engine.table.game import Game
 from engine.tools.impact import EFFECTS, ROLES, Scored, play_block
 from engine.tools.impact_view import SECTION_TITLES
@@ -229,7 +230,6 @@ def test_scored_moved_counts_gains():
 
 def _follow_first_game(rs, scorer):
     """A nanchang hand whose four first discards are the same tile (抄庄), then played out by greedy bots."""
-    from engine.table.bots import GreedyBot
     from engine.table.game import Action
 
     for seed in range(1, 400):
@@ -255,14 +255,19 @@ def _follow_first_game(rs, scorer):
             break
         if not g.follow_first:
             continue
-        bots = {s: GreedyBot(i) for i, s in enumerate(g.seats)}
-        while not g.over:
-            for seat in g.to_act():
-                g.apply(bots[seat](g, seat))
-                if g.over:
-                    break
-        return g
+        return _greedy_to_the_end(g)
     raise AssertionError("no seed gives four equal first discards")
+
+
+def _greedy_to_the_end(g: Game) -> Game:
+    """``g`` played on to its end by greedy bots (seeded by seat order)."""
+    bots = {s: GreedyBot(i) for i, s in enumerate(g.seats)}
+    while not g.over:
+        for seat in g.to_act():
+            g.apply(bots[seat](g, seat))
+            if g.over:
+                break
+    return g
 
 
 def test_rescoring_a_hand_by_its_own_rules_gives_its_own_nets_with_follow_first():
@@ -306,19 +311,13 @@ def test_rescoring_flipped_hands_by_their_own_rules_gives_their_own_nets():
     played hand was, so its 上精 and after-deal settlements are the played ones, and a stopper
     that did not win pays its penalty (5 to each other seat: rulesets/nanchang-app.rules,
     发电罚分) in the rescore too."""
-    from engine.table.bots import GreedyBot
     from engine.tools.impact import rescore, scored_as_played
 
     rs, scorer = compiled("nanchang-app", {"发电": "是"})
     penalties = 0
     for seed in range(8):
         g = Game(rs, seed, scorer=scorer)
-        bots = {s: GreedyBot(i) for i, s in enumerate(g.seats)}
-        while not g.over:
-            for seat in g.to_act():
-                g.apply(bots[seat](g, seat))
-                if g.over:
-                    break
+        _greedy_to_the_end(g)
         assert g.flips is not None and g.flips.stopper is not None  # greedy bots stop when asked
         penalty = next((lg for _, part, lg in g.result.parts if part == "stop_penalty"), None)
         if penalty is not None:
