@@ -178,9 +178,9 @@ class ValueBot:
         nm = len(melds)
         real = [c for c in candidates if c is not None]
         fits: Sequence[str] = m.fitting(melds)
-        honours_held = {t for t in concealed if t in m.honours}
+        honours_held = m.honours.intersection(concealed)
         draws = turn.draws
-        holds_wild = any(t in wild for t in concealed)
+        holds_wild = not wild.isdisjoint(concealed)
         if real and len(real) == len(candidates):
             fits = self._in_reach(m, concealed, nm, wild, fits, draws, len(honours_held))
         out = [0.0] * len(candidates)
