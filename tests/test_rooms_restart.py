@@ -200,3 +200,42 @@ def test_the_real_server_closes_a_socket_that_sends_an_oversized_frame(tmp_path)
             c.close()
     finally:
         srv.stop()
+
+
+def test_servers_started_together_on_a_fresh_postgresql_database_both_start():
+    """`serve --workers 2` (or two servers at once) on an empty database: both make the tables
+    at the same moment; the one that loses the race finds them made (it failed to start before)."""
+    import threading
+
+    import sqlalchemy as sa
+
+    from engine.tools.rooms.store import Store
+
+    db = pg_database()
+    engine = sa.create_engine(db.replace("postgresql://", "postgresql+psycopg://", 1))
+    try:
+        for k in range(4):
+            schema = f"fresh_{os.getpid()}_{k}"
+            with engine.begin() as c:
+                c.exec_driver_sql(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+                c.exec_driver_sql(f"CREATE SCHEMA {schema}")
+            url = f"{db}{'&' if '?' in db else '?'}options=-csearch_path%3D{schema}"
+            start, errors = threading.Barrier(2), []
+
+            def open_store() -> None:
+                start.wait()
+                try:
+                    Store(url).engine.dispose()
+                except Exception as exc:  # noqa: BLE001 - the test reports what failed
+                    errors.append(repr(exc)[:300])
+
+            threads = [threading.Thread(target=open_store) for _ in range(2)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join(60)
+            with engine.begin() as c:
+                c.exec_driver_sql(f"DROP SCHEMA {schema} CASCADE")
+            assert errors == [], f"round {k}: {errors}"
+    finally:
+        engine.dispose()

@@ -137,7 +137,10 @@ class Store:
                 cur.execute("PRAGMA journal_mode=WAL")
                 cur.execute("PRAGMA synchronous=NORMAL")
                 cur.close()
-        META.create_all(self.engine)
+        try:
+            META.create_all(self.engine)
+        except (sa.exc.IntegrityError, sa.exc.ProgrammingError):  # another server made them at the same moment
+            META.create_all(self.engine)  # they are there now: nothing to make (or a real error, raised)
         self.shared = self.url.startswith("postgresql")  # servers share its rooms (LISTEN/NOTIFY)
         self.local = self.url.startswith("sqlite")  # a file of this machine's: a commit costs no round trip
         self._writer: sa.Connection | None = None  # write()'s own connection
