@@ -114,7 +114,7 @@ def _post(url: str, body: dict) -> dict:
 
 
 async def _seat(ws_url: str, rng: random.Random, lat: list[float], oks: list[tuple[int, int, str]],
-                errors: list[str], stop_at: float) -> None:
+                errors: list[str], stop_at: float, got: list[int]) -> None:
     """One seat's client. It acts on a table it has not acted on yet, one action in flight at a
     time (the server answers each with ``ok`` or ``error``); an action refused because the table
     moved on first (another seat's claim) is chosen again from the newer table."""
@@ -131,6 +131,8 @@ async def _seat(ws_url: str, rng: random.Random, lat: list[float], oks: list[tup
             except TimeoutError:
                 break
             f = orjson.loads(raw)
+            got[0] += 1
+            got[1] += len(raw)
             if f["type"] == "hello":
                 continue
             if f["type"] == "ok":
@@ -164,17 +166,18 @@ def _clients(seats: list[tuple[str, int]], stop_at: float, out: multiprocessing.
     lat: list[float] = []
     errors: list[str] = []
     oks: dict[str, list[tuple[int, int, str]]] = {}
+    got = [0, 0]  # messages and bytes the seats received
 
     async def everything() -> None:
         tasks = []
         for url, seed in seats:
             room = url.split("/ws/rooms/")[1].split("?")[0]
-            tasks.append(_seat(url, random.Random(seed), lat, oks.setdefault(room, []), errors, stop_at))
+            tasks.append(_seat(url, random.Random(seed), lat, oks.setdefault(room, []), errors, stop_at, got))
         results = await asyncio.gather(*tasks, return_exceptions=True)
         errors.extend(f"socket: {x!r}"[:200] for x in results if isinstance(x, BaseException))
 
     uvloop.run(everything())  # the load's own cost kept low: it shares the machine with the servers
-    out.put({"lat": lat, "errors": errors, "oks": oks, "cpu": time.process_time()})
+    out.put({"lat": lat, "errors": errors, "oks": oks, "cpu": time.process_time(), "got": got})
 
 
 def _start_server(port: int, data: Path, db: str | None) -> subprocess.Popen:
@@ -312,6 +315,8 @@ def main(argv: list[str] | None = None) -> dict:
             "peer_game_step_ms": round(step_ms, 4),
             "server_cpu_in_game_steps": round(cpu / max(applied, 1) * 1e3 / step_ms, 1) if step_ms else None,
             "clients_cpu_ms_per_action": round(sum(p["cpu"] for p in parts) / max(applied, 1) * 1e3, 3),
+            "messages_per_action": round(sum(p["got"][0] for p in parts) / max(applied, 1), 2),
+            "bytes_per_message": round(sum(p["got"][1] for p in parts) / max(sum(p["got"][0] for p in parts), 1)),
             "server_peak_rss_mib": [_peak_mib(p) for p in pids], "errors": len(errors), "error_examples": errors[:5],
             "lost_actions": lost,
         }

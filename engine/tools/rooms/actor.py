@@ -26,7 +26,8 @@ from http import HTTPStatus
 from typing import Any, Protocol, TypeVar
 
 from engine.errors import MjError
-from engine.tools.rooms.caps import CLOSE_ELSEWHERE, CLOSE_FORBIDDEN, MAX_ID_CHARS, NOTE_ACTIONS_CHARS
+from engine.tools.rooms.bus import frame_note
+from engine.tools.rooms.caps import CLOSE_ELSEWHERE, CLOSE_FORBIDDEN, MAX_ID_CHARS
 from engine.tools.rooms.commit import Committer
 from engine.tools.rooms.conn import Conn, Lost, Refusal, error_text
 from engine.tools.rooms.room import HUMAN, Published, Room, dumps, token_hash
@@ -130,6 +131,16 @@ class Turns:
                 c.seen = version
                 await c.send(self.published.frame(c.seat))
 
+    async def summary(self) -> dict[str, Any]:
+        """The room's public summary as it is now (``GET /api/rooms/{room}``), taken in its turn."""
+        return await self.call(self.summary_now)
+
+    async def summary_now(self) -> dict[str, Any]:
+        """:meth:`summary`, in the room's turn."""
+        if self.published.version != self.room.version:
+            self.published = self.room.publish()
+        return self.published.summary
+
     def check_host(self, token: object) -> None:
         """Raises :class:`Refusal` 403 unless ``token`` is the host's."""
         if not isinstance(token, str) or not secrets.compare_digest(token_hash(token), self.host):
@@ -180,11 +191,12 @@ class Turns:
 class RoomActor(Turns):
     """The one writer of a room this server owns (see the module docstring). ``hashes`` are the
     seats' token hashes and ``host`` the host's, kept here (they change only through this actor);
-    ``remote`` which seats other servers have sockets for (seat -> their server ids)."""
+    ``remote`` which seats other servers have sockets for (seat -> their server ids; None:
+    spectators), whose frames it ships to them."""
 
     def __init__(self, hub: Host, room: Room, hashes: dict[str, str], host: str):
         super().__init__(hub, room, hashes, host)
-        self.remote: dict[str, set[str]] = {}
+        self.remote: dict[str | None, set[str]] = {}  # seat (None: spectators) -> the servers with sockets for it
         self.noted = -1  # the version last sent to the other servers
 
     # ---- after the jobs ------------------------------------------------------------------------------
@@ -206,25 +218,32 @@ class RoomActor(Turns):
         writes = self.room.take_writes()
         if self.hub.store.shared and self.noted != self.room.version:
             self.noted = self.room.version
-            writes.append(Write.note(self.moved(writes)))
+            writes.append(Write.note(self.moved()))
+            writes.extend(self.shipped())
         try:
             await self.hub.committer.commit(writes)
         except Exception as exc:  # the store refused: the room in memory is no longer the truth
             raise Lost(f"the room could not be stored ({type(exc).__name__}): reconnect") from exc
 
-    def moved(self, writes: list[Write] | None = None) -> str:
+    def moved(self) -> str:
         """The note that tells the other servers the room is at a new version: ``{"k": "moved",
-        "room", "owner", "version", "away", "players", "closed", "actions"}``; ``actions`` are
-        the ``[hand, seq, text]`` this very commit stores (so a follower need not read them back;
-        None when they would not fit in a note: it reads them from the store)."""
+        "room", "owner", "version", "away", "players", "closed"}``."""
         room = self.room
-        note: dict[str, Any] = {"k": "moved", "room": self.id, "owner": self.hub.owner, "version": room.version,
-                                "away": sorted(s for s, t in room.away_since.items() if t is not None),
-                                "players": room.row.players, "closed": room.row.closed}
-        if writes is not None:
-            stored = [[dict(w.values)[k] for k in ("hand", "seq", "text")] for w in writes if w.table == "actions"]
-            note["actions"] = stored if sum(len(str(text)) for _, _, text in stored) < NOTE_ACTIONS_CHARS else None
-        return dumps(note)
+        return dumps({"k": "moved", "room": self.id, "owner": self.hub.owner, "version": room.version,
+                      "away": sorted(s for s, t in room.away_since.items() if t is not None),
+                      "players": room.row.players, "closed": room.row.closed})
+
+    def shipped(self) -> list[Write]:
+        """The frames of this version for the other servers' sockets (:func:`frame_note`: one
+        note a server and viewer), built here as this server's own are: a follower sends them
+        on as they are."""
+        if not any(self.remote.values()):
+            return []
+        if self.published.version != self.room.version:
+            self.published = self.room.publish()
+        version = self.published.version
+        return [Write.note(frame_note(self.id, server, version, viewer, self.published.frame(viewer)), server)
+                for viewer, servers in self.remote.items() for server in sorted(servers)]
 
     def _present(self, seat: str) -> bool:
         return any(c.seat == seat for c in self.conns) or bool(self.remote.get(seat))
@@ -318,14 +337,20 @@ class RoomActor(Turns):
         back with the commit, or at once when refused. See :mod:`engine.tools.rooms.bus`."""
         op, frm, req = msg.get("op"), str(msg.get("from")), msg.get("req")
         seat = msg.get("seat")
+        watch = "seat" in msg and seat is None  # a follower's spectators
         seat = seat if isinstance(seat, str) and seat in self.room.seats else None
 
         def reply(**answer: object) -> dict[str, Any]:
             return {"k": "reply", "to": frm, "req": req, **answer}
 
         try:
-            if op == "sync":  # a new follower: the note again, for the presence it cannot read from the store
+            if op == "sync":  # a new follower: the note and the frames again
                 self.noted = -1
+            elif op == "join" and watch:
+                self.remote.setdefault(None, set()).add(frm)
+                self.noted = -1
+            elif op == "leave" and watch:
+                self.remote.get(None, set()).discard(frm)
             elif op == "join" and seat is not None:
                 self.remote.setdefault(seat, set()).add(frm)
                 self._here(seat)
@@ -333,15 +358,15 @@ class RoomActor(Turns):
                 self.remote.get(seat, set()).discard(frm)
                 self._gone(seat)
             elif op == "act" and seat is not None and isinstance(msg.get("text"), str):
-                self.room.writes.append(Write.note(dumps(reply(ok=self._act(seat, str(msg["text"]))))))
+                self.room.writes.append(Write.note(dumps(reply(ok=self._act(seat, str(msg["text"])))), frm))
             elif op == "close":
                 self.check_host(msg.get("host"))
                 await self.close()
-                self.room.writes.append(Write.note(dumps(reply(ok=True))))
+                self.room.writes.append(Write.note(dumps(reply(ok=True)), frm))
             elif op == "remove" and isinstance(msg.get("seat"), str) and isinstance(msg.get("bot"), str):
                 self.check_host(msg.get("host"))
                 await self.remove(str(msg["seat"]), str(msg["bot"]))
-                self.room.writes.append(Write.note(dumps(reply(ok=True))))
+                self.room.writes.append(Write.note(dumps(reply(ok=True)), frm))
             else:
                 raise Refusal(HTTPStatus.BAD_REQUEST, "unknown request")
         except (MjError, Refusal) as exc:

@@ -1,33 +1,43 @@
 """How servers sharing one PostgreSQL database talk about rooms: ``LISTEN``/``NOTIFY``.
 
-Every server listens on one channel (:data:`~engine.tools.rooms.store.CHANNEL`); a message is
-a JSON object (PostgreSQL bounds a payload at 8000 bytes; these are far smaller):
+Every server listens on two channels (:func:`~engine.tools.rooms.store.channel`): the one all
+servers hear, for ``moved`` notes, and its own, for what is meant for it alone (requests,
+replies, frames). PostgreSQL delivers what one listener hears in commit order, whatever the
+channel. A message is a JSON object (PostgreSQL bounds a payload at 8000 bytes):
 
-- ``{"k": "moved", "room", "owner", "version", "away", "players", "closed", "actions"}``: the
-  room's owner stored a new version (sent in the transaction that stored it); ``actions`` are
-  the ``[hand, seq, text]`` that transaction stored, or None when they would not fit (a
-  follower then reads them from the store);
+- ``{"k": "moved", "room", "owner", "version", "away", "players", "closed"}``: the room's
+  owner stored a new version (sent in the transaction that stored it);
+- a frame the owner built for a follower's sockets (:func:`frame_note`), sent in the same
+  transaction after the ``moved`` note: the header ``{"k": "frame", "room", "to", "version",
+  "seat", "z"}`` (``seat`` None: a spectator's), a newline, and the frame's JSON text as the
+  seats get it (``z``: compressed, zlib then base64, when it would not fit as it is); a frame
+  that does not fit even so goes without a body, and the follower builds it from its replica
+  caught up from the store. The follower sends the text on as it is: it never replays the
+  hand nor builds the table;
 - ``{"k": "request", "op", "room", "to", "from", "req", …}``: a follower asks the owner ``to``
-  to do ``op`` (``act`` with ``seat``/``text``, ``join``/``leave`` with ``seat``, ``close``
-  and ``remove`` with the host's token) for its socket, or ``sync`` (a new follower: send the
-  ``moved`` note again);
+  to do ``op`` (``act`` with ``seat``/``text``, ``join``/``leave`` with ``seat``, None for a
+  spectator, ``close`` and ``remove`` with the host's token) for its socket, or ``sync`` (a
+  new follower: send the ``moved`` note and the frames again);
 - ``{"k": "reply", "to", "req", "ok" | "error", "hint", "status"}``: the owner's answer, sent
   with the commit that stored what it did (or at once, when it refused).
 
 :class:`Bus` listens (one psycopg connection of its own, reconnecting) and sends what is not
-part of a commit (:meth:`Bus.send`: another connection of its own, autocommit, one round trip
-a message, on the event loop); a note that is part of a commit is a :meth:`Write.note` in it.
+part of a commit (:meth:`Bus.send`: another connection of its own, autocommit, on the event
+loop, the messages of a moment in one round trip); a note that is part of a commit is a :meth:`Write.note` in it.
 Messages are untrusted like any input: a malformed one is dropped.
 """
 from __future__ import annotations
 
 import asyncio
+import base64
+import zlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from engine.tools.rooms.store import CHANNEL
+from engine.tools.rooms.caps import FRAME_BYTES, NOTE_BYTES
+from engine.tools.rooms.store import channel
 
 if TYPE_CHECKING:
     import psycopg
@@ -35,35 +45,105 @@ if TYPE_CHECKING:
 RETRY_SECONDS = 1.0  # a lost listening connection is made again after this
 
 
+def frame_note(room: str, to: str, version: int, seat: str | None, frame: str) -> str:
+    """The note that carries ``frame`` (a state frame's JSON text, as ``seat``'s sockets get
+    it) to server ``to``: a JSON header, a newline, the frame, compressed when it would not
+    fit in :data:`NOTE_BYTES`, left out when it would not fit even so."""
+    head = {"k": "frame", "room": room, "to": to, "version": version, "seat": seat, "z": False}
+    note = f"{orjson.dumps(head).decode()}\n{frame}"
+    if len(note.encode()) <= NOTE_BYTES:
+        return note
+    head["z"] = True
+    packed = base64.b64encode(zlib.compress(frame.encode(), 1)).decode()
+    note = f"{orjson.dumps(head).decode()}\n{packed}"
+    return note if len(note) <= NOTE_BYTES else orjson.dumps({**head, "z": None}).decode()
+
+
+def frame_text(msg: dict[str, Any]) -> str | None:
+    """The frame a ``frame`` note carries (its ``body`` as :meth:`Bus.run` split it off), or
+    None when it came without one (too large). Raises :class:`ValueError` on a malformed body."""
+    body = msg.get("body")
+    if not isinstance(body, str) or msg.get("z") is None:
+        return None
+    if not msg.get("z"):
+        return body
+    try:
+        unpack = zlib.decompressobj()
+        text = unpack.decompress(base64.b64decode(body), FRAME_BYTES)
+        if unpack.unconsumed_tail:
+            raise ValueError(f"a frame note's body unpacks past {FRAME_BYTES} bytes")
+        return text.decode()
+    except (zlib.error, UnicodeDecodeError) as exc:
+        raise ValueError("a frame note's body does not decompress") from exc
+
+
+def parse_note(payload: str) -> dict[str, Any] | None:
+    """A note's message: its JSON header, with ``body`` the text after the first newline (a
+    frame's), if any; None when the header is not a JSON object."""
+    head, nl, body = payload.partition("\n")
+    try:
+        msg = orjson.loads(head)
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(msg, dict):
+        return None
+    if nl:
+        msg["body"] = body
+    return msg
+
+
 class Bus:
     """Listens on the rooms' channel of the PostgreSQL database at ``url`` (a ``postgresql://``
     URL) and hands every message (a dict) to ``handle``, in the order the database delivers
     them (commit order). :attr:`ready` is set once it listens."""
 
-    def __init__(self, url: str, handle: Callable[[dict[str, Any]], None]):
+    def __init__(self, url: str, handle: Callable[[dict[str, Any]], None], me: str):
         self.url = url.replace("postgresql+psycopg://", "postgresql://", 1)
         self.handle = handle
+        self.me = me  # this server's id: it hears its own channel besides the common one
         self.ready = asyncio.Event()
         self.sender: psycopg.AsyncConnection[Any] | None = None  # send()'s connection
-        self.connecting = asyncio.Lock()  # one sender connection made at a time
+        self.pending: list[tuple[str, str, asyncio.Future[None]]] = []  # (channel, payload, its sender's wait)
+        self.flushing = asyncio.Lock()  # one round trip of send()'s at a time
+        self.flushes: set[asyncio.Task[None]] = set()  # kept till done (a task nobody holds may be collected)
 
-    async def send(self, payload: str) -> None:
-        """``NOTIFY`` ``payload`` (a JSON object's text, under 8000 bytes) on the rooms' channel.
-        Raises :class:`ConnectionError` when the database cannot be reached (the next call
-        connects again)."""
+    async def send(self, payload: str, to: str | None = None) -> None:
+        """``NOTIFY`` ``payload`` (a JSON object's text, under 8000 bytes) on the channel of
+        server ``to`` (None: every server's); returns once the database has it. The messages
+        sent while one round trip is under way go together in the next (one statement, in the
+        order they were sent). Raises :class:`ConnectionError` when the database cannot be
+        reached (the next call connects again)."""
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.pending.append((channel(to), payload, done))
+        if len(self.pending) == 1:  # the first since the last round trip began: it takes them all
+            task = asyncio.get_running_loop().create_task(self._flush())
+            self.flushes.add(task)
+            task.add_done_callback(self.flushes.discard)
+        await done
+
+    async def _flush(self) -> None:
         import psycopg
 
-        try:
-            conn = self.sender
-            if conn is None or conn.closed:
-                async with self.connecting:
-                    if self.sender is None or self.sender.closed:
-                        self.sender = await psycopg.AsyncConnection.connect(self.url, autocommit=True)
-                    conn = self.sender
-            await conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, payload))
-        except (psycopg.Error, OSError) as exc:
-            self.sender = None
-            raise ConnectionError(f"the rooms' database cannot be reached: {type(exc).__name__}") from exc
+        async with self.flushing:  # one round trip at a time: what comes meanwhile waits for the next
+            batch, self.pending = self.pending, []
+            if not batch:
+                return
+            try:
+                conn = self.sender
+                if conn is None or conn.closed:
+                    conn = self.sender = await psycopg.AsyncConnection.connect(self.url, autocommit=True)
+                await conn.execute("SELECT pg_notify(c, n) FROM unnest(%s::text[], %s::text[]) AS t(c, n)",
+                                   ([c for c, _, _ in batch], [n for _, n, _ in batch]))
+            except (psycopg.Error, OSError) as exc:
+                self.sender = None
+                lost = ConnectionError(f"the rooms' database cannot be reached: {type(exc).__name__}")
+                for _, _, done in batch:
+                    if not done.done():
+                        done.set_exception(lost)
+                return
+            for _, _, done in batch:
+                if not done.done():
+                    done.set_result(None)
 
     async def close(self) -> None:
         """Close the sending connection (the listening one ends with :meth:`run`'s task)."""
@@ -79,14 +159,11 @@ class Bus:
             try:
                 conn = await psycopg.AsyncConnection.connect(self.url, autocommit=True)
                 async with conn:
-                    await conn.execute(f"LISTEN {CHANNEL}")
+                    await conn.execute(f"LISTEN {channel()}; LISTEN {channel(self.me)}")
                     self.ready.set()
                     async for n in conn.notifies():
-                        try:
-                            msg = orjson.loads(n.payload)
-                        except orjson.JSONDecodeError:
-                            continue
-                        if isinstance(msg, dict):
+                        msg = parse_note(n.payload)
+                        if msg is not None:
                             try:
                                 self.handle(msg)
                             except (KeyError, TypeError, ValueError):

@@ -1,15 +1,19 @@
 """A room another server owns, as this server's sockets see it (servers sharing PostgreSQL).
 
-A :class:`Follower` keeps a replica of the room, rebuilt from the store
-(:meth:`~engine.tools.rooms.room.Room.load`) and moved on by the owner's ``moved`` notes: on
-each it reads the actions stored since (the store is the truth) and applies them, so its
-sockets' frames are built by the same :func:`~engine.table.view.seat_view` from the same
-table as the owner's. It never writes the room: its sockets' actions, joins and leaves, and the
-host's close or remove, go to the owner as requests (:mod:`engine.tools.rooms.bus`), and the
-owner's ``reply`` comes back with the commit that stored them, before the ``moved`` note, so a
-seat hears ``ok`` before the table that shows it. When the owner's lease runs out (it died),
-the hub makes this server the owner from the same sockets (:meth:`Hub.promote`): they keep
-playing without a reload.
+A :class:`Follower` passes on what the owner sends: the owner builds the frames of this
+server's sockets' seats (and spectators) as it builds its own, and ships them in the very
+commit that stores the version they show (:func:`~engine.tools.rooms.bus.frame_note`); the
+follower sends each text on as it came, so it neither replays the hand nor builds a table. It
+never writes the room: its sockets' actions, joins and leaves, and the host's close or remove,
+go to the owner as requests (:mod:`engine.tools.rooms.bus`), and the owner's ``reply`` comes
+back with the commit that stored them, before that commit's frames, so a seat hears ``ok``
+before the table that shows it.
+
+It keeps a replica of the room, loaded from the store
+(:meth:`~engine.tools.rooms.room.Room.load`) when it first served it, and brings it up to date
+from the store only when it needs it: a frame too large for a note, or the public summary.
+When the owner's lease runs out (it died), the hub makes this server the owner from the same
+sockets (:meth:`Hub.promote`): they keep playing without a reload.
 """
 from __future__ import annotations
 
@@ -17,18 +21,19 @@ import asyncio
 import dataclasses
 import itertools
 import time
+from functools import partial
 from http import HTTPStatus
 from typing import Any
 
 from engine.errors import IllegalAction, MjError
 from engine.table.game import Action
 from engine.tools.rooms.actor import Host, Turns
+from engine.tools.rooms.bus import frame_text
 from engine.tools.rooms.caps import CLIP_NOTE, CLOSE_FORBIDDEN, REQUEST_SECONDS
 from engine.tools.rooms.conn import Conn, Lost, Refusal, error_text
 from engine.tools.rooms.room import HUMAN, Room
 
 _REQUESTS = itertools.count(1)
-ACTION_FIELDS = ("hand", "seq", "text")  # an action a moved note carries: [hand, seq, text]
 
 
 class Follower(Turns):
@@ -38,7 +43,6 @@ class Follower(Turns):
         super().__init__(hub, room, hashes, host)
         self.owner = owner
         self.note: dict[str, Any] | None = None  # the newest moved note not yet read
-        self.carried: list[list[object]] | None = []  # the actions the notes not yet read carry (None: read the store)
 
     # ---- requests to the owner -----------------------------------------------------------------------
     async def ask(self, op: str, **fields: object) -> dict[str, Any]:
@@ -76,50 +80,67 @@ class Follower(Turns):
             await conn.send(error_text(exc.message, exc.hint))
             raise IllegalAction(exc.message, hint=exc.hint) from exc
         if isinstance(got.get("ok"), str):
-            await conn.send(str(got["ok"]))
-        await self._follow()  # the moved note came with the reply: the table that shows it
+            await conn.send(str(got["ok"]))  # the table that shows it comes after, shipped with the same commit
 
     async def join(self, conn: Conn) -> None:
         """``conn`` is here: the hello and the table; the owner hears its seat is back."""
         self.conns.append(conn)
         await conn.send(self.hello)
-        if conn.seat is not None:
-            self.tell("join", seat=conn.seat)
+        self.tell("join", seat=conn.seat)  # the owner ships its frames here from now on
 
     async def leave(self, conn: Conn) -> None:
         if conn in self.conns:
             self.conns.remove(conn)
         conn.gone = True
-        if conn.seat is not None and not any(c.seat == conn.seat for c in self.conns):
+        if not any(c.seat == conn.seat for c in self.conns):
             self.tell("leave", seat=conn.seat)
 
     async def host_close(self, host: object) -> None:
         """The host's close, done by the owner."""
         await self.ask("close", host=host)
-        await self._follow()
 
     async def host_remove(self, seat: str, bot: str, host: object) -> None:
         """The host's remove, done by the owner."""
         await self.ask("remove", seat=seat, bot=bot, host=host)
-        await self._follow()
 
     def moved(self, note: dict[str, Any]) -> None:
-        """The owner's note of a new version: read when the jobs settle."""
+        """The owner's note of a new version: its presence and players taken in this room's turn."""
         if self.note is None or int(note.get("version", -1)) >= int(self.note.get("version", -1)):
             self.note = note
-        actions = note.get("actions")
-        if self.carried is not None and isinstance(actions, list) and all(
-                isinstance(a, list) and len(a) == len(ACTION_FIELDS) for a in actions):
-            self.carried.extend(actions)
-        else:
-            self.carried = None
         if str(note.get("owner")) != self.owner:  # a new owner: it hears who is here
             self.owner = str(note.get("owner"))
-            for seat in {c.seat for c in self.conns if c.seat is not None}:
+            for seat in {c.seat for c in self.conns}:
                 self.tell("join", seat=seat)
-        self.post(self._follow)
+        self.post(self._noted)
 
-    # ---- following -----------------------------------------------------------------------------------
+    def framed(self, msg: dict[str, Any]) -> None:
+        """A frame the owner shipped for this server's sockets (a ``frame`` note): sent on in
+        this room's turn, after the ``ok`` its commit answered. Raises :class:`ValueError` on a
+        malformed note (it is dropped)."""
+        text = frame_text(msg)
+        version, seat = int(msg["version"]), msg.get("seat")
+        if seat is not None and not isinstance(seat, str):
+            raise ValueError("a frame note's seat is a seat's name or null")
+        self.post(partial(self._send_frame, version, seat, text))
+
+    async def _send_frame(self, version: int, seat: str | None, text: str | None) -> None:
+        if text is None:  # too large for a note: built here, from the replica brought up to date
+            await self.catch_up()
+            text = self.published.frame(seat)
+        for c in self.conns:
+            if c.seat == seat and c.seen < version:
+                c.seen = version
+                await c.send(text)
+
+    async def settle(self) -> None:
+        """Nothing to tell after the jobs: the owner's shipped frames are sent as they come."""
+
+    async def summary_now(self) -> dict[str, Any]:
+        """The public summary of the replica brought up to date from the store."""
+        await self.catch_up()
+        return self.published.summary
+
+    # ---- the replica ---------------------------------------------------------------------------------
     def _apply(self, actions: list[tuple[int, int, str]]) -> bool:
         """Apply stored ``actions`` (hand, seq, text) to the replica while each is the next one;
         whether all were. Raises :class:`Lost` when a stored action does not apply."""
@@ -138,24 +159,25 @@ class Follower(Turns):
             room.take_writes()  # a replica never writes: the owner stored all this
         return True
 
-    async def _follow(self) -> None:
-        """Read the actions stored since the replica's last and apply them; take the owner's
-        version, presence and players from its newest note."""
+    async def catch_up(self) -> None:
+        """Bring the replica up to the store (the actions stored since its last) and publish it,
+        at the owner's version. Raises :class:`Lost` when the store's actions do not follow."""
+        room = self.room
+        version = room.version
+        game = room.game
+        hand, seq = room.hand, (len(game.actions) - 1 if game is not None else -1)
+        if not self._apply(await self.hub.committer.run(self.hub.store.actions_since, self.id, hand, seq)):
+            raise Lost(f"room {self.id}: the store's actions do not follow the replica's")
+        room.version = version
+        self.published = room.publish()
+
+    async def _noted(self) -> None:
+        """Take the owner's presence and players from its newest note."""
         note, self.note = self.note, None
-        carried, self.carried = self.carried, []
         if note is None:
             return
         room = self.room
-        before = room.version
-        game = room.game
-        hand, seq = room.hand, (len(game.actions) - 1 if game is not None else -1)
-        ahead = [(int(str(h)), int(str(q)), str(t)) for h, q, t in carried or []]
-        ahead = [a for a in ahead if (a[0], a[1]) > (hand, seq)]
-        if carried is None or not self._apply(ahead):  # what the notes carried, or else the store
-            game = room.game
-            hand, seq = room.hand, (len(game.actions) - 1 if game is not None else -1)
-            if not self._apply(await self.hub.committer.run(self.hub.store.actions_since, self.id, hand, seq)):
-                raise Lost(f"room {self.id}: the store's actions do not follow the replica's")
+        room.version = max(room.version, int(note.get("version", 0)))  # the owner's numbering
         now = time.monotonic()
         away = set(note.get("away") or ())
         room.away_since = {s: (now if s in away else None) for s in room.away_since}
@@ -170,4 +192,3 @@ class Follower(Turns):
                     for c in [c for c in self.conns if c.seat == seat]:
                         self.conns.remove(c)
                         await c.close(CLOSE_FORBIDDEN, "the host gave your seat to a bot")
-        room.version = max(before, int(note.get("version", 0)))  # the owner's numbering

@@ -57,7 +57,7 @@ class Hub:
     def __post_init__(self) -> None:
         self.committer = Committer(self.store)
         if self.store.shared:
-            self.bus = Bus(self.store.url, self.heard)
+            self.bus = Bus(self.store.url, self.heard, self.owner)
 
     # ---- rooms ---------------------------------------------------------------------------------------
     def serving(self, room_id: str) -> Turns | None:
@@ -152,12 +152,12 @@ class Hub:
         task.add_done_callback(self.background.discard)
 
     async def send(self, msg: dict[str, Any]) -> None:
-        """Tell the other servers ``msg`` (:mod:`engine.tools.rooms.bus`; nothing on SQLite).
+        """Tell server ``msg["to"]`` ``msg`` (:mod:`engine.tools.rooms.bus`; nothing on SQLite).
         Raises :class:`Refusal` 503 when the database cannot be reached."""
         if self.bus is None:
             return
         try:
-            await self.bus.send(dumps(msg))
+            await self.bus.send(dumps(msg), str(msg["to"]))
         except ConnectionError as exc:
             raise Refusal(HTTPStatus.SERVICE_UNAVAILABLE, str(exc), hint="try again") from exc
 
@@ -176,6 +176,10 @@ class Hub:
                 self.spawn(self.send(
                     {"k": "reply", "to": msg.get("from"), "req": msg["req"], "status": int(HTTPStatus.CONFLICT),
                      "error": "this room moved to another server", "hint": "try again"}))
+        elif kind == "frame" and msg.get("to") == self.owner:
+            follower = self.followers.get(room_id)
+            if follower is not None:
+                follower.framed(msg)
         elif kind == "moved":
             follower = self.followers.get(room_id)
             if follower is not None:

@@ -16,6 +16,7 @@ A room is rebuilt by replaying its stored actions on its stored seed (engine/too
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from dataclasses import dataclass
@@ -69,6 +70,17 @@ TABLES = {"actions": ACTIONS, "hands": HANDS}  # what a Write may name
 CHANNEL = "mjrules_rooms"  # PostgreSQL's NOTIFY channel of the servers sharing the rooms (engine/tools/rooms/bus.py)
 
 
+CHANNEL_HEX = 32  # hex digits of a server's id hash in its channel's name (PostgreSQL keeps 63 bytes of a name)
+
+
+def channel(server: str | None = None) -> str:
+    """The NOTIFY channel every server hears (``server`` None), or the one only ``server`` (a
+    server id) hears: a plain identifier whatever the id is."""
+    if server is None:
+        return CHANNEL
+    return f"{CHANNEL}_{hashlib.sha256(server.encode()).hexdigest()[:CHANNEL_HEX]}"
+
+
 @dataclass(frozen=True)
 class Write:
     """One row to store: an applied action (``table`` ``actions``) or a finished hand
@@ -84,10 +96,11 @@ class Write:
         return Write("actions", (("room", room), ("hand", hand), ("seq", seq), ("text", text), ("by", by)))
 
     @staticmethod
-    def note(payload: str) -> Write:
-        """A message to the other servers (``NOTIFY``, PostgreSQL only), sent when the
-        transaction commits: so nobody hears of what was not stored. Ignored on SQLite."""
-        return Write("", (("payload", payload),))
+    def note(payload: str, to: str | None = None) -> Write:
+        """A message to the server ``to`` (None: to every server; ``NOTIFY``, PostgreSQL only),
+        sent when the transaction commits: so nobody hears of what was not stored. Ignored on
+        SQLite."""
+        return Write("", (("channel", channel(to)), ("payload", payload)))
 
     @staticmethod
     def hand(room: str, hand: int, record: str, net: dict[str, int]) -> Write:
@@ -248,9 +261,10 @@ class Store:
                             sql, order = self._insert(table)
                             cur.executemany(sql, [tuple(dict(r)[k] for k in order) for r in rows] if order
                                             else [dict(r) for r in rows])
-                    notes = [w.values[0][1] for w in writes if not w.table]
+                    notes = [w.values for w in writes if not w.table]
                     if notes and self.shared:  # one round trip for all: NOTIFY in array order
-                        cur.execute("SELECT pg_notify(%s, n) FROM unnest(%s::text[]) AS n", (CHANNEL, notes))
+                        cur.execute("SELECT pg_notify(c, n) FROM unnest(%s::text[], %s::text[]) AS t(c, n)",
+                                    ([c for (_, c), _ in notes], [n for _, (_, n) in notes]))
                 finally:
                     cur.close()
         except dbapi.IntegrityError as exc:  # type: ignore[union-attr]

@@ -176,14 +176,14 @@ def routes(hub: Hub, handle: Callable[[Handler], Handler]) -> list[BaseRoute]:
 
     async def summary(request: Request) -> Response:
         actor = await actor_of(request)
-        return JSONResponse(actor.published.summary)
+        return JSONResponse(await actor.summary())
 
     async def close(request: Request) -> Response:
         actor = await actor_of(request)
         data = await read_body(request)
         try:
             await actor.call(partial(actor.host_close, data.get("host")))
-            return JSONResponse(actor.published.summary)
+            return JSONResponse(await actor.summary())
         except Refusal as exc:
             raise _refused(exc) from exc
 
@@ -196,7 +196,7 @@ def routes(hub: Hub, handle: Callable[[Handler], Handler]) -> list[BaseRoute]:
             if not isinstance(bot, str) or bot not in BOTS:
                 raise Refusal(http.HTTP_400_BAD_REQUEST, f"unknown bot {str(bot)[:CLIP]!r}", hint=f"one of: {', '.join(BOTS)}")
             await actor.call(partial(actor.host_remove, seat, bot, data.get("host")))
-            return JSONResponse(actor.published.summary)
+            return JSONResponse(await actor.summary())
         except Refusal as exc:
             raise _refused(exc) from exc
 
