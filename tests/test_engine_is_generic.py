@@ -97,7 +97,7 @@ NOT_RULES = {
     "tools/rooms/actor.py": {64: "BATCH: jobs of one room told together"},
     "table/view.py": {4096: "MEMO_LIMIT: action views and mark sets kept"},
     "tools/rooms/caps.py": {64: "MAX_ACTION_CHARS / MAX_MATCH_HANDS", 2: "SEED_SPACE = 2**31", 31: "SEED_SPACE = 2**31",
-                            80: "CLIP: characters quoted back", 256: "MAX_ROOMS", 32: "MAX_WATCHERS",
+                            80: "CLIP: characters quoted back", 256: "MAX_ROOMS", 32: "MAX_WATCHERS; COMPILED_KEPT",
                             4096: "MAX_FRAME_BYTES", 600: "MAX_TIMER_SECONDS", 10.0: "JOIN_RATE: per 10 s",
                             30: "JOIN_RATE: 30 joins; GRACE_SECONDS", 20: "ACT_RATE: 20 a second",
                             15.0: "LEASE_SECONDS", 0.25: "TICK_SECONDS", 5: "MIN_TIMER_SECONDS; REQUEST_SECONDS",

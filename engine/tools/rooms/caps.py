@@ -22,6 +22,7 @@ MAX_TOKEN_CHARS = 200  # a token read from a link
 MAX_STEPS = 2_000  # bot actions in a row one step may apply (a hand ends well within)
 NOTE_BYTES = 7_999  # a note between servers: PostgreSQL's NOTIFY payload is shorter than 8000 bytes
 FRAME_BYTES = 1 << 20  # a frame shipped compressed in a note unpacks to at most this (1 MiB)
+COMPILED_KEPT = 32  # bundled rulesets with their options kept compiled by a server
 CLIP_NOTE = 500  # characters of an owner's refusal a follower passes on
 STORE_THREADS = 2  # worker threads for the store calls that are not commits (leases, close, remove)
 CHECKPOINT_COMMITS = 500  # a SQLite store's log is checkpointed off the loop every this many commits

@@ -20,6 +20,7 @@ same database takes a room over once its owner's lease has run out.
 """
 from __future__ import annotations
 
+import functools
 import json
 import secrets
 import time
@@ -47,6 +48,7 @@ from engine.tools.rooms.caps import (
     CLOSE_ELSEWHERE,
     CLOSE_FORBIDDEN,
     CLOSE_NO_ROOM,
+    COMPILED_KEPT,
     MAX_ACTION_CHARS,
     MAX_FRAME_BYTES,
     MAX_ID_CHARS,
@@ -87,10 +89,21 @@ def server_id(data: Path, worker: int | None = None) -> str:
     return fresh
 
 
+@functools.lru_cache(maxsize=COMPILED_KEPT)
+def _bundled(name: str, options: tuple[tuple[str, str], ...]) -> Ruleset:
+    return compile_ruleset(name, dict(options))
+
+
 def hub_for(store: Store, rules_dir: Path, owner: str) -> Hub:
-    """The rooms' hub of a server whose uploaded rule files are in ``rules_dir``."""
+    """The rooms' hub of a server whose uploaded rule files are in ``rules_dir``. A bundled
+    ruleset with its options is compiled once a process (its files never change while it
+    runs; the IR is frozen, so rooms share it); an uploaded one, each time a room is made or
+    loaded (it may have been uploaded again)."""
     def compile_ref(ruleset: str, options: dict[str, str]) -> Ruleset:
-        return compile_ruleset(ruleset_ref(ruleset, rules_dir), options)
+        ref = ruleset_ref(ruleset, rules_dir)
+        if ref == ruleset:  # a bundled name
+            return _bundled(ref, tuple(sorted(options.items())))
+        return compile_ruleset(ref, options)
     return Hub(store, compile_ref, owner=owner)
 
 
