@@ -95,11 +95,15 @@ def parse_note(payload: str) -> dict[str, Any] | None:
 class Bus:
     """Listens on the rooms' channel of the PostgreSQL database at ``url`` (a ``postgresql://``
     URL) and hands every message (a dict) to ``handle``, in the order the database delivers
-    them (commit order). :attr:`ready` is set once it listens."""
+    them (commit order). :attr:`ready` is set once it listens; ``listening`` is called each
+    time it starts to listen (again: what was sent while it did not is lost, so whoever
+    follows a room asks for it again)."""
 
-    def __init__(self, url: str, handle: Callable[[dict[str, Any]], None], me: str):
+    def __init__(self, url: str, handle: Callable[[dict[str, Any]], None], me: str,
+                 listening: Callable[[], None] = lambda: None):
         self.url = url.replace("postgresql+psycopg://", "postgresql://", 1)
         self.handle = handle
+        self.listening = listening
         self.me = me  # this server's id: it hears its own channel besides the common one
         self.ready = asyncio.Event()
         self.sender: psycopg.AsyncConnection[Any] | None = None  # send()'s connection
@@ -161,6 +165,7 @@ class Bus:
                 async with conn:
                     await conn.execute(f"LISTEN {channel()}; LISTEN {channel(self.me)}")
                     self.ready.set()
+                    self.listening()
                     async for n in conn.notifies():
                         msg = parse_note(n.payload)
                         if msg is not None:

@@ -57,7 +57,7 @@ class Hub:
     def __post_init__(self) -> None:
         self.committer = Committer(self.store)
         if self.store.shared:
-            self.bus = Bus(self.store.url, self.heard, self.owner)
+            self.bus = Bus(self.store.url, self.heard, self.owner, self.resync)
 
     # ---- rooms ---------------------------------------------------------------------------------------
     def serving(self, room_id: str) -> Turns | None:
@@ -160,6 +160,12 @@ class Hub:
             await self.bus.send(dumps(msg), str(msg["to"]))
         except ConnectionError as exc:
             raise Refusal(HTTPStatus.SERVICE_UNAVAILABLE, str(exc), hint="try again") from exc
+
+    def resync(self) -> None:
+        """The bus listens (again): every followed room asks its owner for its state and frames
+        again (notes sent while it did not listen are lost)."""
+        for follower in self.followers.values():
+            follower.tell("sync")
 
     def heard(self, msg: dict[str, Any]) -> None:
         """A message from the bus (untrusted: the wrong shape is dropped)."""
