@@ -239,3 +239,58 @@ def test_servers_started_together_on_a_fresh_postgresql_database_both_start():
             assert errors == [], f"round {k}: {errors}"
     finally:
         engine.dispose()
+
+
+def misrouted(seat: str | None, frames: list[dict]) -> list[str]:
+    """What in ``frames`` (the state frames one socket of ``seat`` got; None: a spectator's) is
+    another viewer's: a frame for another seat, or a table that shows a concealed hand not its
+    own while the hand is played."""
+    out = []
+    for f in frames:
+        if f["seat"] != seat:
+            out.append(f"version {f['version']}: a frame for {f['seat']!r}")
+        view = f.get("view")
+        if view is not None and not view["over"]:
+            shown = sorted(s for s, tiles in view["hands"].items() if tiles is not None)
+            if shown != ([seat] if seat is not None else []):
+                out.append(f"version {f['version']}: the concealed hands of {shown}")
+    return out
+
+
+def test_a_followers_sockets_get_the_frames_of_their_own_seat_shipped_by_the_owner(tmp_path):
+    """Two servers on one PostgreSQL: a owns the room, b follows it with seats W and N and a
+    spectator. The owner ships b the frames of those seats (docs/serve.md "Several processes");
+    each socket on b gets only its own seat's (a spectator's: no hand), every version the
+    others saw, and the hand ends with the record one server gives. First, the check is shown
+    to catch a frame sent to the wrong socket."""
+    from .rooms_support import Client
+
+    db = pg_database()
+    a = Proc(tmp_path / "a", db)
+    b = Proc(tmp_path / "b", db)
+    try:
+        st, out = a.call("POST", "/api/rooms", BODY)
+        assert st == 201
+        ws_b = b.url.replace("http://", "ws://")
+        clients = a.clients(out)
+        for seat in ("W", "N"):  # these two seats' sockets reach the follower
+            clients[seat].close()
+            clients[seat] = Client(f"{ws_b}/ws/rooms/{out['room']}?token={out['seats'][seat]['token']}")
+        watcher = Client(f"{ws_b}/ws/rooms/{out['room']}")
+        record = b.finish(out["room"], clients)
+        watcher.wait(lambda c: c.latest() is not None and c.latest()["finished"])
+        watcher.close()
+    finally:
+        a.stop()
+        b.stop()
+    assert record == uninterrupted_record(tmp_path / "c", db)
+    east, west = clients["E"].frames, clients["W"].frames
+    assert misrouted("W", west + east[-3:-1]) != []  # planted: E's frames on W's socket are caught
+    assert misrouted(None, watcher.frames + west[-3:-1]) != []  # and W's on a spectator's
+    for seat, c in clients.items():
+        assert misrouted(seat, c.frames) == [], seat
+        assert c.frames[-1]["finished"]
+    assert misrouted(None, watcher.frames) == []
+    assert len(watcher.frames) > 20 and watcher.frames[-1]["finished"]
+    # the follower's seats saw the table as the owner's did: the last table of each hand's end
+    assert clients["W"].frames[-1]["last"] == clients["E"].frames[-1]["last"]
