@@ -1,0 +1,89 @@
+"""A guard that a speed change did not change play: the hash of every action seeded bots play.
+
+Plays ``--hands`` hands of four ``--bots`` bots (default: value) on each of the bundled rule
+files in ``--rules``, the file at index ``i`` as one :class:`~engine.table.match.Match` seeded
+``--seed + i`` (so the deal rotates and floors climb as in ``mjrules simulate``), and hashes the
+text of every action a bot chose, in order, with the rule file it was played under. Same code
+path as a real run (public ``Match``, ``BOTS``, ``Action.text``), nothing timed.
+
+Run it on the unchanged code, then after the change: the same hash and action count mean the
+bots chose the same actions for the same seeds. A different hash means play changed (then a
+paired run is needed to show it is not worse: benchmarks/value_vs_greedy.py).
+
+    python benchmarks/trace.py [--rules nanchang,nanchang-app,ganzhou-app,jian,chongguan]
+                               [--hands 40] [--seed 11] [--bots value] [--json]
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+from collections.abc import Callable
+from typing import Any
+
+from engine.table.bots import BOTS
+from engine.table.game import Action, Game
+from engine.table.match import Bot, Match, hand_seed
+from engine.tools.simulate import compiled
+
+RULES = ("nanchang", "nanchang-app", "ganzhou-app", "jian", "chongguan")
+
+
+class Recorder:
+    """Hashes the actions the bots of one match choose, each line with the rule file and hand."""
+
+    def __init__(self, ref: str, match: Match, also: Callable[[bytes], None]):
+        self.ref, self.match, self.also = ref, match, also  # also: the overall hash's update
+        self.digest = hashlib.sha256()
+        self.count = 0
+
+    def wrap(self, bot: Bot) -> Bot:
+        """``bot``, with each action it chooses recorded."""
+        def choose(game: Game, seat: str) -> Action:
+            action = bot(game, seat)
+            line = f"{self.ref} {self.match.played} {action.text(game.scorer)}\n".encode()
+            self.digest.update(line)
+            self.also(line)
+            self.count += 1
+            return action
+        return choose
+
+
+def trace(rules: list[str], hands: int, seed: int, kind: str) -> dict[str, Any]:
+    """The hash (first 16 hex digits of SHA-256) of every action chosen, overall and per rule
+    file, with the counts of actions and hands."""
+    overall = hashlib.sha256()
+    per_rules: dict[str, dict[str, Any]] = {}
+    total = 0
+    for i, ref in enumerate(rules):
+        rs, scorer = compiled(ref, {})
+        match = Match(rs, seed + i, scorer=scorer, keep=False)
+        recorder = Recorder(ref, match, overall.update)
+        match.play({s: recorder.wrap(BOTS[kind](hand_seed(seed + i, n))) for n, s in enumerate(match.seats)}, hands)
+        per_rules[ref] = {"hash": recorder.digest.hexdigest()[:16], "actions": recorder.count}
+        total += recorder.count
+    return {"bots": kind, "seed": seed, "hands_per_rules": hands, "hash": overall.hexdigest()[:16],
+            "actions": total, "rules": per_rules}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rules", default=",".join(RULES), help="bundled rule files (names or paths), comma-separated")
+    ap.add_argument("--hands", type=int, default=40, help="hands played on each rule file")
+    ap.add_argument("--seed", type=int, default=11, help="the first rule file's match seed (the next: seed + 1, …)")
+    ap.add_argument("--bots", default="value", choices=sorted(BOTS), help="the bot kind at every seat")
+    ap.add_argument("--json", action="store_true", help="the report as JSON")
+    args = ap.parse_args()
+    if args.hands < 1:
+        ap.error(f"--hands must be at least 1 (got {args.hands})")
+    report = trace([r for r in args.rules.split(",") if r], args.hands, args.seed, args.bots)
+    if args.json:
+        print(json.dumps(report, ensure_ascii=False, indent=2))
+        return
+    print(f"trace {report['hash']}  {report['actions']} actions  ({args.bots} bots, {args.hands} hands a file, seed {args.seed})")
+    for ref, r in report["rules"].items():
+        print(f"  {ref:14s} {r['hash']}  {r['actions']} actions")
+
+
+if __name__ == "__main__":
+    main()
