@@ -99,16 +99,15 @@ class Shanten(GroupTableMemos):
         return ("sets", plan.sets, plan.pair_needed, spans)
 
     def _after_discards(self, plan: PatternPlan, nat: tuple[int, ...], w: int, n_melds: int,
-                        kinds: list[int]) -> dict[int, int]:
+                        kinds: list[int], rows: dict[object, dict[int, int]] | None = None) -> dict[int, int]:
         """``plan_after_each(plan, nat, w, n_melds, kinds, -1)`` as {kind: distance} (empty when
         the plan has no value with ``n_melds`` melds), memoised per hand state: the hand a claim
-        leaves is measured again when the seat discards from it. The row may hold more kinds."""
+        leaves is measured again when the seat discards from it. The row may hold more kinds.
+        ``rows``: the hand state's rows (:meth:`_discard_rows`) when the caller has them."""
         if (plan.rotten_gap or plan.pairs) and n_melds:
             return {}
-        key = (nat, w, n_melds)
-        rows = self._discard_memo.get(key)
         if rows is None:
-            rows = remember(self._discard_memo, key, {})
+            rows = self._discard_rows(nat, w, n_melds)
         measure = self._measure[plan.pattern.name]
         row = rows.get(measure)
         if row is None:
@@ -117,6 +116,14 @@ class Shanten(GroupTableMemos):
         if missing:
             row.update(zip(missing, self.plan_after_each(plan, nat, w, n_melds, missing, -1) or ()))
         return row
+
+    def _discard_rows(self, nat: tuple[int, ...], w: int, n_melds: int) -> dict[object, dict[int, int]]:
+        """The memoised rows of :meth:`_after_discards` of one hand state (plan's measure -> row)."""
+        key = (nat, w, n_melds)
+        rows = self._discard_memo.get(key)
+        if rows is None:
+            rows = remember(self._discard_memo, key, {})
+        return rows
 
     def _shared_spans(self) -> dict[str, tuple[GroupSpan, ...]]:
         """Each plan's spans (by pattern name) with equal templates under one id (the first), so
@@ -517,8 +524,9 @@ class Shanten(GroupTableMemos):
             if len(natural) < len(discards) else {}
         complete = left + self.ev.set_size * n_melds >= self.ev.hand_size  # as settle reads it
         out: dict[str, list[int]] = {}
+        rows = self._discard_rows(nat, w, n_melds)  # looked up once for every plan
         for name in names:
-            vals = self._after_discards(self.ev.plans[name], nat, w, n_melds, natural)
+            vals = self._after_discards(self.ev.plans[name], nat, w, n_melds, natural, rows)
             after_wild = less_a_wild.get(name)
             out[name] = [left if (v := after_wild if d in wild_kinds else vals.get(d)) is None  # settled
                          else v if complete or v > 0 else 0 for d in discards]

@@ -106,8 +106,11 @@ class ShantenBase:
         if n_melds:
             return None
         usable, gap = 0, plan.rotten_gap
+        memo = self._rotten_memo  # read inline: a whole hand's groups are mostly known
         for gi, (_, lo, hi) in enumerate(self.ev.group_spans):
-            usable += self.rotten_usable(gap, gi, nat[lo:hi])
+            sub = nat[lo:hi]
+            u = memo.get((gi, gap, sub))
+            usable += self.rotten_usable(gap, gi, sub) if u is None else u
         return max(self.ev.hand_size - 1 - usable - w, -1)
 
     def rotten_usable(self, gap: int, gi: int, sub: tuple[int, ...]) -> int:
