@@ -73,14 +73,17 @@ class Shanten(GroupTableMemos):
         self._plan_memo: dict[HandState, tuple[int | None, ...]] = {}  # hand state -> each plan's distance
         # (natural counts, k, spans id) -> its Fold (``_folded``)
         self._fold_memo: dict[tuple[tuple[int, ...], int, int], Fold] = {}
-        # hand state -> plan's measure -> discarded kind -> the plan's distance after it (``_after_discards``)
-        self._discard_memo: dict[HandState, dict[object, dict[int, int]]] = {}
+        # hand state -> plan's measure id -> discarded kind -> the plan's distance after it (``_after_discards``)
+        self._discard_memo: dict[HandState, dict[int, dict[int, int]]] = {}
         self._useful_memo: dict[HandState, frozenset[int]] = {}  # hand state -> the kinds whose draw helps
         self._spans = self._shared_spans()
-        self._measure = {name: self._measure_of(plan) for name, plan in self.ev.plans.items()}
-        measures = list(dict.fromkeys(self._measure.values()))  # plans alike measure once (plan_distances)
-        self._distinct = [next(p for n, p in self.ev.plans.items() if self._measure[n] == ms) for ms in measures]
-        self._spread = [measures.index(self._measure[n]) for n in self.ev.plans]
+        measure_of = {name: self._measure_of(plan) for name, plan in self.ev.plans.items()}
+        measures = list(dict.fromkeys(measure_of.values()))  # plans alike measure once (plan_distances)
+        # each plan's measure as a small id (its place in ``measures``): the key of its memoised rows
+        self._measure = {name: measures.index(ms) for name, ms in measure_of.items()}
+        self._distinct = [next(p for n, p in self.ev.plans.items() if self._measure[n] == i)
+                          for i in range(len(measures))]
+        self._spread = [self._measure[n] for n in self.ev.plans]
         names = list(self.ev.plans)
         self._distinct_at = [names.index(p.pattern.name) for p in self._distinct]  # their places in plan order
         span_keys = {name: tuple((sp.lo, sp.hi, sp.templates) for sp in spans) for name, spans in self._spans.items()}
@@ -99,7 +102,7 @@ class Shanten(GroupTableMemos):
         return ("sets", plan.sets, plan.pair_needed, spans)
 
     def _after_discards(self, plan: PatternPlan, nat: tuple[int, ...], w: int, n_melds: int,
-                        kinds: list[int], rows: dict[object, dict[int, int]] | None = None) -> dict[int, int]:
+                        kinds: list[int], rows: dict[int, dict[int, int]] | None = None) -> dict[int, int]:
         """``plan_after_each(plan, nat, w, n_melds, kinds, -1)`` as {kind: distance} (empty when
         the plan has no value with ``n_melds`` melds), memoised per hand state: the hand a claim
         leaves is measured again when the seat discards from it. The row may hold more kinds.
@@ -117,7 +120,7 @@ class Shanten(GroupTableMemos):
             row.update(zip(missing, self.plan_after_each(plan, nat, w, n_melds, missing, -1) or ()))
         return row
 
-    def _discard_rows(self, nat: tuple[int, ...], w: int, n_melds: int) -> dict[object, dict[int, int]]:
+    def _discard_rows(self, nat: tuple[int, ...], w: int, n_melds: int) -> dict[int, dict[int, int]]:
         """The memoised rows of :meth:`_after_discards` of one hand state (plan's measure -> row)."""
         key = (nat, w, n_melds)
         rows = self._discard_memo.get(key)
