@@ -266,14 +266,15 @@ class Shanten(GroupTableMemos):
         groups[gi] = self.table(k, sp.templates, sub) if any(sub) else None
         prefix = base.prefix[:gi + 1]
         acc = prefix[-1]
+        steps, combined = self.steps, self.combined  # the memo read inline, as combined reads it
         for t in groups[gi:]:
-            acc = self.combined(k, acc, t)
+            acc = t if acc is None else acc if t is None else steps.get((k, acc, t)) or combined(k, acc, t)
             prefix.append(acc)
         assert base.suffix is not None, "the base fold has its suffix"
         acc = base.suffix[gi + 1]
         head: list[Table | None] = []
         for t in reversed(groups[:gi + 1]):
-            acc = self.combined(k, t, acc)
+            acc = t if acc is None else acc if t is None else steps.get((k, t, acc)) or combined(k, t, acc)
             head.append(acc)
         f = Fold(groups, prefix)
         f.suffix = head[::-1] + base.suffix[gi + 1:]
@@ -424,8 +425,11 @@ class Shanten(GroupTableMemos):
         if len(self._helping) >= MEMO_LIMIT:
             self._helping.clear()
         out: list[int] = []
+        steps, bests = self.steps, self.bests  # the memos read inline, as combined and best_of read them
         for where, table in self.grown_tables(k, tid, sub):
-            if self.best_of(k, head, self.combined(k, rest, table)) < need:
+            acc = table if rest is None else steps.get((k, rest, table)) or self.combined(k, rest, table)
+            best = bests.get((k, head, acc))
+            if (self.best_of(k, head, acc) if best is None else best) < need:
                 out += where
         positions = self._helping[key] = tuple(sorted(out))
         return positions
@@ -487,7 +491,9 @@ class Shanten(GroupTableMemos):
         k = plan.sets - n_melds
         if k < 0:
             return None
-        return max(self.best_of(k, plan.pair_needed, self._folded(plan, nat, k).prefix[-1]) - w, -1)
+        acc = self._folded(plan, nat, k).prefix[-1]
+        best = self.bests.get((k, plan.pair_needed, acc))  # the memo read inline, as best_of reads it
+        return max((self.best_of(k, plan.pair_needed, acc) if best is None else best) - w, -1)
 
     def plans_of(self, concealed: list[int], n_melds: int, wild_kinds: frozenset[int],
                  names: list[str]) -> dict[str, int]:
