@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from engine.tools.rooms.caps import FRAME_BYTES, NOTE_BYTES
-from engine.tools.rooms.store import channel
+from engine.tools.rooms.store import channel, notify
 
 if TYPE_CHECKING:
     import psycopg
@@ -136,8 +136,7 @@ class Bus:
                 conn = self.sender
                 if conn is None or conn.closed:
                     conn = self.sender = await psycopg.AsyncConnection.connect(self.url, autocommit=True)
-                await conn.execute("SELECT pg_notify(c, n) FROM unnest(%s::text[], %s::text[]) AS t(c, n)",
-                                   ([c for c, _, _ in batch], [n for _, n, _ in batch]))
+                await conn.execute(*notify([(c, n) for c, n, _ in batch]))
             except (psycopg.Error, OSError) as exc:
                 self.sender = None
                 lost = ConnectionError(f"the rooms' database cannot be reached: {type(exc).__name__}")
