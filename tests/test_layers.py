@@ -1,6 +1,7 @@
 """engine/ is layered: lang (rule text → IR) < core (what a hand is worth) < table (playing
-hands) < tools (what people run); ``engine.errors`` sits below them all and ``engine.cli``
-above. Each module imports only from its own layer or the layers below."""
+hands) < env (the PettingZoo environments, the ``rl`` extra) < tools (what people run);
+``engine.errors`` sits below them all and ``engine.cli`` above. Each module imports only from
+its own layer or the layers below."""
 from __future__ import annotations
 
 import ast
@@ -8,7 +9,7 @@ import ast
 from .conftest import ROOT
 
 ENGINE = ROOT / "engine"
-ORDER = ["errors", "lang", "core", "table", "tools", "cli"]
+ORDER = ["errors", "lang", "core", "table", "env", "tools", "cli"]
 
 
 def _layer(module: str) -> str | None:
@@ -86,3 +87,22 @@ def test_the_cli_package_is_the_top_layer(tmp_path):
     finally:
         T.ROOT = old
     assert bad == ["engine/tools/bad.py:1: tools imports engine.cli.output (cli)"]
+
+
+def test_the_env_package_sits_above_the_table(tmp_path):
+    """engine/env/ is a layer of its own: it may import the table, and a table module importing
+    it is reported (nothing below needs pettingzoo)."""
+    assert {_layer(f"engine.env.{f.stem}") for f in (ENGINE / "env").glob("*.py")} == {"env"}
+    fake = tmp_path / "engine"
+    (fake / "table").mkdir(parents=True)
+    (fake / "env").mkdir()
+    (fake / "table" / "bad.py").write_text("from engine.env.aec import MahjongEnv\n")
+    (fake / "env" / "good.py").write_text("from engine.table.game import Game\n")
+    import tests.test_layers as T
+    old = T.ROOT
+    try:
+        T.ROOT = tmp_path
+        bad = upward_imports(tmp_path / "engine")
+    finally:
+        T.ROOT = old
+    assert bad == ["engine/table/bad.py:1: table imports engine.env.aec (env)"]
