@@ -182,3 +182,29 @@ def test_bad_input_is_a_clear_error():
     assert env.moment == moment and not env.game.actions  # nothing changed
     with pytest.raises(MjError):
         env.reset(seed="x")
+
+
+def python_blocks(path) -> list[str]:
+    """The ```python blocks of a markdown file, in order."""
+    blocks, block = [], None
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if block is None and line.strip() == "```python":
+            block = []
+        elif block is not None and line.strip() == "```":
+            blocks.append("\n".join(block) + "\n")
+            block = None
+        elif block is not None:
+            block.append(line)
+    return blocks
+
+
+def test_the_examples_of_docs_env_md_run(capsys, monkeypatch):
+    """Every ```python block of docs/env.md runs (from the repository's root): the random agent
+    ends a hand, the training run prints its summary."""
+    monkeypatch.chdir(ROOT)
+    blocks = python_blocks(ROOT / "docs" / "env.md")
+    assert len(blocks) == 3
+    for block in blocks:
+        exec(compile(block, "docs/env.md", "exec"), {})
+    out = capsys.readouterr().out
+    assert "seat-hands, mean 子" in out and out.count("\n") >= 6
