@@ -5,6 +5,7 @@ its own layer or the layers below."""
 from __future__ import annotations
 
 import ast
+from pathlib import Path
 
 from .conftest import ROOT
 
@@ -72,6 +73,17 @@ def test_the_layer_check_can_fail(tmp_path):
     assert len(bad) == 2 and "core imports engine.table.game (table)" in bad[0] and "(tools)" in bad[1]
 
 
+def _upward_in(root: Path) -> list[str]:
+    """:func:`upward_imports` of a fake tree under ``root`` (its paths reported from ``root``)."""
+    import tests.test_layers as T
+    old = T.ROOT
+    try:
+        T.ROOT = root
+        return upward_imports(root / "engine")
+    finally:
+        T.ROOT = old
+
+
 def test_the_cli_package_is_the_top_layer(tmp_path):
     """engine/cli/ is a package: each of its modules is layer cli, and a lower layer importing one
     is reported."""
@@ -79,14 +91,7 @@ def test_the_cli_package_is_the_top_layer(tmp_path):
     fake = tmp_path / "engine" / "tools"
     fake.mkdir(parents=True)
     (fake / "bad.py").write_text("from engine.cli.output import fail\n")
-    import tests.test_layers as T
-    old = T.ROOT
-    try:
-        T.ROOT = tmp_path
-        bad = upward_imports(tmp_path / "engine")
-    finally:
-        T.ROOT = old
-    assert bad == ["engine/tools/bad.py:1: tools imports engine.cli.output (cli)"]
+    assert _upward_in(tmp_path) == ["engine/tools/bad.py:1: tools imports engine.cli.output (cli)"]
 
 
 def test_the_env_package_sits_above_the_table(tmp_path):
@@ -98,11 +103,4 @@ def test_the_env_package_sits_above_the_table(tmp_path):
     (fake / "env").mkdir()
     (fake / "table" / "bad.py").write_text("from engine.env.aec import MahjongEnv\n")
     (fake / "env" / "good.py").write_text("from engine.table.game import Game\n")
-    import tests.test_layers as T
-    old = T.ROOT
-    try:
-        T.ROOT = tmp_path
-        bad = upward_imports(tmp_path / "engine")
-    finally:
-        T.ROOT = old
-    assert bad == ["engine/table/bad.py:1: table imports engine.env.aec (env)"]
+    assert _upward_in(tmp_path) == ["engine/table/bad.py:1: table imports engine.env.aec (env)"]
