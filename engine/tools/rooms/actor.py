@@ -198,6 +198,7 @@ class RoomActor(Turns):
         super().__init__(hub, room, hashes, host)
         self.remote: dict[str | None, set[str]] = {}  # seat (None: spectators) -> the servers with sockets for it
         self.noted = -1  # the version last sent to the other servers
+        self.epoch = secrets.token_hex(4)  # this actor's numbering of versions (a reload starts another)
 
     # ---- after the jobs ------------------------------------------------------------------------------
     async def settle(self) -> None:
@@ -227,9 +228,10 @@ class RoomActor(Turns):
 
     def moved(self) -> str:
         """The note that tells the other servers the room is at a new version: ``{"k": "moved",
-        "room", "owner", "version", "away", "players", "closed"}``."""
+        "room", "owner", "epoch", "version", "away", "players", "closed"}`` (versions compare
+        within one ``epoch``: a room loaded again numbers them afresh)."""
         room = self.room
-        return dumps({"k": "moved", "room": self.id, "owner": self.hub.owner, "version": room.version,
+        return dumps({"k": "moved", "room": self.id, "owner": self.hub.owner, "epoch": self.epoch, "version": room.version,
                       "away": sorted(s for s, t in room.away_since.items() if t is not None),
                       "players": room.row.players, "closed": room.row.closed})
 
@@ -244,6 +246,22 @@ class RoomActor(Turns):
         version = self.published.version
         return [Write.note(frame_note(self.id, server, version, viewer, self.published.frame(viewer)), server)
                 for viewer, servers in self.remote.items() for server in sorted(servers)]
+
+    def _sync(self, server: str, viewers: list[Any]) -> None:
+        """Server ``server`` has sockets for ``viewers`` (seats, None: spectators) and no
+        others: its entries in :attr:`remote` are replaced (a join or leave it sent and this
+        actor never heard is repaired), and it gets the note and its frames again."""
+        wanted = {v for v in viewers[: len(self.room.seats) + 1] if v is None or v in self.room.seats}
+        had = {v for v, servers in self.remote.items() if server in servers}
+        for v in had - wanted:
+            self.remote[v].discard(server)
+            if v is not None:
+                self._gone(v)
+        for v in wanted - had:
+            self.remote.setdefault(v, set()).add(server)
+            if v is not None and self.room.away_since.get(v) is not None:
+                self._here(v)
+        self.noted = -1
 
     def _present(self, seat: str) -> bool:
         return any(c.seat == seat for c in self.conns) or bool(self.remote.get(seat))
@@ -344,16 +362,19 @@ class RoomActor(Turns):
             return {"k": "reply", "to": frm, "req": req, **answer}
 
         try:
-            if op == "sync":  # a new follower: the note and the frames again
-                self.noted = -1
+            if op == "sync" and isinstance(msg.get("viewers"), list):  # who is there: the note and frames again
+                self._sync(frm, msg["viewers"])
+                self.room.writes.append(Write.note(dumps(reply(ok=True)), frm))
             elif op == "join" and watch:
                 self.remote.setdefault(None, set()).add(frm)
                 self.noted = -1
+                self.room.writes.append(Write.note(dumps(reply(ok=True)), frm))
             elif op == "leave" and watch:
                 self.remote.get(None, set()).discard(frm)
             elif op == "join" and seat is not None:
                 self.remote.setdefault(seat, set()).add(frm)
                 self._here(seat)
+                self.room.writes.append(Write.note(dumps(reply(ok=True)), frm))
             elif op == "leave" and seat is not None:
                 self.remote.get(seat, set()).discard(frm)
                 self._gone(seat)

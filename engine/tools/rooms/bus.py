@@ -56,7 +56,7 @@ def frame_note(room: str, to: str, version: int, seat: str | None, frame: str) -
     head["z"] = True
     packed = base64.b64encode(zlib.compress(frame.encode(), 1)).decode()
     note = f"{orjson.dumps(head).decode()}\n{packed}"
-    return note if len(note) <= NOTE_BYTES else orjson.dumps({**head, "z": None}).decode()
+    return note if len(note.encode()) <= NOTE_BYTES else orjson.dumps({**head, "z": None}).decode()
 
 
 def frame_text(msg: dict[str, Any]) -> str | None:
@@ -70,8 +70,8 @@ def frame_text(msg: dict[str, Any]) -> str | None:
     try:
         unpack = zlib.decompressobj()
         text = unpack.decompress(base64.b64decode(body), FRAME_BYTES)
-        if unpack.unconsumed_tail:
-            raise ValueError(f"a frame note's body unpacks past {FRAME_BYTES} bytes")
+        if unpack.unconsumed_tail or not unpack.eof:
+            raise ValueError(f"a frame note's body unpacks past {FRAME_BYTES} bytes, or is cut short")
         return text.decode()
     except (zlib.error, UnicodeDecodeError) as exc:
         raise ValueError("a frame note's body does not decompress") from exc
@@ -90,6 +90,15 @@ def parse_note(payload: str) -> dict[str, Any] | None:
     if nl:
         msg["body"] = body
     return msg
+
+
+async def _quietly_close(conn: psycopg.AsyncConnection[Any]) -> None:
+    import psycopg
+
+    try:
+        await conn.close()
+    except (psycopg.Error, OSError):
+        pass  # it is broken already: nothing more to free
 
 
 class Bus:
@@ -115,8 +124,11 @@ class Bus:
         """``NOTIFY`` ``payload`` (a JSON object's text, under 8000 bytes) on the channel of
         server ``to`` (None: every server's); returns once the database has it. The messages
         sent while one round trip is under way go together in the next (one statement, in the
-        order they were sent). Raises :class:`ConnectionError` when the database cannot be
-        reached (the next call connects again)."""
+        order they were sent). Raises :class:`ValueError` (nothing sent) when ``payload`` is
+        longer than :data:`NOTE_BYTES` encoded, :class:`ConnectionError` when the database cannot
+        be reached (the next call connects again)."""
+        if len(payload.encode()) > NOTE_BYTES:  # it would fail the whole round trip: refused alone
+            raise ValueError(f"a note of {len(payload.encode())} bytes is longer than {NOTE_BYTES}")
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self.pending.append((channel(to), payload, done))
         if len(self.pending) == 1:  # the first since the last round trip began: it takes them all
@@ -138,7 +150,9 @@ class Bus:
                     conn = self.sender = await psycopg.AsyncConnection.connect(self.url, autocommit=True)
                 await conn.execute(*notify([(c, n) for c, n, _ in batch]))
             except (psycopg.Error, OSError) as exc:
-                self.sender = None
+                broken, self.sender = self.sender, None
+                if broken is not None:
+                    await _quietly_close(broken)
                 lost = ConnectionError(f"the rooms' database cannot be reached: {type(exc).__name__}")
                 for _, _, done in batch:
                     if not done.done():

@@ -28,6 +28,7 @@ STORE_THREADS = 2  # worker threads for the store calls that are not commits (le
 CHECKPOINT_COMMITS = 500  # a SQLite store's log is checkpointed off the loop every this many commits
 STORE_JOIN_SECONDS = 30  # waiting for the store's thread at shutdown
 REQUEST_SECONDS = 5.0  # a server waits this long for the owner of a room to answer a forwarded request
+SYNC_TRIES = 4  # a follower tells a room's owner who is here at most this many times until it answers
 RATE_KEYS = 10_000  # client addresses a rate remembers (past it, the idle half is forgotten)
 # websocket close codes (docs/serve.md): the HTTP status they stand for, + 4000
 CLOSE_BAD, CLOSE_FORBIDDEN, CLOSE_NO_ROOM, CLOSE_ELSEWHERE, CLOSE_BUSY = 4400, 4403, 4404, 4409, 4429

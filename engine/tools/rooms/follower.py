@@ -21,7 +21,6 @@ import asyncio
 import dataclasses
 import itertools
 import time
-from functools import partial
 from http import HTTPStatus
 from typing import Any
 
@@ -29,7 +28,15 @@ from engine.errors import IllegalAction, MjError
 from engine.table.game import Action
 from engine.tools.rooms.actor import Host, Turns
 from engine.tools.rooms.bus import frame_text
-from engine.tools.rooms.caps import CLIP_NOTE, CLOSE_FORBIDDEN, REQUEST_SECONDS
+from engine.tools.rooms.caps import (
+    CLIP_NOTE,
+    CLOSE_ELSEWHERE,
+    CLOSE_FORBIDDEN,
+    MAX_ID_CHARS,
+    MAX_TOKEN_CHARS,
+    REQUEST_SECONDS,
+    SYNC_TRIES,
+)
 from engine.tools.rooms.conn import Conn, Lost, Refusal, error_text
 from engine.tools.rooms.room import HUMAN, Room
 
@@ -42,7 +49,13 @@ class Follower(Turns):
     def __init__(self, hub: Host, room: Room, hashes: dict[str, str], host: str, owner: str):
         super().__init__(hub, room, hashes, host)
         self.owner = owner
+        self.epoch: str | None = None  # the owner's numbering of versions (a reload starts another)
         self.note: dict[str, Any] | None = None  # the newest moved note not yet read
+        self.closed = room.row.closed  # as the newest note says; the replica takes it once caught up
+        self.frames: dict[str | None, dict[str, Any]] = {}  # viewer -> the newest frame note not yet sent
+        self.framing = False  # a job to send :attr:`frames` is queued
+        self.noting = False  # a job to read :attr:`note` is queued
+        self.syncing: asyncio.Task[None] | None = None  # the sync under way
 
     # ---- requests to the owner -----------------------------------------------------------------------
     async def ask(self, op: str, **fields: object) -> dict[str, Any]:
@@ -66,9 +79,37 @@ class Follower(Turns):
         return got
 
     def tell(self, op: str, **fields: object) -> None:
-        """Send the owner request ``op`` without waiting for a reply."""
-        self.hub.spawn(self.hub.send(
-            {"k": "request", "op": op, "room": self.id, "to": self.owner, "from": self.hub.owner, **fields}))
+        """Ask the owner ``op`` in the background; when it does not answer (the request or its
+        reply was lost), :meth:`sync` tells it again who is here."""
+        async def asked() -> None:
+            try:
+                await self.ask(op, **fields)
+            except Refusal:
+                if not self.stopped:
+                    self.sync()
+
+        self.hub.spawn(asked())
+
+    def viewers(self) -> list[str | None]:
+        """The seats (None: spectators) this server's sockets on the room hold."""
+        return sorted({c.seat for c in self.conns}, key=lambda v: v or "")
+
+    def sync(self) -> None:
+        """Tell the owner who is here (:meth:`viewers`, replacing what it knew of this server)
+        and have it send the note and the frames again; asked again, SYNC_TRIES times at most,
+        until it answers. One sync at a time: a sync under way takes the viewers of when it sends."""
+        if self.syncing is None or self.syncing.done():
+            self.syncing = asyncio.get_running_loop().create_task(self._sync())
+
+    async def _sync(self) -> None:
+        for attempt in range(SYNC_TRIES):
+            if self.stopped:
+                return
+            try:
+                await self.ask("sync", viewers=self.viewers())
+                return
+            except Refusal:
+                await asyncio.sleep(REQUEST_SECONDS * attempt / SYNC_TRIES)
 
     # ---- jobs ----------------------------------------------------------------------------------------
     async def act(self, conn: Conn, text: str) -> None:
@@ -89,6 +130,7 @@ class Follower(Turns):
         self.tell("join", seat=conn.seat)  # the owner ships its frames here from now on
 
     async def leave(self, conn: Conn) -> None:
+        """``conn`` is gone: the owner hears it once no socket here holds its seat."""
         if conn in self.conns:
             self.conns.remove(conn)
         conn.gone = True
@@ -96,41 +138,69 @@ class Follower(Turns):
             self.tell("leave", seat=conn.seat)
 
     async def host_close(self, host: object) -> None:
-        """The host's close, done by the owner."""
-        await self.ask("close", host=host)
+        """The host's close, done by the owner. Raises :class:`Refusal` 403 on a token no
+        host's could be (not sent on)."""
+        await self.ask("close", host=_token(host))
 
     async def host_remove(self, seat: str, bot: str, host: object) -> None:
-        """The host's remove, done by the owner."""
-        await self.ask("remove", seat=seat, bot=bot, host=host)
+        """The host's remove, done by the owner. Raises :class:`Refusal` 400 on a seat not the
+        room's, 403 on a token no host's could be (neither sent on)."""
+        if seat not in self.room.seats:
+            raise Refusal(HTTPStatus.BAD_REQUEST, f"{seat[:MAX_ID_CHARS]!r} is not a person's seat here")
+        await self.ask("remove", seat=seat, bot=bot[:MAX_ID_CHARS], host=_token(host))
 
     def moved(self, note: dict[str, Any]) -> None:
-        """The owner's note of a new version: its presence and players taken in this room's turn."""
-        if self.note is None or int(note.get("version", -1)) >= int(self.note.get("version", -1)):
-            self.note = note
-        if str(note.get("owner")) != self.owner:  # a new owner: it hears who is here
-            self.owner = str(note.get("owner"))
-            for seat in {c.seat for c in self.conns}:
-                self.tell("join", seat=seat)
-        self.post(self._noted)
+        """The owner's note of a new version: its presence and players taken in this room's
+        turn. A note from another owner, or from the same owner's room loaded again (another
+        ``epoch``), starts the numbering afresh: every socket here gets the next table, and
+        the owner hears again who is here."""
+        owner, epoch, version = str(note.get("owner")), str(note.get("epoch")), int(note.get("version", -1))
+        if owner != self.owner or (self.epoch is not None and epoch != self.epoch):
+            self.owner, self.epoch, self.note = owner, epoch, note
+            self.frames.clear()  # the old numbering's
+            self.post(self._renumbered)
+            self.sync()
+        elif self.note is None or version >= int(self.note.get("version", -1)):
+            self.epoch, self.note = epoch, note
+        if not self.noting:
+            self.noting = True
+            self.post(self._noted)
 
     def framed(self, msg: dict[str, Any]) -> None:
-        """A frame the owner shipped for this server's sockets (a ``frame`` note): sent on in
-        this room's turn, after the ``ok`` its commit answered. Raises :class:`ValueError` on a
-        malformed note (it is dropped)."""
-        text = frame_text(msg)
-        version, seat = int(msg["version"]), msg.get("seat")
-        if seat is not None and not isinstance(seat, str):
-            raise ValueError("a frame note's seat is a seat's name or null")
-        self.post(partial(self._send_frame, version, seat, text))
+        """A frame the owner shipped for this server's sockets (a ``frame`` note), sent on in
+        this room's turn (after the ``ok`` its commit answered): only the newest of each viewer
+        is kept till then. Raises :class:`ValueError` on a malformed note (it is dropped)."""
+        version, seat = msg["version"], msg.get("seat")
+        if not isinstance(version, int) or (seat is not None and seat not in self.room.seats):
+            raise ValueError("a frame note's version is a number and its seat one of the room's or null")
+        kept = self.frames.get(seat)
+        if kept is None or kept["version"] < version:
+            self.frames[seat] = msg
+        if not self.framing:
+            self.framing = True
+            self.post(self._send_frames)
 
-    async def _send_frame(self, version: int, seat: str | None, text: str | None) -> None:
-        if text is None:  # too large for a note: built here, from the replica brought up to date
-            await self.catch_up()
-            text = self.published.frame(seat)
+    async def _renumbered(self) -> None:
         for c in self.conns:
-            if c.seat == seat and c.seen < version:
-                c.seen = version
-                await c.send(text)
+            c.seen = -1
+
+    async def _send_frames(self) -> None:
+        self.framing = False
+        frames, self.frames = self.frames, {}
+        for seat, msg in frames.items():
+            version = int(msg["version"])
+            try:
+                text = frame_text(msg)
+            except ValueError:
+                continue  # a malformed body: dropped
+            if text is None:  # too large for a note: built here, from the replica brought up to date
+                await self.catch_up()
+                text = self.published.frame(seat)
+                version = max(version, self.published.version)
+            for c in self.conns:
+                if c.seat == seat and c.seen < version:
+                    c.seen = version
+                    await c.send(text)
 
     async def settle(self) -> None:
         """Nothing to tell after the jobs: the owner's shipped frames are sent as they come."""
@@ -161,18 +231,25 @@ class Follower(Turns):
 
     async def catch_up(self) -> None:
         """Bring the replica up to the store (the actions stored since its last) and publish it,
-        at the owner's version. Raises :class:`Lost` when the store's actions do not follow."""
+        at the owner's version; a close the owner noted is taken after the actions (a closed
+        room takes none). Raises :class:`Lost` when the store's actions do not follow."""
         room = self.room
         version = room.version
         game = room.game
         hand, seq = room.hand, (len(game.actions) - 1 if game is not None else -1)
-        if not self._apply(await self.hub.committer.run(self.hub.store.actions_since, self.id, hand, seq)):
-            raise Lost(f"room {self.id}: the store's actions do not follow the replica's")
+        try:
+            if not self._apply(await self.hub.committer.run(self.hub.store.actions_since, self.id, hand, seq)):
+                raise Lost(f"room {self.id}: the store's actions do not follow the replica's")
+        except Lost as exc:  # the replica is no good: followed afresh from the next request
+            self.hub.spawn(self.hub.drop(self.id, CLOSE_ELSEWHERE, str(exc)))
+            raise
+        room.row = dataclasses.replace(room.row, closed=self.closed)
         room.version = version
         self.published = room.publish()
 
     async def _noted(self) -> None:
         """Take the owner's presence and players from its newest note."""
+        self.noting = False
         note, self.note = self.note, None
         if note is None:
             return
@@ -181,10 +258,10 @@ class Follower(Turns):
         now = time.monotonic()
         away = set(note.get("away") or ())
         room.away_since = {s: (now if s in away else None) for s in room.away_since}
+        self.closed = self.closed or bool(note.get("closed"))
         players = note.get("players")
         if isinstance(players, dict):
-            room.row = dataclasses.replace(room.row, players={str(k): str(v) for k, v in players.items()},
-                                           closed=bool(note.get("closed")))
+            room.row = dataclasses.replace(room.row, players={str(k): str(v) for k, v in players.items()})
             for seat, kind in room.row.players.items():
                 if kind != HUMAN and seat in self.hashes:  # the host gave the seat to a bot
                     self.hashes.pop(seat)
@@ -192,3 +269,10 @@ class Follower(Turns):
                     for c in [c for c in self.conns if c.seat == seat]:
                         self.conns.remove(c)
                         await c.close(CLOSE_FORBIDDEN, "the host gave your seat to a bot")
+
+
+def _token(host: object) -> str:
+    """``host`` as a token to send on. Raises :class:`Refusal` 403 when no token could be it."""
+    if not isinstance(host, str) or len(host) > MAX_TOKEN_CHARS:
+        raise Refusal(HTTPStatus.FORBIDDEN, "only the room's host may do that", hint="send the `host` token")
+    return host

@@ -93,7 +93,7 @@ class Hub:
                 side.post(side.start)
             else:
                 side = self.followers[room_id] = Follower(self, room, hashes, host, owner)
-                side.tell("sync")
+                side.sync()
             fut.set_result(side)
             return side
         except BaseException as exc:
@@ -126,7 +126,8 @@ class Hub:
         except Exception:
             return  # tried again at the next renewal
         room, hashes = loaded
-        room.version = follower.room.version + 1
+        noted = follower.note.get("version") if follower.note is not None else None  # a note not read yet
+        room.version = max(follower.room.version, noted if isinstance(noted, int) else -1) + 1
         follower.halt()
         self.followers.pop(room_id, None)
         actor = self.actors[room_id] = RoomActor(self, room, hashes, follower.host)
@@ -153,19 +154,23 @@ class Hub:
 
     async def send(self, msg: dict[str, Any]) -> None:
         """Tell server ``msg["to"]`` ``msg`` (:mod:`engine.tools.rooms.bus`; nothing on SQLite).
-        Raises :class:`Refusal` 503 when the database cannot be reached."""
+        Raises :class:`Refusal` 503 when the database cannot be reached, 400 when ``msg`` is
+        too large for a note."""
         if self.bus is None:
             return
         try:
             await self.bus.send(dumps(msg), str(msg["to"]))
         except ConnectionError as exc:
             raise Refusal(HTTPStatus.SERVICE_UNAVAILABLE, str(exc), hint="try again") from exc
+        except ValueError as exc:  # longer than a note may be: nothing was sent
+            raise Refusal(HTTPStatus.BAD_REQUEST, "the request is too large to forward",
+                          hint="send shorter values") from exc
 
     def resync(self) -> None:
         """The bus listens (again): every followed room asks its owner for its state and frames
         again (notes sent while it did not listen are lost)."""
         for follower in self.followers.values():
-            follower.tell("sync")
+            follower.sync()
 
     def heard(self, msg: dict[str, Any]) -> None:
         """A message from the bus (untrusted: the wrong shape is dropped)."""

@@ -60,7 +60,7 @@ from engine.tools.rooms.caps import (
     MIN_TIMER_SECONDS,
     SEED_SPACE,
 )
-from engine.tools.rooms.conn import Conn, Refusal, error_text
+from engine.tools.rooms.conn import Conn, Lost, Refusal, error_text
 from engine.tools.rooms.hub import Hub
 from engine.tools.rooms.room import HUMAN, ID_BYTES, Room, new_token, token_hash
 from engine.tools.rooms.store import RoomRow, Store
@@ -189,7 +189,10 @@ def routes(hub: Hub, handle: Callable[[Handler], Handler]) -> list[BaseRoute]:
 
     async def summary(request: Request) -> Response:
         actor = await actor_of(request)
-        return JSONResponse(await actor.summary())
+        try:
+            return JSONResponse(await actor.summary())
+        except Lost as exc:  # the room is loaded again at the next request
+            raise Refused(http.HTTP_503_SERVICE_UNAVAILABLE, str(exc), hint="try again") from exc
 
     async def close(request: Request) -> Response:
         actor = await actor_of(request)
@@ -199,6 +202,8 @@ def routes(hub: Hub, handle: Callable[[Handler], Handler]) -> list[BaseRoute]:
             return JSONResponse(await actor.summary())
         except Refusal as exc:
             raise _refused(exc) from exc
+        except Lost as exc:
+            raise Refused(http.HTTP_503_SERVICE_UNAVAILABLE, str(exc), hint="try again") from exc
 
     async def remove(request: Request) -> Response:
         actor = await actor_of(request)
@@ -212,6 +217,8 @@ def routes(hub: Hub, handle: Callable[[Handler], Handler]) -> list[BaseRoute]:
             return JSONResponse(await actor.summary())
         except Refusal as exc:
             raise _refused(exc) from exc
+        except Lost as exc:
+            raise Refused(http.HTTP_503_SERVICE_UNAVAILABLE, str(exc), hint="try again") from exc
 
     async def record(request: Request) -> Response:
         room_id = request.path_params["room"]
