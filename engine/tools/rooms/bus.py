@@ -5,8 +5,9 @@ servers hear, for ``moved`` notes, and its own, for what is meant for it alone (
 replies, frames). PostgreSQL delivers what one listener hears in commit order, whatever the
 channel. A message is a JSON object (PostgreSQL bounds a payload at 8000 bytes):
 
-- ``{"k": "moved", "room", "owner", "version", "away", "players", "closed"}``: the room's
-  owner stored a new version (sent in the transaction that stored it);
+- ``{"k": "moved", "room", "owner", "epoch", "version", "away", "players", "closed"}``: the
+  room's owner stored a new version (sent in the transaction that stored it; versions compare
+  within one ``epoch``, a load of the room);
 - a frame the owner built for a follower's sockets (:func:`frame_note`), sent in the same
   transaction after the ``moved`` note: the header ``{"k": "frame", "room", "to", "version",
   "seat", "z"}`` (``seat`` None: a spectator's), a newline, and the frame's JSON text as the
@@ -16,8 +17,9 @@ channel. A message is a JSON object (PostgreSQL bounds a payload at 8000 bytes):
   hand nor builds the table;
 - ``{"k": "request", "op", "room", "to", "from", "req", …}``: a follower asks the owner ``to``
   to do ``op`` (``act`` with ``seat``/``text``, ``join``/``leave`` with ``seat``, None for a
-  spectator, ``close`` and ``remove`` with the host's token) for its socket, or ``sync`` (a
-  new follower: send the ``moved`` note and the frames again);
+  spectator, ``close`` and ``remove`` with the host's token) for its socket, or ``sync`` with
+  ``viewers`` (the seats, None for spectators, its sockets hold, and no others: the owner
+  replaces what it knew of that server and sends the ``moved`` note and the frames again);
 - ``{"k": "reply", "to", "req", "ok" | "error", "hint", "status"}``: the owner's answer, sent
   with the commit that stored what it did (or at once, when it refused).
 
