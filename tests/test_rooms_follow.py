@@ -332,3 +332,32 @@ def test_a_compressed_frame_cut_short_is_refused():
     cut = parse_note(f"{head}\n{base64.b64encode(packed[: len(packed) // 2]).decode()}")
     with pytest.raises(ValueError, match="cut short"):
         frame_text(cut)
+
+
+def test_a_follower_server_that_goes_quiet_is_forgotten_and_its_seat_is_away(tmp_path):
+    """A follower server dies without a word (no leave): the owner stops shipping its frames
+    and its seat is away after two leases without a sync; a live follower's regular sync keeps
+    its seat."""
+    net, hubs = cluster(tmp_path, ("A", "B", "C"))
+
+    async def go():
+        actor, side_b, _, seats = await open_room(hubs["A"], hubs["B"])
+        side_c = await hubs["C"].get(actor.id)
+        assert isinstance(side_c, Follower)
+        hubs["A"].lease = 0.3  # the owner's: it forgets a server quiet for 0.6 s
+        await side_b.call(partial(side_b.join, Conn(Socket(), seats[1])))
+        await side_c.call(partial(side_c.join, Conn(Socket(), seats[0])))
+        await settle()
+        assert actor.remote.get(seats[1]) == {"B"} and actor.remote.get(seats[0]) == {"C"}
+        net.deaf.add("B")  # B dies: it hears and says nothing more
+        hubs["B"].followers.clear()
+        for _ in range(30):  # a second and more: three leases
+            side_c.sync(again=False)  # what C's hub.tick does every third of a lease
+            await actor.call(actor.tick)
+            await asyncio.sleep(0.04)
+        assert actor.remote.get(seats[1]) == set() and "B" not in actor.heard
+        assert actor.room.away_since[seats[1]] is not None  # away: a stand-in plays after the grace
+        assert actor.remote.get(seats[0]) == {"C"} and actor.room.away_since[seats[0]] is None
+        assert not any(f'"to":"B"' in str(w) for w in actor.shipped())
+
+    asyncio.run(go())

@@ -46,6 +46,7 @@ class Host(Protocol):
     committer: Committer
     owner: str  # this server's id
     grace: float  # seconds a seat may be away before a stand-in plays for it
+    lease: float  # seconds a server's hold on a room lasts (a follower says who is here every third of it)
     replies: dict[int, asyncio.Future[dict[str, Any]]]  # a follower's request -> its answer
 
     async def send(self, msg: dict[str, Any]) -> None: ...
@@ -199,6 +200,7 @@ class RoomActor(Turns):
         self.remote: dict[str | None, set[str]] = {}  # seat (None: spectators) -> the servers with sockets for it
         self.noted = -1  # the version last sent to the other servers
         self.epoch = secrets.token_hex(4)  # this actor's numbering of versions (a reload starts another)
+        self.heard: dict[str, float] = {}  # a server in remote -> when it last asked anything of this room
 
     # ---- after the jobs ------------------------------------------------------------------------------
     async def settle(self) -> None:
@@ -247,21 +249,36 @@ class RoomActor(Turns):
         return [Write.note(frame_note(self.id, server, version, viewer, self.published.frame(viewer)), server)
                 for viewer, servers in self.remote.items() for server in sorted(servers)]
 
-    def _sync(self, server: str, viewers: list[Any]) -> None:
+    def _sync(self, server: str, viewers: list[Any], again: bool) -> None:
         """Server ``server`` has sockets for ``viewers`` (seats, None: spectators) and no
         others: its entries in :attr:`remote` are replaced (a join or leave it sent and this
-        actor never heard is repaired), and it gets the note and its frames again."""
+        actor never heard is repaired); it gets the note and its frames again when ``again``
+        or when they changed."""
         wanted = {v for v in viewers[: len(self.room.seats) + 1] if v is None or v in self.room.seats}
         had = {v for v, servers in self.remote.items() if server in servers}
-        for v in had - wanted:
-            self.remote[v].discard(server)
-            if v is not None:
-                self._gone(v)
+        self._forget(server, had - wanted)
         for v in wanted - had:
             self.remote.setdefault(v, set()).add(server)
             if v is not None and self.room.away_since.get(v) is not None:
                 self._here(v)
-        self.noted = -1
+        if again or wanted != had:
+            self.noted = -1
+
+    def _forget(self, server: str, viewers: set[str | None]) -> None:
+        """Server ``server`` no longer has sockets for ``viewers``: their seats are away unless
+        a socket elsewhere holds them."""
+        for v in viewers:
+            self.remote[v].discard(server)
+            if v is not None:
+                self._gone(v)
+
+    def _expire(self, now: float) -> None:
+        """A server that has asked nothing of this room for two leases (it says who is here
+        every third of one) is dead: its seats are away, and its frames no longer shipped."""
+        for server, when in list(self.heard.items()):
+            if now - when > 2 * self.hub.lease:
+                del self.heard[server]
+                self._forget(server, {v for v, servers in self.remote.items() if server in servers})
 
     def _present(self, seat: str) -> bool:
         return any(c.seat == seat for c in self.conns) or bool(self.remote.get(seat))
@@ -314,7 +331,9 @@ class RoomActor(Turns):
 
     async def tick(self) -> None:
         """A timer: stand-ins play for seats away past the grace or out of time (when the
-        jobs settle)."""
+        jobs settle); servers that went quiet are forgotten (:meth:`_expire`)."""
+        if self.heard:
+            self._expire(time.monotonic())
 
     async def start(self) -> None:
         """A new or reloaded room: bots before the first person (when the jobs settle)."""
@@ -362,8 +381,10 @@ class RoomActor(Turns):
             return {"k": "reply", "to": frm, "req": req, **answer}
 
         try:
-            if op == "sync" and isinstance(msg.get("viewers"), list):  # who is there: the note and frames again
-                self._sync(frm, msg["viewers"])
+            if frm in self.heard or op in ("sync", "join"):
+                self.heard[frm] = time.monotonic()
+            if op == "sync" and isinstance(msg.get("viewers"), list):  # who is there (and the frames again)
+                self._sync(frm, msg["viewers"], msg.get("again") is not False)
                 self.room.writes.append(Write.note(dumps(reply(ok=True)), frm))
             elif op == "join" and watch:
                 self.remote.setdefault(None, set()).add(frm)

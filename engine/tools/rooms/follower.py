@@ -94,19 +94,21 @@ class Follower(Turns):
         """The seats (None: spectators) this server's sockets on the room hold."""
         return sorted({c.seat for c in self.conns}, key=lambda v: v or "")
 
-    def sync(self) -> None:
+    def sync(self, again: bool = True) -> None:
         """Tell the owner who is here (:meth:`viewers`, replacing what it knew of this server)
-        and have it send the note and the frames again; asked again, SYNC_TRIES times at most,
-        until it answers. One sync at a time: a sync under way takes the viewers of when it sends."""
+        and, when ``again``, have it send the note and the frames again; asked again,
+        SYNC_TRIES times at most, until it answers. Without ``again`` it is the hub's regular
+        word that this server lives (the owner forgets a server that goes quiet). One sync at a
+        time: a sync under way takes the viewers of when it sends."""
         if self.syncing is None or self.syncing.done():
-            self.syncing = asyncio.get_running_loop().create_task(self._sync())
+            self.syncing = asyncio.get_running_loop().create_task(self._sync(again))
 
-    async def _sync(self) -> None:
+    async def _sync(self, again: bool) -> None:
         for attempt in range(SYNC_TRIES):
             if self.stopped:
                 return
             try:
-                await self.ask("sync", viewers=self.viewers())
+                await self.ask("sync", viewers=self.viewers(), again=again)
                 return
             except Refusal:
                 await asyncio.sleep(REQUEST_SECONDS * attempt / SYNC_TRIES)

@@ -202,7 +202,8 @@ class Hub:
     async def tick(self) -> None:
         """Forever: each room's timers (stand-ins for seats away or out of time), and every
         third of a lease the leases renewed (a room whose lease is lost is dropped, its sockets
-        closed), and a followed room whose owner's lease ran out taken over."""
+        closed), a followed room whose owner's lease ran out taken over, and the owner of every
+        other followed room told who is here (it forgets a server that goes quiet)."""
         listening = asyncio.get_running_loop().create_task(self.bus.run()) if self.bus is not None else None
         last_lease = time.monotonic()
         try:
@@ -222,6 +223,8 @@ class Hub:
                             follower.halt()
                         elif await self.committer.run(self.store.acquire, room_id, self.owner, self.lease):
                             await self.promote(follower)
+                        else:
+                            follower.sync(again=False)  # this server lives, with these sockets
         finally:
             if listening is not None:
                 listening.cancel()
