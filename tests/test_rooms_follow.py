@@ -18,6 +18,7 @@ from .extras import need_extra
 need_extra("sqlalchemy", "serve")
 orjson = need_extra("orjson", "serve")
 
+from engine.tools.rooms import bus as bus_module  # noqa: E402
 from engine.tools.rooms import follower as follower_module  # noqa: E402
 from engine.tools.rooms.actor import RoomActor  # noqa: E402
 from engine.tools.rooms.bus import Bus, frame_note, frame_text, parse_note  # noqa: E402
@@ -281,10 +282,12 @@ def test_a_follower_keeps_only_the_newest_frame_of_each_viewer_till_its_turn(tmp
         conn = Conn(south, seats[1])
         side.conns.append(conn)
         for v in range(1, 1001):  # a flood, read before the room's turn comes
-            side.framed(parse_note(frame_note(side.id, "B", v, seats[1], f'{{"type":"state","version":{v}}}')))
+            side.framed(parse_note(frame_note(side.id, "B", v, seats[1], f'{{"type":"state","version":{v}}}', side.epoch)))
         assert side.inbox.qsize() <= 2 and len(side.frames) == 1
+        side.framed(parse_note(frame_note(side.id, "B", 5_000, seats[1], '{"type":"state","version":5000}', "old")))
+        assert side.frames[seats[1]]["version"] == 1000  # another numbering's frame: dropped
         with pytest.raises(ValueError):
-            side.framed(parse_note(frame_note(side.id, "B", 5, "nobody", "{}")))
+            side.framed(parse_note(frame_note(side.id, "B", 5, "nobody", "{}", side.epoch)))
         await settle()
         assert [m["version"] for m in south.states()] == [1000]
 
@@ -312,7 +315,7 @@ def test_a_forwarded_request_too_long_for_a_note_is_refused_before_it_is_sent(tm
     asyncio.run(go())
 
 
-def test_the_real_bus_refuses_an_oversized_note_alone_and_sends_the_others():
+def test_the_real_bus_refuses_an_oversized_note_before_it_is_queued_with_others():
     bus = Bus("postgresql://nobody@127.0.0.1:1/none", lambda msg: None, "me")
 
     async def go():
@@ -358,6 +361,143 @@ def test_a_follower_server_that_goes_quiet_is_forgotten_and_its_seat_is_away(tmp
         assert actor.remote.get(seats[1]) == set() and "B" not in actor.heard
         assert actor.room.away_since[seats[1]] is not None  # away: a stand-in plays after the grace
         assert actor.remote.get(seats[0]) == {"C"} and actor.room.away_since[seats[0]] is None
-        assert not any(f'"to":"B"' in str(w) for w in actor.shipped())
+        assert not any('"to":"B"' in str(w) for w in actor.shipped())
 
+    asyncio.run(go())
+
+
+# ---- orderings a review found (2026-12-06): each failed before the fix ---------------------------------
+
+async def climb(actor, seat, n=6):
+    east = Socket()
+    conn = Conn(east, seat)
+    await actor.call(partial(actor.join, conn))
+    for _ in range(n):
+        await actor.call(partial(actor.leave, conn))
+        conn = Conn(east, seat)
+        await actor.call(partial(actor.join, conn))
+    await settle()
+
+
+async def reload(hub, actor):
+    await hub.drop(actor.id, CLOSE_ELSEWHERE, "reload")
+    again = await hub.get(actor.id)
+    assert isinstance(again, RoomActor) and again is not actor
+    return again
+
+
+def test_after_a_reload_a_frame_the_follower_builds_itself_keeps_to_the_new_numbering(tmp_path, monkeypatch):
+    monkeypatch.setattr(bus_module, "NOTE_BYTES", 300)  # every frame too large for a note -> built by the follower
+    net, hubs = cluster(tmp_path)
+
+    async def go():
+        actor, side, _, seats = await open_room(hubs["A"], hubs["B"])
+        south = Socket()
+        await side.call(partial(side.join, Conn(south, seats[1])))
+        await climb(actor, seats[0])
+        again = await reload(hubs["A"], actor)
+        east = Conn(Socket(), seats[0])
+        await again.call(partial(again.join, east))
+        await settle()
+        before = len(south.states())
+        await play_one(again, east)
+        await settle()
+        assert len(south.states()) > before, "south got no table for the new epoch's play"
+    asyncio.run(go())
+
+
+def test_frames_waiting_in_a_busy_turn_across_a_reload_leave_the_newest_table(tmp_path):
+    net, hubs = cluster(tmp_path)
+
+    async def go():
+        actor, side, _, seats = await open_room(hubs["A"], hubs["B"])
+        south = Socket()
+        await side.call(partial(side.join, Conn(south, seats[1])))
+        await climb(actor, seats[0])
+        gate = asyncio.Event()
+
+        async def busy():  # stands for a forwarded act awaiting its reply in the room's turn
+            await gate.wait()
+        side.post(busy)
+        east = Conn(Socket(), seats[0])
+        # an old-epoch frame arrives while the turn is busy (the owner's last change)
+        await actor.call(partial(actor.join, east))
+        await settle(5)
+        again = await reload(hubs["A"], actor)     # moved(new epoch) + its frames arrive meanwhile
+        east2 = Conn(Socket(), seats[0])
+        await again.call(partial(again.join, east2))
+        await settle()
+        gate.set()
+        await settle()
+        assert south.states()[-1]["version"] == again.room.version, "south shows a stale table"
+    asyncio.run(go())
+
+
+def test_a_sync_in_flight_when_the_owner_reloads_is_sent_again_to_the_new_load(tmp_path, monkeypatch):
+    monkeypatch.setattr(follower_module, "REQUEST_SECONDS", 0.2)
+    net, hubs = cluster(tmp_path)
+
+    async def go():
+        actor, side, _, seats = await open_room(hubs["A"], hubs["B"])
+        south = Socket()
+        await side.call(partial(side.join, Conn(south, seats[1])))
+        await settle()
+        ops = []
+        real = hubs["B"].send
+
+        async def spy(msg):
+            ops.append(msg.get("op"))
+            await real(msg)
+        hubs["B"].send = spy
+        net.deaf.add("A")              # A's listener is down for a moment
+        side.sync()                     # B listens again (resync)
+        while ops.count("sync") < follower_module.SYNC_TRIES:
+            await asyncio.sleep(0.01)   # the last try is on its way (lost)
+        net.deaf.discard("A")
+        again = await reload(hubs["A"], actor)   # A loads the room again: moved(new epoch) reaches B
+        await asyncio.sleep(0.5)
+        east = Conn(Socket(), seats[0])
+        await again.call(partial(again.join, east))
+        await play_one(again, east)
+        await settle()
+        assert again.remote.get(seats[1]) == {"B"}, "the new actor never heard B holds the seat: south blind"
+    asyncio.run(go())
+
+
+def test_a_leave_is_answered_and_needs_no_sync(tmp_path, monkeypatch):
+    monkeypatch.setattr(follower_module, "REQUEST_SECONDS", 0.2)
+    net, hubs = cluster(tmp_path)
+
+    async def go():
+        actor, side, _, seats = await open_room(hubs["A"], hubs["B"])
+        ops = []
+        real = hubs["B"].send
+
+        async def spy(msg):
+            ops.append(msg.get("op"))
+            await real(msg)
+        hubs["B"].send = spy
+        conn = Conn(Socket(), seats[1])
+        await side.call(partial(side.join, conn))
+        await side.call(partial(side.leave, conn))
+        await asyncio.sleep(0.6)
+        assert "sync" not in ops, "the owner never answers a leave: each leave waits REQUEST_SECONDS then syncs"
+    asyncio.run(go())
+
+
+def test_notes_that_flap_between_epochs_do_not_grow_the_queue(tmp_path):
+    net, hubs = cluster(tmp_path)
+
+    async def go():
+        actor, side, _, seats = await open_room(hubs["A"], hubs["B"])
+        gate = asyncio.Event()
+
+        async def busy():
+            await gate.wait()
+        side.post(busy)
+        await asyncio.sleep(0)
+        for i in range(10_000):
+            side.moved({"k": "moved", "room": side.id, "owner": "A", "epoch": str(i % 2), "version": 1})
+        gate.set()
+        assert side.inbox.qsize() <= 3, "one _renumbered job queued per note"
     asyncio.run(go())

@@ -246,7 +246,7 @@ class RoomActor(Turns):
         if self.published.version != self.room.version:
             self.published = self.room.publish()
         version = self.published.version
-        return [Write.note(frame_note(self.id, server, version, viewer, self.published.frame(viewer)), server)
+        return [Write.note(frame_note(self.id, server, version, viewer, self.published.frame(viewer), self.epoch), server)
                 for viewer, servers in self.remote.items() for server in sorted(servers)]
 
     def _sync(self, server: str, viewers: list[Any], again: bool) -> None:
@@ -392,6 +392,7 @@ class RoomActor(Turns):
                 self.room.writes.append(Write.note(dumps(reply(ok=True)), frm))
             elif op == "leave" and watch:
                 self.remote.get(None, set()).discard(frm)
+                self.room.writes.append(Write.note(dumps(reply(ok=True)), frm))
             elif op == "join" and seat is not None:
                 self.remote.setdefault(seat, set()).add(frm)
                 self._here(seat)
@@ -399,6 +400,7 @@ class RoomActor(Turns):
             elif op == "leave" and seat is not None:
                 self.remote.get(seat, set()).discard(frm)
                 self._gone(seat)
+                self.room.writes.append(Write.note(dumps(reply(ok=True)), frm))
             elif op == "act" and seat is not None and isinstance(msg.get("text"), str):
                 self.room.writes.append(Write.note(dumps(reply(ok=self._act(seat, str(msg["text"])))), frm))
             elif op == "close":

@@ -9,8 +9,8 @@ channel. A message is a JSON object (PostgreSQL bounds a payload at 8000 bytes):
   room's owner stored a new version (sent in the transaction that stored it; versions compare
   within one ``epoch``, a load of the room);
 - a frame the owner built for a follower's sockets (:func:`frame_note`), sent in the same
-  transaction after the ``moved`` note: the header ``{"k": "frame", "room", "to", "version",
-  "seat", "z"}`` (``seat`` None: a spectator's), a newline, and the frame's JSON text as the
+  transaction after the ``moved`` note: the header ``{"k": "frame", "room", "to", "epoch",
+  "version", "seat", "z"}`` (``seat`` None: a spectator's), a newline, and the frame's JSON text as the
   seats get it (``z``: compressed, zlib then base64, when it would not fit as it is); a frame
   that does not fit even so goes without a body, and the follower builds it from its replica
   caught up from the store. The follower sends the text on as it is: it never replays the
@@ -47,11 +47,12 @@ if TYPE_CHECKING:
 RETRY_SECONDS = 1.0  # a lost listening connection is made again after this
 
 
-def frame_note(room: str, to: str, version: int, seat: str | None, frame: str) -> str:
+def frame_note(room: str, to: str, version: int, seat: str | None, frame: str, epoch: str = "") -> str:
     """The note that carries ``frame`` (a state frame's JSON text, as ``seat``'s sockets get
-    it) to server ``to``: a JSON header, a newline, the frame, compressed when it would not
-    fit in :data:`NOTE_BYTES`, left out when it would not fit even so."""
-    head = {"k": "frame", "room": room, "to": to, "version": version, "seat": seat, "z": False}
+    it, at ``version`` of the owner's ``epoch``) to server ``to``: a JSON header, a newline,
+    the frame, compressed when it would not fit in :data:`NOTE_BYTES`, left out when it would
+    not fit even so."""
+    head = {"k": "frame", "room": room, "to": to, "epoch": epoch, "version": version, "seat": seat, "z": False}
     note = f"{orjson.dumps(head).decode()}\n{frame}"
     if len(note.encode()) <= NOTE_BYTES:
         return note

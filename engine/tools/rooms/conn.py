@@ -75,6 +75,7 @@ class Conn:
     acts: Rate = field(default_factory=lambda: Rate(*ACT_RATE))
     gone: bool = False
     seen: int = -1  # the version of the last table it was sent
+    epoch: str = ""  # the numbering ``seen`` is of, on a followed room (its owner's load of it)
 
     async def send(self, text: str) -> None:
         if self.gone:

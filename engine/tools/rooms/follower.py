@@ -55,7 +55,11 @@ class Follower(Turns):
         self.frames: dict[str | None, dict[str, Any]] = {}  # viewer -> the newest frame note not yet sent
         self.framing = False  # a job to send :attr:`frames` is queued
         self.noting = False  # a job to read :attr:`note` is queued
+        self.read_epoch: object = None  # the epoch of the last note read
         self.syncing: asyncio.Task[None] | None = None  # the sync under way
+        self.sync_wanted = False  # a sync to send (again) once the one under way is answered
+        self.sync_again = False  # and it asks for the note and frames again
+        self.sync_tries = 0  # unanswered syncs since the last reason to sync
 
     # ---- requests to the owner -----------------------------------------------------------------------
     async def ask(self, op: str, **fields: object) -> dict[str, Any]:
@@ -73,6 +77,8 @@ class Follower(Turns):
                           hint="another server takes the room over within seconds: try again") from exc
         finally:
             self.hub.replies.pop(req, None)
+        if got.get("moved") is True:  # not the owner any more: ask the store who is
+            self.hub.spawn(self._owner_again())
         if "error" in got:
             raise Refusal(int(got.get("status") or HTTPStatus.CONFLICT), str(got["error"])[:CLIP_NOTE],
                           None if got.get("hint") is None else str(got["hint"])[:CLIP_NOTE])
@@ -99,19 +105,33 @@ class Follower(Turns):
         and, when ``again``, have it send the note and the frames again; asked again,
         SYNC_TRIES times at most, until it answers. Without ``again`` it is the hub's regular
         word that this server lives (the owner forgets a server that goes quiet). One sync at a
-        time: a sync under way takes the viewers of when it sends."""
+        time: one wanted while another is under way is sent when that one is answered (the
+        owner may have changed meanwhile)."""
+        self.sync_wanted = True
+        self.sync_again = self.sync_again or again
+        self.sync_tries = 0  # a new reason: SYNC_TRIES more
         if self.syncing is None or self.syncing.done():
-            self.syncing = asyncio.get_running_loop().create_task(self._sync(again))
+            self.syncing = asyncio.get_running_loop().create_task(self._sync())
 
-    async def _sync(self, again: bool) -> None:
-        for attempt in range(SYNC_TRIES):
-            if self.stopped:
-                return
+    async def _sync(self) -> None:
+        while self.sync_wanted and not self.stopped and self.sync_tries < SYNC_TRIES:
+            self.sync_wanted = False
+            again, self.sync_again = self.sync_again, False
             try:
                 await self.ask("sync", viewers=self.viewers(), again=again)
-                return
             except Refusal:
-                await asyncio.sleep(REQUEST_SECONDS * attempt / SYNC_TRIES)
+                self.sync_wanted = True
+                self.sync_again = self.sync_again or again
+                self.sync_tries += 1
+                await asyncio.sleep(REQUEST_SECONDS * self.sync_tries / SYNC_TRIES)
+
+    async def _owner_again(self) -> None:
+        """The server asked said the room moved: the store's lease says who owns it now (a
+        late note of the old owner's may have pointed here at it again)."""
+        owner = await self.hub.committer.run(self.hub.store.owner, self.id)
+        if owner is not None and owner != self.owner and owner != self.hub.owner and not self.stopped:
+            self.owner = owner
+            self.sync()
 
     # ---- jobs ----------------------------------------------------------------------------------------
     async def act(self, conn: Conn, text: str) -> None:
@@ -154,13 +174,13 @@ class Follower(Turns):
     def moved(self, note: dict[str, Any]) -> None:
         """The owner's note of a new version: its presence and players taken in this room's
         turn. A note from another owner, or from the same owner's room loaded again (another
-        ``epoch``), starts the numbering afresh: every socket here gets the next table, and
-        the owner hears again who is here."""
+        ``epoch``), starts the numbering afresh: frames of another epoch are dropped, every
+        socket here gets the next table of this one (:meth:`_send_frames`), and the owner
+        hears again who is here."""
         owner, epoch, version = str(note.get("owner")), str(note.get("epoch")), int(note.get("version", -1))
         if owner != self.owner or (self.epoch is not None and epoch != self.epoch):
             self.owner, self.epoch, self.note = owner, epoch, note
             self.frames.clear()  # the old numbering's
-            self.post(self._renumbered)
             self.sync()
         elif self.note is None or version >= int(self.note.get("version", -1)):
             self.epoch, self.note = epoch, note
@@ -175,6 +195,8 @@ class Follower(Turns):
         version, seat = msg["version"], msg.get("seat")
         if not isinstance(version, int) or (seat is not None and seat not in self.room.seats):
             raise ValueError("a frame note's version is a number and its seat one of the room's or null")
+        if msg.get("epoch") != self.epoch:
+            return  # another numbering's (its moved note came first, in the same commit)
         kept = self.frames.get(seat)
         if kept is None or kept["version"] < version:
             self.frames[seat] = msg
@@ -182,15 +204,13 @@ class Follower(Turns):
             self.framing = True
             self.post(self._send_frames)
 
-    async def _renumbered(self) -> None:
-        for c in self.conns:
-            c.seen = -1
-
     async def _send_frames(self) -> None:
         self.framing = False
         frames, self.frames = self.frames, {}
         for seat, msg in frames.items():
-            version = int(msg["version"])
+            version, epoch = int(msg["version"]), str(msg["epoch"])
+            if epoch != self.epoch:
+                continue  # the numbering changed while it waited
             try:
                 text = frame_text(msg)
             except ValueError:
@@ -198,10 +218,9 @@ class Follower(Turns):
             if text is None:  # too large for a note: built here, from the replica brought up to date
                 await self.catch_up()
                 text = self.published.frame(seat)
-                version = max(version, self.published.version)
-            for c in self.conns:
-                if c.seat == seat and c.seen < version:
-                    c.seen = version
+            for c in self.conns:  # a socket's last table is (epoch, version): another epoch's is older
+                if c.seat == seat and (c.epoch != epoch or c.seen < version):
+                    c.epoch, c.seen = epoch, version
                     await c.send(text)
 
     async def settle(self) -> None:
@@ -256,7 +275,10 @@ class Follower(Turns):
         if note is None:
             return
         room = self.room
-        room.version = max(room.version, int(note.get("version", 0)))  # the owner's numbering
+        version = int(note.get("version", 0))
+        fresh = note.get("epoch") != self.read_epoch
+        self.read_epoch = note.get("epoch")
+        room.version = version if fresh else max(room.version, version)  # the owner's numbering
         now = time.monotonic()
         away = set(note.get("away") or ())
         room.away_since = {s: (now if s in away else None) for s in room.away_since}

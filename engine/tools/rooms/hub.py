@@ -186,7 +186,7 @@ class Hub:
             elif isinstance(msg.get("req"), int):
                 self.spawn(self.send(
                     {"k": "reply", "to": msg.get("from"), "req": msg["req"], "status": int(HTTPStatus.CONFLICT),
-                     "error": "this room moved to another server", "hint": "try again"}))
+                     "moved": True, "error": "this room moved to another server", "hint": "try again"}))
         elif kind == "frame" and msg.get("to") == self.owner:
             follower = self.followers.get(room_id)
             if follower is not None:
