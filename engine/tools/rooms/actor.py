@@ -27,7 +27,7 @@ from typing import Any, Protocol, TypeVar
 
 from engine.errors import MjError
 from engine.tools.rooms.bus import frame_note
-from engine.tools.rooms.caps import CLOSE_ELSEWHERE, CLOSE_FORBIDDEN, MAX_ID_CHARS
+from engine.tools.rooms.caps import CLOSE_ELSEWHERE, CLOSE_FORBIDDEN, EPOCH_BYTES, MAX_ID_CHARS, QUIET_LEASES
 from engine.tools.rooms.commit import Committer
 from engine.tools.rooms.conn import Conn, Lost, Refusal, error_text
 from engine.tools.rooms.room import HUMAN, Published, Room, dumps, token_hash
@@ -199,7 +199,7 @@ class RoomActor(Turns):
         super().__init__(hub, room, hashes, host)
         self.remote: dict[str | None, set[str]] = {}  # seat (None: spectators) -> the servers with sockets for it
         self.noted = -1  # the version last sent to the other servers
-        self.epoch = secrets.token_hex(4)  # this actor's numbering of versions (a reload starts another)
+        self.epoch = secrets.token_hex(EPOCH_BYTES)  # this actor's numbering of versions (a reload starts another)
         self.heard: dict[str, float] = {}  # a server in remote -> when it last asked anything of this room
 
     # ---- after the jobs ------------------------------------------------------------------------------
@@ -276,7 +276,7 @@ class RoomActor(Turns):
         """A server that has asked nothing of this room for two leases (it says who is here
         every third of one) is dead: its seats are away, and its frames no longer shipped."""
         for server, when in list(self.heard.items()):
-            if now - when > 2 * self.hub.lease:
+            if now - when > QUIET_LEASES * self.hub.lease:
                 del self.heard[server]
                 self._forget(server, {v for v, servers in self.remote.items() if server in servers})
 

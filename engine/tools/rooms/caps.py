@@ -29,6 +29,8 @@ CHECKPOINT_COMMITS = 500  # a SQLite store's log is checkpointed off the loop ev
 STORE_JOIN_SECONDS = 30  # waiting for the store's thread at shutdown
 REQUEST_SECONDS = 5.0  # a server waits this long for the owner of a room to answer a forwarded request
 SYNC_TRIES = 4  # a follower tells a room's owner who is here at most this many times until it answers
+QUIET_LEASES = 2  # an owner forgets a follower server it has not heard from for this many leases
+EPOCH_BYTES = 4  # random bytes naming one load of a room (its numbering of versions)
 RATE_KEYS = 10_000  # client addresses a rate remembers (past it, the idle half is forgotten)
 # websocket close codes (docs/serve.md): the HTTP status they stand for, + 4000
 CLOSE_BAD, CLOSE_FORBIDDEN, CLOSE_NO_ROOM, CLOSE_ELSEWHERE, CLOSE_BUSY = 4400, 4403, 4404, 4409, 4429
