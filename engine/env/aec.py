@@ -14,7 +14,8 @@ ledger onto rewards.
   :meth:`Game.apply`. An entry not legal now raises :class:`~engine.errors.IllegalAction`
   (nothing changes): the environment never guesses what a policy meant.
 - **Observations**: ``{"observation": int16 array (engine/env/observe.py), "action_mask": int8
-  array of N}``, from the seat's :func:`~engine.table.view.seat_view` only; :meth:`text` is the
+  array of N}``, from what the seat may see only (:func:`~engine.table.view.seat_parts`, whose
+  JSON form is :func:`~engine.table.view.seat_view`); :meth:`text` is the
   same view as text. A seat that is not to act has an all-zero mask.
 - **Rewards**: 0 until the hand ends; at the step that ends it, each seat's net 子 over every
   settlement of the hand (:meth:`HandResult.net` of the scorer's ledgers: the win or 荒庄, the
@@ -44,7 +45,7 @@ from engine.lang.ruleset import Ruleset
 from engine.table.actions import Action
 from engine.table.game import Game
 from engine.table.match import Match, hand_seed
-from engine.table.view import SeatView, TableSnapshot, seat_view, snapshot
+from engine.table.view import SeatView, TableSnapshot, seat_parts, seat_view, snapshot
 
 Observation = dict[str, npt.NDArray[np.int16] | npt.NDArray[np.int8]]
 class Snap(NamedTuple):
@@ -218,10 +219,14 @@ class MahjongEnv(AECEnv[str, Observation, int | None]):  # type: ignore[misc]  #
     def view(self, agent: str) -> SeatView:
         """What ``agent`` may see now: :func:`~engine.table.view.seat_view` of the table. Raises
         ``KeyError`` for an agent not at the table, :class:`~engine.errors.MjError` before :meth:`reset`."""
+        return seat_view(self._table(), agent)
+
+    def _table(self) -> TableSnapshot:
+        """The table frozen now (:func:`~engine.table.view.snapshot`), once a moment."""
         cached = self._snap
         if cached is None or cached.moment != self.moment:
             cached = self._snap = Snap(self.moment, snapshot(self._game()))
-        return seat_view(cached.table, agent)
+        return cached.table
 
     def action_mask(self, agent: str) -> npt.NDArray[np.int8]:
         """1 at each entry ``agent`` may take now, 0 elsewhere (all 0 for a seat not to act)."""
@@ -231,7 +236,7 @@ class MahjongEnv(AECEnv[str, Observation, int | None]):  # type: ignore[misc]  #
 
     def observe(self, agent: str) -> Observation:
         """``{"observation": the seat's view encoded (engine/env/observe.py), "action_mask": …}``."""
-        planes: Planes = self.layout.encode(self.view(agent))
+        planes: Planes = self.layout.encode(seat_parts(self._table(), agent))
         return {"observation": planes, "action_mask": self.action_mask(agent)}
 
     def text(self, agent: str) -> str:

@@ -1,6 +1,7 @@
 """What does a seat's observation hold, as numbers and as text? The environment's encoding of
-one seat's view (:func:`engine.table.view.seat_view`, the one builder of what a seat may see:
-nothing here reads the game) as a 2-D ``int16`` array, and the same view as text for people.
+what one seat may see (:func:`engine.table.view.seat_parts`, the one place that decides it, of
+which :func:`~engine.table.view.seat_view` is the JSON form: nothing here reads the game) as a
+2-D ``int16`` array, and the same view as text for people.
 
 Tiles are columns: column ``k`` is the ruleset's ``k``-th tile kind (its ``tile`` declarations
 in order; :attr:`Layout.codes`). Seats are taken relative to the viewer: relative seat 0 is the
@@ -36,13 +37,14 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.table.actions import ACT, CLAIM, DRAW, FLIP, OVER, PICK, ROB
-from engine.table.view import MAIN, NEXT, SeatView
+from engine.table.view import MAIN, NEXT, SeatParts, SeatView
 
 PHASES = (DRAW, ACT, CLAIM, ROB, OVER, FLIP, PICK)  # the game's phases, in PHASE-row column order
 HIGH = int(np.iinfo(np.int16).max)
 SINGLE_ROWS = ("LAST_DISCARD", "ON_OFFER", "MAIN_JING", "NEXT_JING", "INDICATORS", "PHASE", "NUMBERS")  # after DISCARDS
 NUMBER_COLUMNS = 6  # NUMBERS' columns before the per-seat ones: live wall … last discarder
 Planes = npt.NDArray[np.int16]
+CELLS_LIMIT = 4096  # rows of tiles whose cells Layout keeps: a bound on memory
 
 
 class Layout:
@@ -66,52 +68,66 @@ class Layout:
         self.phase_column = {p: i for i, p in enumerate(PHASES)}
         # row -> tile code -> its cell's index in the flattened array
         self.cell = [{c: r * self.width + k for k, c in enumerate(self.codes)} for r in range(self.rows)]
+        self._cells: dict[tuple[int, tuple[str, ...]], list[int]] = {}
 
-    def encode(self, view: SeatView) -> Planes:
-        """``view`` (a seat's :func:`~engine.table.view.seat_view`) as the ``shape`` array.
-        Raises ``KeyError`` for a view of a seat or tile this layout does not have."""
-        seat = view["seat"]
+    def encode(self, view: SeatParts) -> Planes:
+        """``view`` (a seat's :func:`~engine.table.view.seat_parts`: what it may see) as the
+        ``shape`` array. Raises ``KeyError`` for a view of a seat or tile this layout does not have."""
+        seat = view.seat
         assert seat is not None, "an observation is a seat's (a spectator has no actions)"
         rel = self.relative[seat]
-        cell = self.cell
-        hand_cells = cell[self.HAND]
-        cells = [hand_cells[c] for c in view["hand"] or ()]  # flat indexes, one per tile counted
-        drawn = view["drawn"]
+        cell, cells_of = self.cell, self.cells_of
+        hand = view.hand
+        cells = cells_of(self.HAND, hand).copy() if hand else []  # flat indexes, one per tile counted
+        drawn = view.drawn
         if drawn is not None:
-            cells += (hand_cells[drawn], cell[self.DRAWN][drawn])
+            cells += (cell[self.HAND][drawn], cell[self.DRAWN][drawn])
         facedown = [0] * len(self.seats)
-        for s, melds in view["melds"].items():
-            row = cell[self.MELDS + rel[s]]
+        for s, melds in view.melds.items():
+            row = self.MELDS + rel[s]
             for m in melds:
-                if m["tiles"] is None:
+                if m.tiles is None:
                     facedown[rel[s]] += 1
                 else:
-                    cells += [row[c] for c in m["tiles"]]
-        for s, tiles in view["discards"].items():
-            row = cell[self.DISCARDS + rel[s]]
-            cells += [row[c] for c in tiles]
-        last = view["last_discard"]
+                    cells += cells_of(row, m.tiles)
+        for s, tiles in view.discards.items():
+            if tiles:
+                cells += cells_of(self.DISCARDS + rel[s], tiles)
+        last = view.last_discard
         if last is not None:
-            cells.append(cell[self.LAST_DISCARD][last["tile"]])
-        for a in view["legal"]:
-            claims = a["claims"]
+            cells.append(cell[self.LAST_DISCARD][last[1]])
+        for a in view.legal:
+            claims = a.claims
             if claims is not None:
-                cells.append(cell[self.ON_OFFER][claims["tile"]])
+                cells.append(cell[self.ON_OFFER][claims[1]])
                 break  # every claim of a moment takes the same tile
-        for code, mark in view["jing"].items():
+        for code, mark in view.jing.items():
             cells.append(cell[self.MAIN_JING if mark == MAIN else self.NEXT_JING][code])
-        row = cell[self.INDICATORS]
-        cells += [row[c] for c in view["indicators"].values()]
-        cells.append(self.PHASE * self.width + self.phase_column[view["phase"]])
+        shown = cell[self.INDICATORS]
+        cells += [shown[c] for c in view.indicators.values()]
+        cells.append(self.PHASE * self.width + self.phase_column[view.phase])
         flat = np.bincount(cells, minlength=self.rows * self.width)
         sizes = [0] * len(self.seats)
-        for s, n in view["hand_sizes"].items():
+        for s, n in view.hand_sizes.items():
             sizes[rel[s]] = n
         at = self.NUMBERS * self.width
         flat[at:at + NUMBER_COLUMNS + 2 * len(self.seats)] = [
-            min(view["live_wall"], HIGH), min(view["wall"], HIGH), min(view["floor"], HIGH), rel[view["dealer"]],
-            rel[view["current"]], rel[last["seat"]] if last is not None else len(self.seats), *sizes, *facedown]
+            min(view.live_wall, HIGH), min(view.wall, HIGH), min(view.floor, HIGH), rel[view.dealer],
+            rel[view.current], rel[last[0]] if last is not None else len(self.seats), *sizes, *facedown]
         return flat.astype(np.int16).reshape(self.shape)
+
+    def cells_of(self, row: int, codes: tuple[str, ...]) -> list[int]:
+        """The flat indexes of ``codes`` in row ``row``, one per tile, kept per (row, codes): the
+        snapshot's rows are few and shared (a hand or a seat's discards changes a tile at a
+        time). Not to be changed by the caller; bounded by :data:`CELLS_LIMIT` entries."""
+        key = (row, codes)
+        got = self._cells.get(key)
+        if got is None:
+            if len(self._cells) >= CELLS_LIMIT:
+                self._cells.clear()
+            r = self.cell[row]
+            got = self._cells[key] = [r[c] for c in codes]
+        return got
 
 
 def view_text(view: SeatView, legal: Mapping[int, str]) -> str:

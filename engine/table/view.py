@@ -103,12 +103,12 @@ class ActionView(NamedTuple):
 
 
 class MeldView(NamedTuple):
-    """A meld as its owner sees it: ``kind`` (``pung``, ``kong``, ``chow``), ``concealed`` (暗杠)
-    and its tiles' codes."""
+    """A meld: ``kind`` (``pung``, ``kong``, ``chow``), ``concealed`` (暗杠) and its tiles' codes
+    (None: face down, another seat's concealed kong as :func:`seat_parts` shows it)."""
 
     kind: str
     concealed: bool
-    tiles: tuple[str, ...]
+    tiles: tuple[str, ...] | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,7 +125,9 @@ class TableSnapshot:
     over: bool
     concealed: Mapping[str, tuple[str, ...]]  # seat -> its concealed tiles, sorted, the drawn one apart
     drawn: Mapping[str, str]  # the seat that just drew -> that tile
-    melds: Mapping[str, tuple[MeldView, ...]]
+    melds: Mapping[str, tuple[MeldView, ...]]  # every tile shown
+    face_down: Mapping[str, tuple[MeldView, ...]]  # the same melds, a concealed kong's tiles None
+    hand_sizes: Mapping[str, int]  # seat -> its concealed tiles' count, the drawn one included
     discards: Mapping[str, tuple[str, ...]]
     indicators: Mapping[str, str]  # every indicator set so far: name -> code
     hidden: frozenset[str]  # indicators hidden until the hand ends (RULES.md §2: 下精 under 埋雷)
@@ -195,6 +197,8 @@ class _Memo:
         self.marks: dict[tuple[object, ...], Mapping[str | None, Mapping[str, str]]] = {}
         self.rows: dict[tuple[int, ...], tuple[str, ...]] = {}
         self.melds: dict[tuple[MeldTiles, ...], tuple[MeldView, ...]] = {}
+        self.face_down: dict[tuple[MeldView, ...], tuple[MeldView, ...]] = {}
+        self.hidden = frozenset(n for n, ind in game.rs.indicators.items() if ind.hidden)
 
     def row(self, kinds: tuple[int, ...]) -> tuple[str, ...]:
         """``kinds`` as codes, kept (a table changes a row or two between snapshots)."""
@@ -213,6 +217,15 @@ class _Memo:
             if len(self.melds) >= MEMO_LIMIT:
                 self.melds.clear()
             got = self.melds[melds] = tuple([MeldView(m.meld_kind, bool(m.concealed), self.row(m.tiles)) for m in melds])
+        return got
+
+    def faced_down(self, views: tuple[MeldView, ...]) -> tuple[MeldView, ...]:
+        """``views`` as another seat sees them while the hand is played: a concealed kong's tiles None, kept."""
+        got = self.face_down.get(views)
+        if got is None:
+            if len(self.face_down) >= MEMO_LIMIT:
+                self.face_down.clear()
+            got = self.face_down[views] = tuple([m._replace(tiles=None) if m.concealed else m for m in views])
         return got
 
 
@@ -266,15 +279,18 @@ def snapshot(game: Game) -> TableSnapshot:
         coded = MappingProxyType({v: MappingProxyType({codes[k]: m for k, m in marks[v].items()}) for v in viewers})
         memo.marks = memo.marks if len(memo.marks) < MEMO_LIMIT else {}
         memo.marks[key] = coded
+    melds = {s: memo.meld_views(tuple(h.melds)) for s, h in game.hands.items()}
     return TableSnapshot(
         seats=tuple(game.seats), dealer=game.dealer, floor=game.floor, phase=game.phase, current=game.current,
         to_act=to_act, over=game.over,
         concealed=MappingProxyType(concealed),
         drawn=MappingProxyType({drawn[0]: codes[drawn[1]]} if drawn else {}),
-        melds=MappingProxyType({s: memo.meld_views(tuple(h.melds)) for s, h in game.hands.items()}),
+        melds=MappingProxyType(melds),
+        face_down=MappingProxyType({s: memo.faced_down(ms) for s, ms in melds.items()}),
+        hand_sizes=MappingProxyType({s: len(game.hands[s].concealed) for s in game.seats}),
         discards=MappingProxyType({s: memo.row(tuple(d)) for s, d in game.discards.items()}),
         indicators=MappingProxyType({n: codes[t] for n, t in game.indicators.items()}),
-        hidden=frozenset(n for n, ind in game.rs.indicators.items() if ind.hidden),
+        hidden=memo.hidden,
         marks=coded,
         picks=MappingProxyType({s: codes[k] for s, k in picks.items()}),
         wall=game.wall.remaining, live_wall=game.live_remaining,
@@ -288,8 +304,70 @@ PRIVATE = ("seat", "to_act", "hand", "drawn", "hands", "drawn_by", "melds", "jin
 SECRET_TURNS = frozenset({"claim", "rob"})  # phases whose seats to act are each one's own secret
 
 
+class SeatParts(NamedTuple):
+    """What one viewer may see of a :class:`TableSnapshot`, as the snapshot's own immutable
+    parts (tuples of codes, shared, not copied): :func:`seat_parts` builds it, deciding what is
+    shown; :func:`seat_view` is its JSON form, field for field; the environment's observation is
+    encoded from it (engine/env/observe.py). ``hands[s]``/``hand`` None: not shown; a face-down
+    meld's ``tiles`` None; ``last_discard`` (seat, code); ``legal`` the viewer's :class:`ActionView` s."""
+
+    seat: str | None
+    seats: tuple[str, ...]
+    dealer: str
+    floor: int
+    phase: str
+    current: str
+    to_act: tuple[str, ...]
+    over: bool
+    hand: tuple[str, ...] | None
+    drawn: str | None
+    hands: dict[str, tuple[str, ...] | None]
+    drawn_by: dict[str, str]
+    hand_sizes: Mapping[str, int]
+    melds: dict[str, tuple[MeldView, ...]]
+    discards: Mapping[str, tuple[str, ...]]
+    indicators: dict[str, str]
+    jing: Mapping[str, str]
+    wall: int
+    live_wall: int
+    last_discard: tuple[str, str] | None
+    legal: tuple[ActionView, ...]
+    flip: Mapping[str, object] | None
+    pick: str | None
+
+
+def seat_parts(snap: TableSnapshot, seat: str | None, *, reveal: bool = False) -> SeatParts:
+    """``snap`` as ``seat`` may see it (None: a spectator): the one place that decides it (see
+    :func:`seat_view` for what is shown to whom). Costs a few small dicts, no copy of the
+    snapshot's tiles. Raises ``KeyError`` for a seat not at the table."""
+    if seat is not None and seat not in snap.seats:
+        raise KeyError(seat)
+    open_all = reveal or snap.over
+    concealed, melds = snap.concealed, snap.melds
+    if open_all:
+        hands: dict[str, tuple[str, ...] | None] = dict(concealed)
+        shown_melds, drawn_by = dict(melds), dict(snap.drawn)
+        indicators = dict(snap.indicators)
+    else:
+        hands = {s: concealed[s] if s == seat else None for s in snap.seats}
+        face_down = snap.face_down
+        shown_melds = {s: melds[s] if s == seat else face_down[s] for s in snap.seats}
+        drawn_by = {seat: snap.drawn[seat]} if seat is not None and seat in snap.drawn else {}
+        hidden = snap.hidden
+        indicators = {n: c for n, c in snap.indicators.items() if n not in hidden}
+    to_act = snap.to_act
+    if snap.phase in SECRET_TURNS and not reveal:
+        to_act = (seat,) if seat in to_act else ()
+    return SeatParts(
+        seat, snap.seats, snap.dealer, snap.floor, snap.phase, snap.current, to_act, snap.over,
+        hands[seat] if seat is not None else None, snap.drawn.get(seat) if seat is not None else None,
+        hands, drawn_by, snap.hand_sizes, shown_melds, snap.discards, indicators, snap.marks[seat],
+        snap.wall, snap.live_wall, snap.last_discard, snap.legal.get(seat, ()) if seat is not None else (),
+        snap.flip, snap.picks.get(seat) if seat is not None else None)
+
+
 def seat_view(snap: TableSnapshot, seat: str | None, *, reveal: bool = False) -> SeatView:
-    """The table as ``seat`` may see it (None: a spectator), JSON-ready::
+    """The table as ``seat`` may see it (None: a spectator), JSON-ready: :func:`seat_parts` as JSON::
 
         {"seat", "seats", "dealer", "floor", "phase", "current", "to_act", "over",
          "hand": [code] | None, "drawn": code | None, "hands": {seat: [code] | None},
@@ -303,59 +381,61 @@ def seat_view(snap: TableSnapshot, seat: str | None, *, reveal: bool = False) ->
     may claim: who else may claim would tell what they hold. ``hand``/``drawn`` are the seat's
     own (the tile it just drew apart from the rest); ``hands``
     and ``drawn_by`` (seat -> the tile it just drew) show only the seat's own until the hand is
-    over, then every seat's. ``reveal`` shows every hand as at the end (a finished record's
-    replay; 随精 picks stay each seat's). A new dict each call. Raises ``KeyError`` for a seat
-    not at the table. The fields in :data:`PRIVATE` depend on the viewer, the others do not
-    (:class:`ViewText` encodes those once for every viewer)."""
-    return cast(SeatView, {**private_part(snap, seat, reveal), **public_part(snap, reveal)})
+    over, then every seat's. Another seat's concealed kong (暗杠) is face down (``tiles`` None)
+    until the end; a hidden indicator (下精 under 埋雷) is left out until then. ``reveal`` shows
+    every hand as at the end (a finished record's replay; 随精 picks stay each seat's). A new
+    dict each call. Raises ``KeyError`` for a seat not at the table. The fields in
+    :data:`PRIVATE` depend on the viewer, the others do not (:class:`ViewText` encodes those
+    once for every viewer)."""
+    parts = seat_parts(snap, seat, reveal=reveal)
+    return cast(SeatView, {**_private_json(parts), **_public_json(parts)})
+
+
+def _public_json(p: SeatParts) -> dict[str, object]:
+    return {
+        "seats": list(p.seats), "dealer": p.dealer, "floor": p.floor, "phase": p.phase,
+        "current": p.current, "over": p.over, "hand_sizes": dict(p.hand_sizes),
+        "discards": {s: list(d) for s, d in p.discards.items()}, "indicators": p.indicators,
+        "wall": p.wall, "live_wall": p.live_wall,
+        "last_discard": {"seat": p.last_discard[0], "tile": p.last_discard[1]} if p.last_discard else None,
+        "flip": dict(p.flip) if p.flip is not None else None,
+    }
+
+
+def _melds_json(p: SeatParts) -> dict[str, list[MeldJson]]:
+    return {s: [MeldJson(kind=m.kind, concealed=m.concealed, tiles=list(m.tiles) if m.tiles is not None else None)
+                for m in ms] for s, ms in p.melds.items()}
+
+
+def _private_json(p: SeatParts, melds: bool = True, legal: bool = True) -> dict[str, object]:
+    hands = {s: list(h) if h is not None else None for s, h in p.hands.items()}
+    out: dict[str, object] = {
+        "seat": p.seat, "to_act": list(p.to_act), "hand": hands[p.seat] if p.seat is not None else None,
+        "drawn": p.drawn, "hands": hands, "drawn_by": p.drawn_by, "jing": dict(p.jing), "pick": p.pick,
+    }
+    if melds:
+        out["melds"] = _melds_json(p)
+    if legal:
+        out["legal"] = [a.to_json() for a in p.legal]
+    return out
 
 
 def public_part(snap: TableSnapshot, reveal: bool = False) -> dict[str, object]:
     """The fields of :func:`seat_view` that every viewer of ``snap`` is shown alike."""
-    open_all = reveal or snap.over
-    return {
-        "seats": list(snap.seats), "dealer": snap.dealer, "floor": snap.floor, "phase": snap.phase,
-        "current": snap.current, "over": snap.over,
-        "hand_sizes": {s: len(snap.concealed[s]) + (s in snap.drawn) for s in snap.seats},
-        "discards": {s: list(d) for s, d in snap.discards.items()},
-        "indicators": {n: c for n, c in snap.indicators.items() if open_all or n not in snap.hidden},
-        "wall": snap.wall, "live_wall": snap.live_wall,
-        "last_discard": {"seat": snap.last_discard[0], "tile": snap.last_discard[1]} if snap.last_discard else None,
-        "flip": dict(snap.flip) if snap.flip is not None else None,
-    }
+    return _public_json(seat_parts(snap, None, reveal=reveal))
 
 
 def melds_part(snap: TableSnapshot, seat: str | None, reveal: bool = False) -> dict[str, list[MeldJson]]:
     """The ``melds`` of :func:`seat_view`: another seat's concealed kong (暗杠) face down until
     the hand is over."""
-    open_all = reveal or snap.over
-    return {s: [MeldJson(kind=m.kind, concealed=m.concealed,
-                         tiles=list(m.tiles) if (not m.concealed or s == seat or open_all) else None)
-                for m in ms] for s, ms in snap.melds.items()}
+    return _melds_json(seat_parts(snap, seat, reveal=reveal))
 
 
 def private_part(snap: TableSnapshot, seat: str | None, reveal: bool = False, *,
                  melds: bool = True, legal: bool = True) -> dict[str, object]:
     """The fields of :func:`seat_view` (:data:`PRIVATE`) that only ``seat`` is shown so
     (``melds``/``legal`` False: without those two). Raises ``KeyError`` for a seat not at the table."""
-    if seat is not None and seat not in snap.seats:
-        raise KeyError(seat)
-    open_all = reveal or snap.over
-    hands: dict[str, list[str] | None] = {s: list(snap.concealed[s]) if open_all or s == seat else None
-                                          for s in snap.seats}
-    claims = snap.phase in SECRET_TURNS and not reveal
-    out: dict[str, object] = {
-        "seat": seat, "to_act": [s for s in snap.to_act if s == seat] if claims else list(snap.to_act),
-        "hand": hands[seat] if seat is not None else None,
-        "drawn": snap.drawn.get(seat) if seat is not None else None, "hands": hands,
-        "drawn_by": {s: c for s, c in snap.drawn.items() if open_all or s == seat},
-        "jing": dict(snap.marks[seat]), "pick": snap.picks.get(seat) if seat is not None else None,
-    }
-    if melds:
-        out["melds"] = melds_part(snap, seat, reveal)
-    if legal:
-        out["legal"] = [a.to_json() for a in snap.legal.get(seat, ())] if seat is not None else []
-    return out
+    return _private_json(seat_parts(snap, seat, reveal=reveal), melds, legal)
 
 
 class ViewText:
