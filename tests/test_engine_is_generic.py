@@ -97,6 +97,7 @@ NOT_RULES = {
     "tools/rooms/actor.py": {64: "BATCH: jobs of one room told together"},
     "table/view.py": {4096: "MEMO_LIMIT: action views and mark sets kept"},
     "env/aec.py": {31: "SEED_BITS: the seed space 2**31 of a match"},
+    "env/actions.py": {4096: "ENTRIES_LIMIT: actions whose entries are kept, a bound on memory"},
     "env/observe.py": {6: "NUMBER_COLUMNS: the NUMBERS row's columns before the per-seat ones",
                        2: "two per-seat columns in the NUMBERS row (hand sizes, face-down kongs)",
                        4096: "CELLS_LIMIT: rows of tiles whose cells are kept, a bound on memory"},

@@ -23,6 +23,8 @@ from engine.core.scoring import Scorer
 from engine.errors import IllegalAction
 from engine.table.actions import KINDS, TILE_KINDS, Action
 
+ENTRIES_LIMIT = 4096  # actions whose entries are kept: a bound on memory
+
 
 class ActionSpace:
     """The numbering of one ruleset's actions (see the module's docstring for the layout).
@@ -50,6 +52,7 @@ class ActionSpace:
         self.tile_kinds = frozenset(TILE_KINDS)
         self.chow_base = self.base["chow"]
         self.names = tuple(self._name(i) for i in range(self.n))
+        self._entries: dict[int, tuple[Action, int]] = {}  # id(action) -> (action, its entry)
 
     def index(self, action: Action) -> int:
         """The entry of ``action`` (a game's action of any seat). Raises :class:`IllegalAction`
@@ -64,6 +67,19 @@ class ActionSpace:
                 raise IllegalAction(f"no chow of this ruleset takes {self.tiles.format(list(action.tiles))} from the hand")
             return self.chow_base + i
         return self.base[kind]
+
+    def entry(self, action: Action) -> int:
+        """:meth:`index`, kept per action object (a game's actions are shared objects: the same
+        ones come back turn after turn); the entry holds the action, so its id stays its own.
+        Raises as :meth:`index`."""
+        got = self._entries.get(id(action))
+        if got is not None and got[0] is action:
+            return got[1]
+        i = self.index(action)
+        if len(self._entries) >= ENTRIES_LIMIT:
+            self._entries.clear()
+        self._entries[id(action)] = (action, i)
+        return i
 
     def kind_of(self, index: int) -> str:
         """The action kind of entry ``index`` (0 ≤ index < n; else :class:`IllegalAction`)."""

@@ -211,8 +211,8 @@ class MahjongEnv(AECEnv[str, Observation, int | None]):  # type: ignore[misc]  #
         cached = self._legal
         if cached is not None and cached.moment == self.moment and cached.seat == agent:
             return cached.actions
-        index = self.space.index
-        legal = {index(a): a for a in self._game().legal_actions(agent)}
+        entry = self.space.entry
+        legal = {entry(a): a for a in self._game().legal_actions(agent)}
         self._legal = Legal(self.moment, agent, legal)
         return legal
 
@@ -230,9 +230,10 @@ class MahjongEnv(AECEnv[str, Observation, int | None]):  # type: ignore[misc]  #
 
     def action_mask(self, agent: str) -> npt.NDArray[np.int8]:
         """1 at each entry ``agent`` may take now, 0 elsewhere (all 0 for a seat not to act)."""
-        mask = np.zeros(self.space.n, np.int8)
-        mask[list(self.legal(agent))] = 1
-        return mask
+        cells = bytearray(self.space.n)  # zeros; a few cells set here beat numpy's fancy indexing
+        for i in self.legal(agent):
+            cells[i] = 1
+        return np.frombuffer(cells, np.int8)
 
     def observe(self, agent: str) -> Observation:
         """``{"observation": the seat's view encoded (engine/env/observe.py), "action_mask": …}``."""
