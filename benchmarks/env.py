@@ -18,6 +18,13 @@ CPU second with random legal actions, a different game (no 精, no payments); sk
 reason when it is not installed. riichienv is not measured here.
 
     python benchmarks/env.py [--rules nanchang] [--hands 100] [--rounds 3] [--seed 1] [--peer-hands 100] [--json]
+
+CPU time on a shared machine is noisy; instruction counts are not. ``--side loop|env|env_no_obs``
+plays ``--hands`` hands of that side alone and prints its steps, for callgrind: a side's
+instructions a step are the difference of two runs' totals (say 20 and 60 hands) over the
+difference of their steps (docs/env.md gives the commands)::
+
+    valgrind --tool=callgrind --callgrind-out-file=cg.out python benchmarks/env.py --side env --hands 60
 """
 from __future__ import annotations
 
@@ -90,10 +97,15 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--peer-hands", type=int, default=100, help="RLCard hands per round (0: skip)")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--side", choices=("loop", "env", "env_no_obs"), help="play this side alone, print its steps")
     a = ap.parse_args()
     env = mjrules_env(a.rules, seed=a.seed)
     loop(env, 5, a.seed + 10_000)  # warm: the parser built, the win tables read
     env_steps(env, 5, a.seed + 10_000, True)
+    if a.side:
+        played = loop(env, a.hands, a.seed) if a.side == "loop" else env_steps(env, a.hands, a.seed, a.side == "env")
+        print(played[1])
+        return
     sides = {"loop": [0.0, 0], "env": [0.0, 0], "env_no_obs": [0.0, 0], "rlcard": [0.0, 0]}
     rounds: list[dict[str, float]] = []
     why_no_peer = None
