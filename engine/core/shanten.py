@@ -534,11 +534,18 @@ class Shanten(GroupTableMemos):
         complete = left + self.ev.set_size * n_melds >= self.ev.hand_size  # as settle reads it
         out: dict[str, list[int]] = {}
         rows = self._discard_rows(nat, w, n_melds)  # looked up once for every plan
+        alike: dict[int, list[int]] = {}  # plans alike (one measure) have one list: shared, not rebuilt
+        measure = self._measure
         for name in names:
+            done = alike.get(measure[name])
+            if done is not None:
+                out[name] = done
+                continue
             vals = self._after_discards(self.ev.plans[name], nat, w, n_melds, natural, rows)
             after_wild = less_a_wild.get(name)
-            out[name] = [left if (v := after_wild if d in wild_kinds else vals.get(d)) is None  # settled
-                         else v if complete or v > 0 else 0 for d in discards]
+            out[name] = alike[measure[name]] = [
+                left if (v := after_wild if d in wild_kinds else vals.get(d)) is None  # settled
+                else v if complete or v > 0 else 0 for d in discards]
         return out
 
     def of_each_discard(self, concealed: list[int], n_melds: int, wild_kinds: frozenset[int],

@@ -202,6 +202,7 @@ class ValueBot:
         dealer = turn.dealer
         most = len(concealed) + m.most_honours  # no distance is larger (a pattern of no value: every tile to go)
         every = len(real) == len(candidates)
+        kept: list[int] | None = None
         for p in fits:
             worth_wild, worth_natural = values[p]
             wild_row, both = m.worth_rows(p, draws, dealer, most)
@@ -227,6 +228,8 @@ class ValueBot:
                             nearest[i] = a
                         out[i] += both[a + 1][natural_after[i] + 1]
                 continue
+            if least and kept is None:  # honour kinds each candidate keeps (measured once for every pattern)
+                kept = [len(honours_held) - (c in honours_held) for c in candidates]
             j = 0
             for i, c in enumerate(candidates):
                 if c is None:
@@ -235,10 +238,12 @@ class ValueBot:
                 else:
                     a, b = wild_after[j], natural_after[j]
                     j += 1
-                if least:
-                    held = len(honours_held) - (c in honours_held)  # honour kinds kept
-                    a = max(a, least - held - 1)
-                    b = max(b, least - held - 1)
+                if kept is not None and least:
+                    floor = least - kept[i] - 1
+                    if a < floor:
+                        a = floor
+                    if b < floor:
+                        b = floor
                 if a < nearest[i]:
                     nearest[i] = a
                 if worth_natural <= worth_wild or (hopeless_p and c is not None):  # the chance without 精 used taken as 0
@@ -304,28 +309,40 @@ class ValueBot:
         tiles = [_tile_of(a) for a in options]
         worth, near = self.worth_each(turn, concealed, melds, tiles)
         danger = self._danger(game, turn, tiles) if DEFEND else [0.0] * len(tiles)
+        counts = Counter(concealed)
+        unseen = turn.unseen
+        fold = self._folding(turn, concealed, melds)
+        m = turn.model
+        ties = [TIE * _connectivity(m, counts, tile, unseen) for tile in tiles]
         bonus = [0.0] * len(tiles)  # LIVE_ZI per live useful tile, for the discards at the nearest distance
         if LIVE_ZI:
             low = min(near)  # the nearest distance a discard leaves
             at = [i for i, d in enumerate(near) if d == low]
             if len(at) > UKEIRE_TOP:
                 at = sorted(at, key=lambda i: worth[i] - danger[i], reverse=True)[:UKEIRE_TOP]
-            for i, n in zip(at, self._ukeire(turn, concealed, len(melds), [tiles[i] for i in at])):
-                bonus[i] = LIVE_ZI * n
-        counts = Counter(concealed)
-        unseen = turn.unseen
+            if len(at) > 1 or not self._first_anyway(at[0], worth, danger, ties, fold):
+                for i, n in zip(at, self._ukeire(turn, concealed, len(melds), [tiles[i] for i in at])):
+                    bonus[i] = LIVE_ZI * n
         best: tuple[tuple[float, float, float], Action, float] | None = None
-        fold = self._folding(turn, concealed, melds)
-        m = turn.model
-        for w, dg, bn, a, tile in zip(worth, danger, bonus, options, tiles):
+        for w, dg, bn, a, tie in zip(worth, danger, bonus, options, ties):
             w -= dg  # the worth a kong is compared with (the live-tile bonus only ranks discards)
-            tie = _connectivity(m, counts, tile, unseen)
-            key = (-dg if fold else 0.0, w + bn - TIE * tie, self.rng.random())
+            key = (-dg if fold else 0.0, w + bn - tie, self.rng.random())
             if best is None or key > best[0]:
                 best = (key, a, w)
         assert best is not None, "a seat that must discard has a discard"
         _, action, worth_of = best
         return action, worth_of
+
+    @staticmethod
+    def _first_anyway(i: int, worth: list[float], danger: list[float], ties: list[float], fold: bool) -> bool:
+        """Whether discard ``i`` ranks strictly first without its live-tile bonus: a bonus is never
+        negative, so it would rank first with it too, whatever the bonus and the random tie-break
+        (its ukeire then need not be counted; the choice is the same)."""
+        def rank(j: int) -> tuple[float, float]:
+            w = worth[j] - danger[j]
+            return (-danger[j] if fold else 0.0, w + 0.0 - ties[j])
+        mine = rank(i)
+        return all(mine > rank(j) for j in range(len(worth)) if j != i)
 
     def _folding(self, turn: Turn, concealed: list[int], melds: list[MeldTiles]) -> bool:
         """Whether the seat gives up its hand and discards its safest tiles: when the chance of
