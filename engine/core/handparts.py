@@ -25,6 +25,10 @@ class MeldTiles:
     from_seat: str | None = None
     claimed: int | None = None
 
+    def __deepcopy__(self, memo: dict[int, object]) -> MeldTiles:
+        """Itself: a meld never changes (a copied game shares its melds)."""
+        return self
+
 
 class Reading(NamedTuple):
     """One way to read a winning hand: the pattern and the facts the score depends on

@@ -26,6 +26,10 @@ class Action:
     tile: int | None = None
     tiles: tuple[int, ...] = ()
 
+    def __deepcopy__(self, memo: dict[int, object]) -> Action:
+        """Itself: an action never changes (a copied game shares its actions, engine/table/redeal.py)."""
+        return self
+
     def text(self, scorer: Scorer) -> str:
         """``S discard 5p``, ``W pung``, ``N chow 46m``, ``E concealed_kong 8m``, ``E pick 3m``."""
         out = f"{self.seat} {self.kind}"

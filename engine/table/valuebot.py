@@ -304,8 +304,32 @@ class ValueBot:
             return best
         return self._claim(turn, game, seat, by_kind)
 
+    def discard_order(self, game: Game, seat: str) -> list[Action]:
+        """``seat``'s legal discards, best first by the key a choice of this bot ranks them by
+        (the safest first when it folds; kongs are not among them). [] when ``seat`` has no
+        discard to make now. Draws the tie-breaks from the bot's generator, as a choice does."""
+        options = game.actions_by_kind(seat).get("discard", [])
+        if not options:
+            return []
+        hand = game.hands[seat]
+        keyed = self._discard_keys(self.turn(game, seat), game, hand.concealed, hand.melds, options)
+        order = sorted(range(len(options)), key=lambda i: keyed[i][0], reverse=True)
+        return [options[i] for i in order]
+
     def _best_discard(self, turn: Turn, game: Game, concealed: list[int], melds: list[MeldTiles],
                       options: list[Action]) -> tuple[Action, float]:
+        best: tuple[tuple[float, float, float], Action, float] | None = None
+        for (key, w), a in zip(self._discard_keys(turn, game, concealed, melds, options), options):
+            if best is None or key > best[0]:
+                best = (key, a, w)
+        assert best is not None, "a seat that must discard has a discard"
+        _, action, worth_of = best
+        return action, worth_of
+
+    def _discard_keys(self, turn: Turn, game: Game, concealed: list[int], melds: list[MeldTiles],
+                      options: list[Action]) -> list[tuple[tuple[float, float, float], float]]:
+        """For each discard of ``options``: (the key the best is chosen by, the worth a kong is
+        compared with)."""
         tiles = [_tile_of(a) for a in options]
         worth, near = self.worth_each(turn, concealed, melds, tiles)
         danger = self._danger(game, turn, tiles) if DEFEND else [0.0] * len(tiles)
@@ -323,15 +347,11 @@ class ValueBot:
             if len(at) > 1 or not self._first_anyway(at[0], worth, danger, ties, fold):
                 for i, n in zip(at, self._ukeire(turn, concealed, len(melds), [tiles[i] for i in at])):
                     bonus[i] = LIVE_ZI * n
-        best: tuple[tuple[float, float, float], Action, float] | None = None
-        for w, dg, bn, a, tie in zip(worth, danger, bonus, options, ties):
+        out: list[tuple[tuple[float, float, float], float]] = []
+        for w, dg, bn, tie in zip(worth, danger, bonus, ties):
             w -= dg  # the worth a kong is compared with (the live-tile bonus only ranks discards)
-            key = (-dg if fold else 0.0, w + bn - tie, self.rng.random())
-            if best is None or key > best[0]:
-                best = (key, a, w)
-        assert best is not None, "a seat that must discard has a discard"
-        _, action, worth_of = best
-        return action, worth_of
+            out.append(((-dg if fold else 0.0, w + bn - tie, self.rng.random()), w))
+        return out
 
     @staticmethod
     def _first_anyway(i: int, worth: list[float], danger: list[float], ties: list[float], fold: bool) -> bool:
