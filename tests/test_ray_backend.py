@@ -92,6 +92,17 @@ def test_impact_on_ray_gives_the_same_json_as_two_workers(cluster):
     assert done.stdout.decode() == local.stdout
 
 
+def test_impact_with_a_search_bot_on_ray_is_the_local_run(cluster):
+    args = ["impact", "nanchang-app", "ganzhou-app", "-n", "2", "--seed", "3", "--json",
+            "--bots", "search,value,value,value", "--search-playouts", "4"]
+    local = runner.invoke(app, args)
+    assert local.exit_code == 0, local.output
+    done = subprocess.run([*MJRULES, *args, "--backend", "ray", "--address", cluster], capture_output=True,
+                          cwd=ROOT, timeout=300, env=os.environ.copy())
+    assert done.returncode == 0, done.stderr.decode()
+    assert done.stdout.decode() == local.stdout
+
+
 def test_ray_records_are_the_local_records(cluster, tmp_path: Path):
     args = ["simulate", "nanchang", "-n", "30", "--seed", "3", "--json", "--records"]
     here = runner.invoke(app, [*args, str(tmp_path / "local"), "--workers", "2"])

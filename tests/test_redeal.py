@@ -83,11 +83,14 @@ def positions(rs, hands: int = 2) -> list[tuple[Game, str]]:
 
 
 def keeps_true_hands(g: Game, seat: str, rng: random.Random) -> Game:
-    """A planted leak: a real redeal, then the other seats' true tiles put back."""
-    r = redealt(g, seat, rng)
-    for s in g.seats:
-        if s != seat:
-            r.set_concealed(s, g.hands[s].concealed)
+    """A planted leak: the wall's face-down tiles shuffled, the other seats' true tiles kept."""
+    r = copy_game(g)
+    face_up = public_wall(g)
+    places = [p for p in range(len(r.wall.tiles)) if p not in r.wall.taken and p not in face_up]
+    tiles = sorted(r.wall.tiles[p] for p in places)
+    rng.shuffle(tiles)
+    for p, t in zip(places, tiles):
+        r.wall.tiles[p] = t
     return r
 
 

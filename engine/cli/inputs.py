@@ -45,6 +45,7 @@ OptionOpt = Annotated[list[str] | None, typer.Option("--option", "-o", metavar="
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
 FileArg = Annotated[str, typer.Argument(metavar="FILE", help="A .rules file or a bundled ruleset name.")]
 BackendOpt = Annotated[str, typer.Option(metavar="local|ray", help="Where blocks of hands run: local processes, or Ray tasks (pip install 'mjrules[ray]'); the output does not depend on it.")]
+PlayoutsOpt = Annotated[int | None, typer.Option(metavar="N", min=1, help="The budget of each search bot of --bots: N playouts a decision (each a hand played out to its end by value bots; default 16, docs/game.md gives the cost and the edge); search:N in --bots sets one seat's.")]
 AddressOpt = Annotated[str | None, typer.Option(metavar="HOST:PORT", help="With --backend ray: the Ray cluster to use (its head's address, or auto); else a local Ray of --workers CPUs.")]
 
 
@@ -90,12 +91,27 @@ def compile_or_fail(ref: str, option: list[str] | None, as_json: bool) -> Rulese
 
 def check_bots(spec: str) -> None:
     """:class:`MjError` naming ``--bots`` when a kind in ``spec`` (comma-separated) is no bot."""
-    from engine.table.bots import BOTS
+    from engine.table.bots import BOTS, kind_error
 
-    unknown = [b for b in spec.split(",") if b not in BOTS]
-    if unknown:
-        raise MjError(f"--bots {spec!r}: no bot {unknown[0]!r} (give one kind, or one per seat in seat order, from: "
-                      f"{', '.join(BOTS)})", hint="e.g. --bots greedy or --bots greedy,greedy,random,random")
+    problems = [p for b in spec.split(",") if (p := kind_error(b)) is not None]
+    if problems:
+        raise MjError(f"--bots {spec!r}: {problems[0]} (give one kind, or one per seat in seat order, from: "
+                      f"{', '.join(BOTS)}; search:N gives a search bot N playouts a decision)",
+                      hint="e.g. --bots greedy or --bots greedy,greedy,random,random or --bots search,value,value,value")
+
+
+def budgeted_bots(spec: str, playouts: int | None) -> str:
+    """``--bots`` with ``--search-playouts`` applied (each plain ``search`` becomes ``search:N``),
+    checked (:func:`check_bots`). :class:`MjError` for a budget without a search bot."""
+    from engine.table.bots import BUDGETED, with_budget
+
+    kinds = spec.split(",")
+    if playouts is not None and not any(k in BUDGETED for k in kinds):
+        raise MjError(f"--search-playouts is the budget of a search bot, and --bots {spec!r} names none",
+                      hint="add search to --bots (e.g. --bots search,value,value,value), or leave out --search-playouts")
+    out = ",".join(with_budget(kinds, playouts))
+    check_bots(out)
+    return out
 
 
 def writable_dir(path: Path | None, flag: str = "--records") -> None:

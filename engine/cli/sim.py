@@ -18,7 +18,9 @@ from engine.cli.inputs import (
     BackendOpt,
     JsonOpt,
     OptionOpt,
+    PlayoutsOpt,
     SeedOpt,
+    budgeted_bots,
     check_bots,
     check_count,
     compile_or_fail,
@@ -134,7 +136,8 @@ def impact(
     n: Annotated[int, typer.Option("-n", "--hands", min=1,
                                    help=f"Paired hands: each is played under A and under B (at most {MAX_HANDS:,}).")] = 1000,
     seed: SeedOpt = 1,
-    bots: Annotated[str, typer.Option(metavar="KIND[,KIND…]", help="Bot per seat: greedy, random or value (value chases what this rule file pays); one kind for all, or one per seat in the rule file's seat order (the first deals the first hand).")] = "greedy",
+    bots: Annotated[str, typer.Option(metavar="KIND[,KIND…]", help="Bot per seat: greedy, random, value (value chases what this rule file pays) or search (plays each choice out over redeals of what it cannot see: slow, see --search-playouts); one kind for all, or one per seat in the rule file's seat order (the first deals the first hand).")] = "greedy",
+    search_playouts: PlayoutsOpt = None,
     workers: Annotated[int, typer.Option(min=1, help="Processes to play in (at most twice the CPUs); the output does not depend on it.")] = 1,
     option: Annotated[list[str] | None, typer.Option("--option", "-o", metavar="NAME=VALUE", help="An option for each side that declares it (repeatable).")] = None,
     option_b: Annotated[list[str] | None, typer.Option("--option-b", metavar="NAME=VALUE", help="An option for B only: measure one of a ruleset's options.")] = None,
@@ -152,7 +155,7 @@ def impact(
     try:
         check_count("-n/--hands", n, MAX_HANDS, "paired hands in one run")
         check_count("--workers", workers, max_workers(), "(twice this machine's CPUs)")
-        check_bots(bots)
+        bots = budgeted_bots(bots, search_playouts)
         if fmt not in ("table", "markdown"):
             raise MjError(f"--format {fmt!r}: give table or markdown")
         from engine.tools.runner import check_backend
@@ -214,7 +217,8 @@ def simulate(
     rules: Annotated[str, typer.Argument(metavar="RULES", help="Bundled ruleset name or path to a .rules file.")],
     n: Annotated[int, typer.Option("-n", "--hands", min=1, help=f"How many hands (at most {MAX_HANDS:,}).")] = 100,
     seed: SeedOpt = 1,
-    bots: Annotated[str, typer.Option(metavar="KIND[,KIND…]", help="Bot per seat: greedy, random or value; one kind for all, or one per seat in the rule file's seat order (the first deals the first hand), e.g. value,greedy,greedy,greedy.")] = "greedy",
+    bots: Annotated[str, typer.Option(metavar="KIND[,KIND…]", help="Bot per seat: greedy, random, value or search (plays each choice out over redeals of what it cannot see: slow, see --search-playouts); one kind for all, or one per seat in the rule file's seat order (the first deals the first hand), e.g. value,greedy,greedy,greedy.")] = "greedy",
+    search_playouts: PlayoutsOpt = None,
     workers: Annotated[int, typer.Option(min=1, help="Processes to play in (at most twice the CPUs); the output does not depend on it.")] = 1,
     records: Annotated[Path | None, typer.Option(metavar="DIR", help="Save every hand's record (YAML) in DIR; `mjrules replay` plays one again.")] = None,
     option: OptionOpt = None,
@@ -236,7 +240,7 @@ def simulate(
     try:
         check_count("-n/--hands", n, MAX_HANDS, "hands in one run")
         check_count("--workers", workers, max_workers(), "(twice this machine's CPUs)")
-        check_bots(bots)
+        bots = budgeted_bots(bots, search_playouts)
         check_backend(backend, address)
         opts = parse_options(option)
         writable_dir(records, "--records")

@@ -17,6 +17,7 @@ from engine.core.shanten import Shanten
 from engine.table.game import Action, Game
 from engine.table.match import Bot
 from engine.table.picks import likely_pick
+from engine.table.searchbot import MAX_PLAYOUTS, SearchBot
 from engine.table.valuebot import ValueBot
 
 
@@ -135,4 +136,41 @@ def _connectivity(game: Game, counts: Counter[int], tile: int) -> int:
 
 _SHANTEN: weakref.WeakKeyDictionary[Scorer, Shanten] = weakref.WeakKeyDictionary()
 
-BOTS: dict[str, Callable[[int | None], Bot]] = {"random": RandomBot, "greedy": GreedyBot, "value": ValueBot}
+BOTS: dict[str, Callable[[int | None], Bot]] = {"random": RandomBot, "greedy": GreedyBot, "value": ValueBot,
+                                                "search": SearchBot}
+BUDGETED = ("search",)  # the kinds that take a budget: ``search:N``, N playouts per decision
+
+
+def kind_error(kind: str) -> str | None:
+    """Why ``kind`` names no bot (None: it names one): a :data:`BOTS` name, or ``search:N`` with
+    N a whole number 1 … :data:`~engine.table.searchbot.MAX_PLAYOUTS` (playouts per decision)."""
+    name, colon, budget = kind.partition(":")
+    if name not in BOTS:
+        return f"no bot {kind!r}"
+    if not colon:
+        return None
+    if name not in BUDGETED:
+        return f"{kind!r}: only {', '.join(BUDGETED)} takes a budget (NAME:N)"
+    if not (budget.isascii() and budget.isdigit() and 1 <= int(budget) <= MAX_PLAYOUTS):
+        return f"{kind!r}: the budget is a whole number of playouts per decision, 1 … {MAX_PLAYOUTS:,}"
+    return None
+
+
+def make_bot(kind: str, seed: int | None) -> Bot:
+    """A bot of ``kind`` (checked by :func:`kind_error`) seeded ``seed``: ``search:N`` is a
+    :class:`SearchBot` of N playouts per decision. Raises ``ValueError`` for a kind that names no bot."""
+    problem = kind_error(kind)
+    if problem is not None:
+        raise ValueError(problem)
+    name, _, budget = kind.partition(":")
+    if budget:
+        return SearchBot(seed, int(budget))
+    return BOTS[name](seed)
+
+
+def with_budget(kinds: list[str], playouts: int | None) -> list[str]:
+    """``kinds`` with each plain budgeted kind (``search``) given ``playouts`` per decision
+    (None: as they are)."""
+    if playouts is None:
+        return list(kinds)
+    return [f"{k}:{playouts}" if k in BUDGETED else k for k in kinds]

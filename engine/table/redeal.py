@@ -36,14 +36,17 @@ from engine.table.wins import Wins
 
 def copy_game(game: Game) -> Game:
     """An independent copy of ``game`` as it is now: playing it leaves ``game`` unchanged. The
-    ruleset, the scorer, the immutable actions and the events logged so far are shared (an event
-    is never changed once logged); the wall, hands, discards, claims, indicators, caches and the
-    random generator are copied. Costs about half a millisecond (a deep copy)."""
+    ruleset, the scorer, the immutable actions, the events logged and the settlements made so far
+    are shared (neither is changed once made); the wall, hands, discards, claims, indicators,
+    caches and the random generator (in its state) are copied. A deep copy, about 0.3 ms."""
     shared = (game.rs, game.scorer, game.tiles, game.policies, game.plain_actions, game.draw_actions,
               game.discard_actions, game.after, game.seats, game.deal_chunks, game.meld_size, game.ring,
-              game.previous_indicators)
+              game.previous_indicators, game.wild, *game.wilds.values())
     memo: dict[int, object] = {id(x): x for x in shared if x is not None}
     memo[id(game.events)] = list(game.events)
+    memo[id(game.parts)] = list(game.parts)
+    rng = memo[id(game.rng)] = random.Random()
+    rng.setstate(game.rng.getstate())
     return copy.deepcopy(game, memo)
 
 

@@ -38,7 +38,7 @@ from typing import Any, NamedTuple
 from engine.core.scoring import Ledger, Scorer, SeatHand, Snapshot, indicator_of
 from engine.errors import IllegalAction, ImpossibleState, MjError
 from engine.lang.ruleset import Ruleset
-from engine.table.bots import BOTS
+from engine.table.bots import make_bot
 from engine.table.game import FLIP, Game
 from engine.table.match import Match, hand_seed
 from engine.tools.diff import Change, diff
@@ -350,7 +350,7 @@ def play_block(rs: Ruleset, scorer: Scorer, seed: int, block: int, count: int, b
     """Play one block under ``rs``, each hand re-scored by ``other`` (when given) and counted in
     ``summary``; a :class:`PlayedHand` per hand."""
     match = Match(rs, hand_seed(seed, block), scorer=scorer)
-    players = {s: BOTS[kind](hand_seed(hand_seed(seed, block), i)) for i, (s, kind) in enumerate(zip(match.seats, bots))}
+    players = {s: make_bot(kind, hand_seed(hand_seed(seed, block), i)) for i, (s, kind) in enumerate(zip(match.seats, bots))}
     out: list[PlayedHand] = []
     previous: dict[str, int] = {}
 
@@ -549,7 +549,8 @@ def impact(ref_a: str, opts_a: dict[str, str], ref_b: str, opts_b: dict[str, str
            backend: str = "local", address: str | None = None) -> Report:
     """Play ``hands`` paired hands under A and B and measure B's impact (see the module doc).
 
-    ``bots``: one kind for every seat or one per seat, from :data:`BOTS`. Raises :class:`MjError`
+    ``bots``: one kind for every seat or one per seat, from :data:`~engine.table.bots.BOTS` (``search:N``: a
+    search bot of N playouts a decision, :func:`~engine.table.bots.make_bot`). Raises :class:`MjError`
     for an unknown bot, a ruleset that cannot be compiled, or two rulesets with different
     numbers of seats (hands cannot be paired).
     """

@@ -16,7 +16,7 @@ from engine.core.scoring import Scorer, indicator_of
 from engine.errors import MjError
 from engine.lang.compiler import compile_ruleset
 from engine.lang.ruleset import Ruleset
-from engine.table.bots import BOTS
+from engine.table.bots import BOTS, kind_error, make_bot
 from engine.table.game import Game
 from engine.table.match import Match, hand_seed
 from engine.tools.runner import run_blocks
@@ -150,7 +150,7 @@ def play_block(args: BlockArgs) -> tuple[Summary, list[Record]]:
 
     rs, scorer = compiled(ref, options)
     match = Match(rs, hand_seed(seed, block), scorer=scorer)
-    players = {s: BOTS[kind](hand_seed(hand_seed(seed, block), i)) for i, (s, kind) in enumerate(zip(match.seats, bots))}
+    players = {s: make_bot(kind, hand_seed(hand_seed(seed, block), i)) for i, (s, kind) in enumerate(zip(match.seats, bots))}
     summary = Summary(match.seats)
     records: list[Record] = []
 
@@ -168,10 +168,10 @@ def seat_bots(bots: list[str], seats: list[str]) -> list[str]:
     Raises :class:`MjError` for an unknown kind or the wrong number of kinds."""
     if len(bots) == 1:
         bots = bots * len(seats)
-    unknown = [b for b in bots if b not in BOTS]
+    unknown = [b for b in bots if kind_error(b) is not None]
     if unknown or len(bots) != len(seats):
         raise MjError(f"--bots {','.join(bots)!r}: give one kind, or one per seat in seat order "
-                      f"({len(seats)}: {', '.join(seats)}), from: {', '.join(BOTS)}",
+                      f"({len(seats)}: {', '.join(seats)}), from: {', '.join(BOTS)} (search:N: N playouts a decision)",
                       hint="e.g. --bots greedy or --bots greedy,greedy,random,random")
     return bots
 
@@ -179,7 +179,8 @@ def seat_bots(bots: list[str], seats: list[str]) -> list[str]:
 def simulate(ref: str, options: dict[str, str], hands: int, seed: int, bots: list[str], workers: int = 1,
              records_dir: Path | None = None, progress: Callable[[int], None] | None = None,
              backend: str = "local", address: str | None = None) -> Summary:
-    """Simulate ``hands`` hands; ``bots`` names one bot kind per seat (see :data:`BOTS`).
+    """Simulate ``hands`` hands; ``bots`` names one bot kind per seat (see :data:`BOTS`; a
+    budgeted kind as ``search:N``, :func:`~engine.table.bots.make_bot`).
 
     ``workers``, ``backend`` and ``address`` say where blocks run (:func:`run_blocks`); the
     summary does not depend on them. Raises :class:`MjError` for an unknown bot, a ruleset that
