@@ -8,7 +8,7 @@ path as a real run (public ``Match``, ``BOTS``, ``Action.text``), nothing timed.
 
 Run it on the unchanged code, then after the change: the same hash and action count mean the
 bots chose the same actions for the same seeds. A different hash means play changed (then a
-paired run is needed to show it is not worse: benchmarks/value_vs_greedy.py).
+paired run is needed to show it is not worse: benchmarks/paired_bots.py).
 
     python benchmarks/trace.py [--rules nanchang,nanchang-app,ganzhou-app,jian,chongguan]
                                [--hands 40] [--seed 11] [--bots value] [--json]

@@ -43,7 +43,7 @@ draws falls below ``FOLD_REACH`` it folds: it discards the tile least likely to 
 seat's hand. It always takes a win.
 
 How well it plays (its paired edge over greedy bots) is measured by
-``benchmarks/value_vs_greedy.py``, how fast by ``benchmarks/loop.py``; docs/game.md has the
+``benchmarks/paired_bots.py``, how fast by ``benchmarks/loop.py``; docs/game.md has the
 figures. A change meant only to make it faster leaves every choice as it was: the same actions
 on seeded matches of every bundled file.
 """
