@@ -158,7 +158,7 @@ def test_out_of_range_numbers_name_the_flag(args, flag):
     (["simulate", "nanchang", "-n", "1", "--records", "/proc/mjrules-nope"], "--records: cannot write records in /proc/mjrules-nope"),
     (["sheet", "nanchang", "-O", "/missing/dir/x.md"], "error: --output /missing/dir/x.md: no folder /missing/dir"),
     (["sheet", "nanchang", "-O", "{dir}"], "error: --output {dir}: cannot write the sheet there: Is a directory"),
-    (["simulate", "nanchang", "-n", "1", "--bots", "greedy,foo"], "error: --bots 'greedy,foo': no bot 'foo'"),
+    (["simulate", "nanchang", "-n", "1", "--bots", "greedy,foo"], "error: --bots 'greedy,foo': 'foo': no such bot"),
     (["simulate", "nanchang", "-n", "1", "--bots", "greedy,random"], "error: --bots 'greedy,random': give one kind, or one per seat in seat order (4: "),
     (["play", "nanchang", "--auto", "--bots", "foo"], "error: --bots 'foo': unknown bot 'foo'"),
     (["play", "nanchang", "--seat", "X"], "error: --seat 'X': no seat 'X'"),

@@ -179,7 +179,7 @@ def test_diff_impact_shows_the_same_report_after_the_rule_diff():
 
 
 @pytest.mark.parametrize("args, says", [
-    (["nanchang", "chongguan", "-n", "5", "--bots", "nobot"], "error: --bots 'nobot': no bot 'nobot'"),
+    (["nanchang", "chongguan", "-n", "5", "--bots", "nobot"], "error: --bots 'nobot': no such bot"),
     (["nanchang", "chongguan", "-n", "5", "--bots", "greedy,random"], "error: --bots 'greedy,random': give one kind, or one per seat in seat order (4: "),
     (["nanchang", "chongguan", "-n", str(MAX_HANDS + 1)], f"error: -n/--hands {MAX_HANDS + 1}: at most 1,000,000 paired hands"),
     (["nanchang", "no-such-rules", "-n", "5"], "no-such-rules"),

@@ -156,7 +156,7 @@ def test_simulate_and_impact_take_search_bots():
 
 @pytest.mark.parametrize(("args", "message"), [
     (["--bots", "value", "--search-playouts", "4"], "names none"),
-    (["--bots", "search", "--search-playouts", str(MAX_PLAYOUTS + 1)], "playouts per decision"),
+    (["--bots", "search", "--search-playouts", str(MAX_PLAYOUTS + 1)], f"--search-playouts {MAX_PLAYOUTS + 1}: "),
     (["--bots", "search:0"], "playouts per decision"),
     (["--bots", "greedy:3"], "only search takes a budget"),
 ])
@@ -166,6 +166,8 @@ def test_a_bad_budget_is_refused_with_exit_2(args, message):
         assert r.exit_code == 2, r.output
         assert message in r.output
         assert "Traceback" not in r.output
+        assert f"search:{MAX_PLAYOUTS + 1}" not in r.output  # no value the user never typed
+        assert "'search:0': 'search:0'" not in r.output  # the kind named once
 
 
 def test_its_help_names_the_budget():

@@ -45,7 +45,7 @@ OptionOpt = Annotated[list[str] | None, typer.Option("--option", "-o", metavar="
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
 FileArg = Annotated[str, typer.Argument(metavar="FILE", help="A .rules file or a bundled ruleset name.")]
 BackendOpt = Annotated[str, typer.Option(metavar="local|ray", help="Where blocks of hands run: local processes, or Ray tasks (pip install 'mjrules[ray]'); the output does not depend on it.")]
-PlayoutsOpt = Annotated[int | None, typer.Option(metavar="N", min=1, help="The budget of each search bot of --bots: N playouts a decision (each a hand played out to its end by value bots; default 16, docs/game.md gives the cost and the edge); search:N in --bots sets one seat's.")]
+PlayoutsOpt = Annotated[int | None, typer.Option(metavar="N", min=1, help="The budget of each search bot of --bots: N playouts a decision, 1 to 10,000 (each a hand played out to its end by value bots; default 48; docs/game.md says what it does and costs); search:N in --bots sets one seat's.")]
 AddressOpt = Annotated[str | None, typer.Option(metavar="HOST:PORT", help="With --backend ray: the Ray cluster to use (its head's address, or auto); else a local Ray of --workers CPUs.")]
 
 
@@ -95,7 +95,8 @@ def check_bots(spec: str) -> None:
 
     problems = [p for b in spec.split(",") if (p := kind_error(b)) is not None]
     if problems:
-        raise MjError(f"--bots {spec!r}: {problems[0]} (give one kind, or one per seat in seat order, from: "
+        problem = problems[0].removeprefix(f"{spec!r}: ")  # one kind: named once
+        raise MjError(f"--bots {spec!r}: {problem} (give one kind, or one per seat in seat order, from: "
                       f"{', '.join(BOTS)}; search:N gives a search bot N playouts a decision)",
                       hint="e.g. --bots greedy or --bots greedy,greedy,random,random or --bots search,value,value,value")
 
@@ -104,8 +105,12 @@ def budgeted_bots(spec: str, playouts: int | None) -> str:
     """``--bots`` with ``--search-playouts`` applied (each plain ``search`` becomes ``search:N``),
     checked (:func:`check_bots`). :class:`MjError` for a budget without a search bot."""
     from engine.table.bots import BUDGETED, with_budget
+    from engine.table.searchbot import MAX_PLAYOUTS
 
     kinds = spec.split(",")
+    if playouts is not None and not 1 <= playouts <= MAX_PLAYOUTS:
+        raise MjError(f"--search-playouts {playouts}: a search bot's budget is 1 … {MAX_PLAYOUTS:,} playouts per decision",
+                      hint="e.g. --search-playouts 48 (the default); docs/game.md says what a playout costs")
     if playouts is not None and not any(k in BUDGETED for k in kinds):
         raise MjError(f"--search-playouts is the budget of a search bot, and --bots {spec!r} names none",
                       hint="add search to --bots (e.g. --bots search,value,value,value), or leave out --search-playouts")

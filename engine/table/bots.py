@@ -146,7 +146,7 @@ def kind_error(kind: str) -> str | None:
     N a whole number 1 … :data:`~engine.table.searchbot.MAX_PLAYOUTS` (playouts per decision)."""
     name, colon, budget = kind.partition(":")
     if name not in BOTS:
-        return f"no bot {kind!r}"
+        return f"{kind!r}: no such bot"
     if not colon:
         return None
     if name not in BUDGETED:

@@ -105,7 +105,7 @@ def sections(rep: Report) -> list[Section]:
 def heading(rep: Report) -> list[str]:
     """The report's title and the command that makes it."""
     return [f"Impact of {rep.b} over {rep.a}: {rep.hands} paired hands",
-            f"seed {rep.seed}, bots {','.join(dict.fromkeys(rep.bots))}; each hand is played under both with the same "
+            f"seed {rep.seed}, bots {rep.bots[0] if len(set(rep.bots)) == 1 else ','.join(rep.bots)}; each hand is played under both with the same "
             "wall and dice, and scored by both"]
 
 
