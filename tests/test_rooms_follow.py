@@ -130,6 +130,15 @@ async def open_room(owner: Hub, follower_hub: Hub, seed: int = 5) -> tuple[RoomA
     return actor, side, answer, seats
 
 
+async def south_on_follower(hubs: dict[str, Hub]) -> tuple[RoomActor, Follower, list[str], Socket]:
+    """A room opened on hub A and followed by B (:func:`open_room`), the second seat's socket
+    joined at the follower."""
+    actor, side, _, seats = await open_room(hubs["A"], hubs["B"])
+    south = Socket()
+    await side.call(partial(side.join, Conn(south, seats[1])))
+    return actor, side, seats, south
+
+
 async def play_one(actor: RoomActor, conn: Conn) -> str:
     """``conn``'s seat plays its first legal action on the owner (it must have one)."""
     room = actor.room
@@ -225,9 +234,7 @@ def test_a_follower_whose_listener_was_down_asks_again_and_gets_the_newest_table
     net, hubs = cluster(tmp_path)
 
     async def go():
-        actor, side, _, seats = await open_room(hubs["A"], hubs["B"])
-        south = Socket()
-        await side.call(partial(side.join, Conn(south, seats[1])))
+        actor, side, seats, south = await south_on_follower(hubs)
         await settle()
         net.deaf.add("B")
         east_conn = Conn(Socket(), seats[0])
@@ -391,9 +398,7 @@ def test_after_a_reload_a_frame_the_follower_builds_itself_keeps_to_the_new_numb
     net, hubs = cluster(tmp_path)
 
     async def go():
-        actor, side, _, seats = await open_room(hubs["A"], hubs["B"])
-        south = Socket()
-        await side.call(partial(side.join, Conn(south, seats[1])))
+        actor, side, seats, south = await south_on_follower(hubs)
         await climb(actor, seats[0])
         again = await reload(hubs["A"], actor)
         east = Conn(Socket(), seats[0])
@@ -410,9 +415,7 @@ def test_frames_waiting_in_a_busy_turn_across_a_reload_leave_the_newest_table(tm
     net, hubs = cluster(tmp_path)
 
     async def go():
-        actor, side, _, seats = await open_room(hubs["A"], hubs["B"])
-        south = Socket()
-        await side.call(partial(side.join, Conn(south, seats[1])))
+        actor, side, seats, south = await south_on_follower(hubs)
         await climb(actor, seats[0])
         gate = asyncio.Event()
 
@@ -438,9 +441,7 @@ def test_a_sync_in_flight_when_the_owner_reloads_is_sent_again_to_the_new_load(t
     net, hubs = cluster(tmp_path)
 
     async def go():
-        actor, side, _, seats = await open_room(hubs["A"], hubs["B"])
-        south = Socket()
-        await side.call(partial(side.join, Conn(south, seats[1])))
+        actor, side, seats, south = await south_on_follower(hubs)
         await settle()
         ops = []
         real = hubs["B"].send
