@@ -290,3 +290,29 @@ def test_jing_of_is_the_scorers_count_per_kind():
     assert set(got) == {main, nxt} and all(v > 0 for v in got.values())
     assert m.jing_of({name: tile}) is got
     assert dict(m.jing_of({})) == {}
+
+
+@pytest.mark.parametrize("rules", ["nanchang-app", "ganzhou-app", "ganzhou"])
+def test_a_kongs_worth_does_not_read_a_hidden_indicator(rules):
+    """A hidden indicator (下精 under 埋雷, RULES.md §2) is not shown till the hand ends: two
+    positions that differ in it alone give every kong the same worth. (Before, the 杠精 of any
+    indicator counted the hidden one's 精 too: 0 and 8 were extra kinds under nanchang-app.)"""
+    rs = compile_ruleset(rules)
+    hidden = [n for n, ind in rs.indicators.items() if ind.hidden]
+    assert hidden, f"{rules} hides an indicator"
+    base = Game(rs, seed=3)
+    seat = base.dealer
+    bot = ValueBot(1)
+    kinds = range(len(base.tiles.kinds))
+    changed = 0
+    for value in kinds:
+        twin = Game(rs, seed=3)
+        twin.set_indicators({**base.indicators, **{n: value for n in hidden}})
+        if twin.indicators == base.indicators:
+            continue
+        changed += 1
+        for tile in kinds:
+            for how in ("concealed", "added", "exposed"):
+                assert (bot.kong_points(bot.turn(twin, seat), twin, tile, how)
+                        == bot.kong_points(bot.turn(base, seat), base, tile, how)), (value, tile, how)
+    assert changed

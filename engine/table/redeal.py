@@ -10,8 +10,9 @@ everything one seat cannot see dealt again at random, consistent with what it se
 - :func:`redealt`: a copy of the game in which those tiles are shuffled (by a given generator)
   into the places the seat cannot see — the other seats' concealed tiles (as many as each
   holds), the kinds of their concealed kongs, and the wall's undrawn face-down tiles; the
-  hidden indicators follow their new tiles, the other seats' 随精 picks are made again, the
-  claims and 弃先胡后 locks of the other seats are recomputed. Everything public (melds,
+  hidden indicators follow their new tiles, the other seats' 随精 picks are made again, their
+  claims are recomputed and their 弃先胡后 locks kept on their (public) tiles, the worth of the
+  win they passed taken as 0; of the real hand's actions only the last is copied, and not its seed. Everything public (melds,
   discards, the face-up indicators, the wall counts, whose turn, every settlement made) is kept.
 
 A determinised copy is a function of the seat's view and the generator alone: two games the
@@ -25,7 +26,7 @@ import copy
 import random
 
 from engine.core.handparts import MeldTiles
-from engine.table.actions import CLAIM, FLIP, OVER, PICK, ROB
+from engine.table.actions import CLAIM, FLIP, OVER, PICK, ROB, Lock
 from engine.table.game import Game
 from engine.table.picks import likely_pick
 from engine.table.turn import claims_on, robbers
@@ -129,7 +130,11 @@ def redealt(game: Game, seat: str, rng: random.Random) -> Game:
             g.wall.tiles[p] = pool.pop()
     assert not pool, "the unseen tiles fill exactly the places the seat cannot see"
     _redo_indicators(game, g, seat, rng)
-    g.locks = {s: lk for s, lk in g.locks.items() if s == seat}
+    # 弃先胡后: another seat's lock and its tile are public (its pass_lock event), the worth of the
+    # win it passed is not: taken as 0 (any later win of worth lifts a higher-score lock)
+    g.locks = {s: lk if s == seat else Lock(lk.tile, 0) for s, lk in g.locks.items()}
+    g.actions = game.actions[-1:]  # the last (a view reads it); the others hold others' picks and kongs
+    g.seed = 0  # the real hand's seed deals its wall: not the copy's
     g.wins = Wins(g)
     if g.current != seat and g.last_drawn is not None:
         g.last_drawn = g.hands[g.current].concealed[-1]  # the other seat's draw: one of its new tiles

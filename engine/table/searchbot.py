@@ -8,18 +8,25 @@ kong, every claim — and scores each by playouts: the hidden tiles are dealt ag
 may imagine them (:func:`engine.table.redeal.redealt`: from its view alone), the candidate is
 applied on a copy, and four value bots play the hand to its end; the candidate's score is the
 seat's net 子 in the hand's ledger (:meth:`HandResult.net`, the scorer's own settlement, nothing
-restated), averaged. Every candidate is played on the same redeals with the same playout bots
-(common random numbers: the difference between two candidates is not drowned by the luck of the
-deal). The best mean wins; a tie goes to the value bot's choice. So it sees every rule the
-scorer sees, because it plays the rule file's own game.
+restated). Every candidate is played on the same redeals with the same playout bots (common
+random numbers: the difference between two candidates is not drowned by the luck of the
+deal), in a race against the value bot's choice: a candidate leaves it once it is worse beyond
+doubt or has played the same in every redeal (:func:`still_racing`), and one that beats the
+value bot's choice by :data:`Z` standard errors over at least :data:`MIN_PAIRS` redeals is
+chosen (the largest such margin); else the value bot's choice stands. One seat's net over a
+playout varies by about ten 子 between redeals (2026-12-06, nanchang-app and ganzhou-app),
+so only large gains are found at small budgets. So it sees every rule the scorer sees, because
+it plays the rule file's own game.
 
 Trivial decisions take no search: a win (always taken), a draw, a lone legal action; the 随精
 pick and the 发电 stop are the value bot's. The budget is ``playouts`` per decision, shared by
-the candidates (each played ``playouts // candidates`` times, at least once); ``cpu_seconds``
-optionally stops starting new redeals once that much CPU time is spent on a decision (then the
-choice depends on the machine's speed: leave it None for a seeded, reproducible bot). The same
-seed and the same game give the same choices. Cost and strength: benchmarks/paired_bots.py,
-docs/game.md.
+the candidates as the race goes, and never passed; it limits the candidates to ``playouts //
+MIN_PAIRS`` (below ``2 · MIN_PAIRS`` nothing is searched). ``cpu_seconds`` optionally stops
+starting new redeals once that much CPU time is spent on a decision (then the choice depends on
+the machine's speed: leave it None for a seeded, reproducible bot). The same seed and the same
+game give the same choices; its choices are a value bot's of the same seed until the search
+overrules one (its own order of discards draws its own tie-breaks). Cost and strength:
+benchmarks/paired_bots.py, docs/game.md.
 """
 from __future__ import annotations
 
@@ -38,7 +45,9 @@ from engine.table.valuebot import ValueBot
 PLAYOUTS = 48  # playouts per decision at most, by default (docs/game.md: its cost and its edge at this budget)
 TOP = 3  # discards searched: the value bot's best few
 BATCH = 4  # redeals played between two looks at the race
-Z = 1.5  # standard errors a candidate's gain must clear to be chosen over the value bot's choice
+Z = 2.0  # standard errors a candidate's gain must clear to be chosen over the value bot's choice
+DROP = 1.0  # a candidate leaves the race once its mean gain + DROP standard errors is not above 0
+MIN_PAIRS = 4  # redeals a candidate needs before it may be chosen
 MAX_PLAYOUTS = 10_000  # a bound on the work of one decision
 
 Redeal = Callable[[Game, str, random.Random], Game]
@@ -86,8 +95,9 @@ class SearchBot:
             raise ValueError(f"top must be at least 1, not {top}")
         if cpu_seconds is not None and not cpu_seconds > 0:
             raise ValueError(f"cpu_seconds must be positive, not {cpu_seconds}")
-        self.rng = random.Random(seed)
-        self.value = ValueBot(seed)
+        self.rng = random.Random(None if seed is None else f"search:{seed}")
+        self.value = ValueBot(seed)  # its choices, in step with a value bot of the same seed
+        self.ranker = ValueBot(None if seed is None else seed + 1)  # its order of discards (draws its own tie-breaks)
         self.playouts, self.top, self.cpu_seconds, self.redeal = playouts, top, cpu_seconds, redeal
         self.last: Search | None = None
         self.searched = 0
@@ -100,7 +110,7 @@ class SearchBot:
         first = self.value(game, seat)
         out = [first]
         if game.phase == ACT:
-            more = self.value.discard_order(game, seat)[:self.top]
+            more = self.ranker.discard_order(game, seat)[:self.top]
             more += by_kind.get("concealed_kong", []) + by_kind.get("added_kong", [])
         else:
             more = game.legal_actions(seat)
@@ -114,7 +124,7 @@ class SearchBot:
             return now
         if game.phase not in (ACT, CLAIM):  # the picks and flips before play: the value bot's
             return self.value(game, seat)
-        cands = self.candidates(game, seat)
+        cands = self.candidates(game, seat)[:max(1, self.playouts // MIN_PAIRS)]  # each can be played enough
         if len(cands) == 1:
             return cands[0]
         return self.search(game, seat, cands).chosen or cands[0]
@@ -122,9 +132,10 @@ class SearchBot:
     def search(self, game: Game, seat: str, cands: list[Action]) -> Search:
         """Race ``cands`` (legal actions of ``seat``, the value bot's choice first) against the
         first on the same redeals, :data:`BATCH` redeals at a time: after each batch a candidate
-        whose mean gain over the first is not above 0 leaves the race; the race ends when none is
-        left or the budget would be passed. ``chosen``: the candidate whose gain is largest
-        ``Z`` standard errors below its mean, if that is above 0; else the first."""
+        that is no longer :func:`still_racing` leaves; the race ends when none is left or the
+        budget would be passed. ``chosen``: among the candidates played on at least
+        :data:`MIN_PAIRS` redeals, the one whose gain is largest ``Z`` standard errors below its
+        mean, if that is above 0; else the first."""
         found = Search(cands, [[] for _ in cands])
         racing = list(range(1, len(cands)))
         key = self.rng.random()
@@ -137,11 +148,11 @@ class SearchBot:
             for _ in range(batch):
                 self._round(game, seat, found, [0, *racing], f"{key}:{j}")
                 j += 1
-            racing = [i for i in racing if found.gain(i)[0] > 0]
+            racing = [i for i in racing if still_racing(*found.gain(i))]
         best, best_bound = 0, 0.0
         for i in range(1, len(cands)):
             mean, se = found.gain(i)
-            if mean - Z * se > best_bound:
+            if len(found.nets[i]) >= MIN_PAIRS and mean - Z * se > best_bound:
                 best, best_bound = i, mean - Z * se
         found.chosen = cands[best]
         self.searched += 1
@@ -161,6 +172,13 @@ class SearchBot:
             found.nets[i].append(play_hand(g, bots).net(g.seats)[seat])
             found.playouts += 1
             self.played += 1
+
+
+def still_racing(mean: float, se: float) -> bool:
+    """Whether a candidate of mean gain ``mean`` (standard error ``se``) over the value bot's
+    choice may yet be better: not when ``mean + DROP·se`` is 0 or below (worse beyond doubt, or
+    the same in every playout so far)."""
+    return mean + DROP * se > 0
 
 
 def hash_seed(x: float) -> int:

@@ -401,7 +401,7 @@ class ValueBot:
                 out[i] += threat * hit * m.deal_in
         return out
 
-    def _kong_points(self, turn: Turn, game: Game, tile: int, how: str) -> float:
+    def kong_points(self, turn: Turn, game: Game, tile: int, how: str) -> float:
         """子 a kong of ``tile`` made ``how`` (``concealed``, ``added``, ``exposed``) earns in the
         end settlements: :meth:`Scorer.kong_paid` in those with kongs, and in each other shown
         indicator's (its bonuses ``of each indicator``), per payer (floor 1)."""
@@ -409,16 +409,17 @@ class ValueBot:
         if not m.kong_indicators:
             return 0.0
         sc = game.scorer
+        shown = {n: c for n, c in game.indicators.items() if n not in m.hidden}  # what the seat sees
         jing: set[int] = set()
         for name in m.kong_indicators:
-            if name in game.indicators:
-                jing |= {t for t in sc.rules.jing_kinds(game.indicators[name]) if t is not None}
+            if name in shown:
+                jing |= {t for t in sc.rules.jing_kinds(shown[name]) if t is not None}
         meld = MeldTiles("kong", (tile,) * _size(game, "kong"), concealed=how == "concealed", added=how == "added")
-        any_jing = sc.kongs.hand_kinds(game.indicators)
+        any_jing = sc.kongs.hand_kinds(shown)
         paid = sc.kongs.paid(meld, jing, any_jing, floor=1, payer_is_dealer=False, collector_is_dealer=False)
         for name in m.other_indicators:
-            if name in game.indicators:
-                own = {t for t in sc.rules.jing_kinds(game.indicators[name]) if t is not None}
+            if name in shown:
+                own = {t for t in sc.rules.jing_kinds(shown[name]) if t is not None}
                 paid += sc.kongs.paid(meld, own, any_jing, floor=1, payer_is_dealer=False, collector_is_dealer=False,
                                      with_kongs=False)
         return paid * (len(game.seats) - 1)
@@ -436,7 +437,7 @@ class ValueBot:
             melds = [MeldTiles("kong", mt.tiles + (tile,), added=True, from_seat=mt.from_seat, claimed=mt.claimed)
                      if mt.meld_kind == "pung" and mt.tiles[0] == tile else mt for mt in hand.melds]
             how = "added"
-        return self.worth_each(turn, rest, melds, [None]).worth[0] + self._kong_points(turn, game, tile, how)
+        return self.worth_each(turn, rest, melds, [None]).worth[0] + self.kong_points(turn, game, tile, how)
 
     def _claim_steps(self, turn: Turn, hand: SeatHand, rest: list[int], melds: list[MeldTiles],
                      kinds: list[int]) -> bool:
@@ -488,7 +489,7 @@ class ValueBot:
                 melds = hand.melds + [meld]
                 if kind == "kong":
                     worth = self.worth_each(turn, rest, melds, [None]).worth[0] + \
-                        self._kong_points(turn, game, tile, "exposed")
+                        self.kong_points(turn, game, tile, "exposed")
                 else:
                     kinds = sorted(set(rest))
                     if CLAIM_STEP and not self._claim_steps(turn, hand, rest, melds, kinds):
