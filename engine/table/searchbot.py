@@ -14,8 +14,8 @@ deal), in a race against the value bot's choice: a candidate leaves it once it i
 doubt or has played the same in every redeal (:func:`still_racing`), and one that beats the
 value bot's choice by :data:`Z` standard errors over at least :data:`MIN_PAIRS` redeals is
 chosen (the largest such margin); else the value bot's choice stands. One seat's net over a
-playout varies by about ten 子 between redeals (2026-12-06, nanchang-app and ganzhou-app),
-so only large gains are found at small budgets. So it sees every rule the scorer sees, because
+playout varies by about ten 子 between redeals under the bundled rulesets (docs/game.md), so
+only large gains are found at small budgets. So it sees every rule the scorer sees, because
 it plays the rule file's own game.
 
 Trivial decisions take no search: a win (always taken), a draw, a lone legal action; the 随精
