@@ -285,6 +285,7 @@ def test_a_flood_of_joins_is_rate_limited(srv):
 
 @pytest.mark.parametrize("body, says", [
     ({"hands": 0}, "`hands`"), ({"hands": "4"}, "`hands`"), ({"bots": {"E": "nobody"}}, "unknown bot"),
+    ({"bots": {"E": "search"}}, "unknown bot 'search'"),  # seconds of CPU a decision: not at a live table
     ({"bots": {"Z": "greedy"}}, "no seat 'Z'"), ({"ruleset": "../../etc/passwd"}, "no ruleset"),
     ({"seed": -1}, "`seed`"), ({"timer": 1}, "`timer`"), ({"options": {"no such": "x"}}, "no such"),
     ({"optionz": {}}, "unknown key 'optionz'"),

@@ -8,6 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from engine.cli import app
+from engine.cli.inputs import budgeted_bots
 from engine.table.bots import BOTS, kind_error, make_bot, with_budget
 from engine.table.game import Game
 from engine.table.match import play_hand
@@ -47,6 +48,7 @@ def test_the_search_bot_is_registered_and_takes_a_budget():
     assert kind_error("search:0") and kind_error("search:x") and kind_error(f"search:{MAX_PLAYOUTS + 1}")
     assert kind_error("value:8") and kind_error("seach") and kind_error("search") is None
     assert with_budget(["search", "value", "search:3"], 5) == ["search:5", "value", "search:3"]
+    assert budgeted_bots("search:3,value,value,value", 5) == "search:3,value,value,value"  # it names a search bot
     with pytest.raises(ValueError):
         SearchBot(1, 0)
     with pytest.raises(ValueError):

@@ -124,7 +124,7 @@ def test_an_illegal_click_changes_nothing(srv):
 
 
 def test_a_seat_or_bot_of_the_wrong_type_is_bad_input(srv):
-    for bad in ({"bots": ["greedy"]}, {"bots": {"a": 1}}, {"seat": ["S"]}, {"seat": {"S": 1}}):
+    for bad in ({"bots": ["greedy"]}, {"bots": {"a": 1}}, {"seat": ["S"]}, {"seat": {"S": 1}}, {"bots": "search"}):
         status, body = srv.call("POST", "/api/games", {"ruleset": "nanchang", "seed": 1, **bad})
         assert status == 400 and body["error"].startswith(("unknown bot", "no seat")), (bad, body)
 

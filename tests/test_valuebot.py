@@ -307,7 +307,7 @@ def test_a_kongs_worth_does_not_read_a_hidden_indicator(rules):
     changed = 0
     for value in kinds:
         twin = Game(rs, seed=3)
-        twin.set_indicators({**base.indicators, **{n: value for n in hidden}})
+        twin.set_indicators({**base.indicators, **dict.fromkeys(hidden, value)})
         if twin.indicators == base.indicators:
             continue
         changed += 1

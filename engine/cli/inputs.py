@@ -111,7 +111,7 @@ def budgeted_bots(spec: str, playouts: int | None) -> str:
     if playouts is not None and not 1 <= playouts <= MAX_PLAYOUTS:
         raise MjError(f"--search-playouts {playouts}: a search bot's budget is 1 … {MAX_PLAYOUTS:,} playouts per decision",
                       hint="e.g. --search-playouts 48 (the default); docs/game.md says what a playout costs")
-    if playouts is not None and not any(k in BUDGETED for k in kinds):
+    if playouts is not None and not any(k.partition(":")[0] in BUDGETED for k in kinds):
         raise MjError(f"--search-playouts is the budget of a search bot, and --bots {spec!r} names none",
                       hint="add search to --bots (e.g. --bots search,value,value,value), or leave out --search-playouts")
     out = ",".join(with_budget(kinds, playouts))

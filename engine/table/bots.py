@@ -139,6 +139,9 @@ _SHANTEN: weakref.WeakKeyDictionary[Scorer, Shanten] = weakref.WeakKeyDictionary
 BOTS: dict[str, Callable[[int | None], Bot]] = {"random": RandomBot, "greedy": GreedyBot, "value": ValueBot,
                                                 "search": SearchBot}
 BUDGETED = ("search",)  # the kinds that take a budget: ``search:N``, N playouts per decision
+# the kinds a live table offers (the server's table, the rooms): a decision in milliseconds; a
+# search bot's decision is a second or more of CPU (docs/game.md), for simulate, impact and play
+LIVE_BOTS: dict[str, Callable[[int | None], Bot]] = {k: v for k, v in BOTS.items() if k not in BUDGETED}
 
 
 def kind_error(kind: str) -> str | None:

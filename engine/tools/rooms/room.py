@@ -35,7 +35,7 @@ import orjson
 from engine.core.scoring import Scorer
 from engine.errors import IllegalAction, MjError
 from engine.lang.ruleset import Ruleset
-from engine.table.bots import BOTS
+from engine.table.bots import LIVE_BOTS
 from engine.table.game import Action, Game
 from engine.table.match import Bot, Match, play_until_person
 from engine.table.records import game_record
@@ -274,7 +274,7 @@ class Room:
             if not self.stand_in(seat, now, grace):
                 return None
             kind = self.player(seat)
-            return BOTS[kind if kind != HUMAN else STAND_IN](
+            return LIVE_BOTS[kind if kind != HUMAN else STAND_IN](
                 bot_seed(self.row.seed, self.hand, len(game.actions), self.seats.index(seat)))
         return bot_for
 

@@ -340,7 +340,7 @@ def create_app(data_dir: Path, db: str | None = None, preselect: dict[str, Any] 
     async def rulesets(request: Request) -> Response:
         from starlette.concurrency import run_in_threadpool
 
-        from engine.table.bots import BOTS
+        from engine.table.bots import LIVE_BOTS
 
         def describe() -> list[dict[str, Any]]:
             from engine.lang.compiler import compile_ruleset
@@ -367,7 +367,7 @@ def create_app(data_dir: Path, db: str | None = None, preselect: dict[str, Any] 
         found = await run_in_threadpool(describe)
         chosen = (preselect or {}).get("ruleset")  # `serve --rules`, else the family's root
         return JSONResponse({"rulesets": found, "default": chosen or default_ruleset(found),
-                             "default_options": (preselect or {}).get("options", {}), "bots": list(BOTS),
+                             "default_options": (preselect or {}).get("options", {}), "bots": list(LIVE_BOTS),
                              "caps": {"impact_hands": IMPACT_MAX_HANDS, "rule_bytes": MAX_RULE_BYTES}})
 
     async def ruleset_text(request: Request) -> Response:

@@ -39,7 +39,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from engine.errors import MjError
 from engine.lang.compiler import compile_ruleset
 from engine.lang.ruleset import Ruleset
-from engine.table.bots import BOTS
+from engine.table.bots import LIVE_BOTS
 from engine.tools.rooms.actor import Turns
 from engine.tools.rooms.caps import (
     CLIP,
@@ -133,9 +133,9 @@ def new_room(hub: Hub, data: dict[str, Any], base: str) -> tuple[Room, dict[str,
     if not isinstance(bots, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in bots.items()):
         raise Refused(http.HTTP_400_BAD_REQUEST, "`bots`: a mapping of seat to bot, e.g. {\"南\": \"greedy\"}")
     for s, kind in bots.items():
-        if kind not in BOTS:
+        if kind not in LIVE_BOTS:
             raise Refused(http.HTTP_400_BAD_REQUEST, f"`bots`: unknown bot {kind[:CLIP]!r} for {s[:CLIP]!r}",
-                          hint=f"one of: {', '.join(BOTS)}")
+                          hint=f"one of: {', '.join(LIVE_BOTS)}")
     if hub.store.count_open() >= MAX_ROOMS:
         raise Refused(http.HTTP_429_TOO_MANY_REQUESTS, f"{MAX_ROOMS} rooms are open: close one first")
     if not isinstance(name, str):
@@ -211,8 +211,8 @@ def routes(hub: Hub, handle: Callable[[Handler], Handler]) -> list[BaseRoute]:
         seat = request.path_params["seat"]
         bot = data.get("bot") or "greedy"
         try:
-            if not isinstance(bot, str) or bot not in BOTS:
-                raise Refusal(http.HTTP_400_BAD_REQUEST, f"unknown bot {str(bot)[:CLIP]!r}", hint=f"one of: {', '.join(BOTS)}")
+            if not isinstance(bot, str) or bot not in LIVE_BOTS:
+                raise Refusal(http.HTTP_400_BAD_REQUEST, f"unknown bot {str(bot)[:CLIP]!r}", hint=f"one of: {', '.join(LIVE_BOTS)}")
             await actor.call(partial(actor.host_remove, seat, bot, data.get("host")))
             return JSONResponse(await actor.summary())
         except Refusal as exc:

@@ -19,7 +19,7 @@ from typing import Any
 
 from engine.errors import IllegalAction, MjError
 from engine.lang.compiler import compile_ruleset
-from engine.table.bots import BOTS
+from engine.table.bots import LIVE_BOTS
 from engine.table.game import Action, Game
 from engine.table.match import Bot, Match, play_until_person
 from engine.table.view import public_event, tile_set, view_of
@@ -47,7 +47,7 @@ class Session:
 
     @classmethod
     def start(cls, ref: str, options: dict[str, str], seat: object, bots: object, seed: int | None) -> Session:
-        """Compile ``ref`` with ``options`` and deal a hand; ``bots`` is a :data:`BOTS` name.
+        """Compile ``ref`` with ``options`` and deal a hand; ``bots`` is a :data:`LIVE_BOTS` name.
         ``seat`` and ``bots`` come from the page as they are (None: the defaults). Raises
         :class:`MjError` for a bad seat, bot or option."""
         import random
@@ -58,11 +58,11 @@ class Session:
         if not isinstance(seat, str) or seat not in seats:
             raise MjError(f"no seat {str(seat)[:CLIP]!r}", hint=f"seats: {' '.join(seats)}")
         bots = bots or "greedy"
-        if not isinstance(bots, str) or bots not in BOTS:  # a list or mapping is no bot, not a crash
-            raise MjError(f"unknown bot {str(bots)[:CLIP]!r}", hint=f"one of: {', '.join(BOTS)}")
+        if not isinstance(bots, str) or bots not in LIVE_BOTS:  # a list or mapping is no bot, not a crash
+            raise MjError(f"unknown bot {str(bots)[:CLIP]!r}", hint=f"one of: {', '.join(LIVE_BOTS)}")
         seed = seed if seed is not None else random.SystemRandom().randrange(SEED_SPACE)
         game = Match(rs, seed).deal()  # the first hand `mjrules play --seed SEED` deals
-        players = {s: BOTS[bots](seed + i) for i, s in enumerate(seats) if s != seat}
+        players = {s: LIVE_BOTS[bots](seed + i) for i, s in enumerate(seats) if s != seat}
         return cls(game, seat, players, seed)
 
     def advance(self) -> None:
