@@ -89,7 +89,7 @@ def holdings(rs, scorer: Scorer, snap: Snapshot, name: str) -> dict[str, tuple[i
 
 def kong_parity(rs, scorer: Scorer, snap: Snapshot, name: str, ledger, with_kongs: bool = True) -> int:
     """Each seat's kong points from each other seat in indicator ``name``'s settlement (one
-    ``with kongs``, or another: its bonuses ``of each indicator``) are Scorer.kong_paid of its
+    ``with kongs``, or another: its bonuses ``of each indicator``) are Scorer.kongs.paid of its
     melds (the figure the value model prices a kong at); a seat with an item its discarder pays
     for all is left out. Returns the (payer, holder) pairs checked."""
     jing = {k for k in scorer.rules.jing_kinds(snap.indicators[name]) if k is not None}
@@ -137,7 +137,7 @@ def parity(rs, seed: int, hands: int = HANDS) -> tuple[int, int]:
             held = holdings(rs, scorer, snap, name)
             kongs_checked += kong_parity(rs, scorer, snap, name, ledger, with_kongs=ind.with_kongs)
             if any(t.rule.endswith(".liability") for t in ledger.transfers):
-                # a liable claim moves who pays: the liable discarder pays Scorer.liable_paid
+                # a liable claim moves who pays: the liable discarder pays Scorer.liability.paid
                 for t in ledger.transfers:
                     if t.rule.endswith(".liability"):
                         n, sole = held[t.payee]
@@ -257,7 +257,7 @@ def test_the_models_liability_is_what_the_liable_discarder_pays(tmp_path):
     {"E": {"concealed": "中发", "melds": ["chow 白发中 from N claimed 中"]}, "S": "发"},
 ], ids=["each-claimant", "one-liable", "chow-claimed-jing"])
 def test_a_liable_claim_pays_what_liable_paid_says(hands):
-    """The liable discarder's transfer in an end settlement is Scorer.liable_paid of the
+    """The liable discarder's transfer in an end settlement is Scorer.liability.paid of the
     holder's (n, sole) — the figure the value model prices a fed 精 at (greedy matches rarely
     make one: none in 300 hands)."""
     from engine.core.snapshot import build_snapshot

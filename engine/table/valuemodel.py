@@ -2,10 +2,12 @@
 
 A :class:`ValueModel` reads, once per :class:`~engine.core.scoring.Scorer`, what the value bot
 (:mod:`engine.table.valuebot`) weighs: each declared pattern's distance tables, what a win with
-it pays (:meth:`Scorer.win_transfers` on typical facts, with 精 used and kept natural, for a
-seat that deals and one that does not), the chance per draw of coming a step nearer, what a
-count of 精 held at the end is worth (:meth:`Scorer.jing_paid`), the liability a discarded 精
-may feed (:meth:`Scorer.liable_paid`), the cost of dealing in, and each kind's neighbours.
+it pays (the scorer's part ``payment.transfers``, :class:`~engine.core.payment.WinPayment`, on
+typical facts, with 精 used and kept natural, for a seat that deals and one that does not), the
+chance per draw of coming a step nearer, what a count of 精 held at the end is worth
+(``jing.paid``, :class:`~engine.core.jingscore.JingScores`), the liability a discarded 精 may
+feed (``liability.paid``, :class:`~engine.core.liability.Liability`), the cost of dealing in, and
+each kind's neighbours.
 :func:`reach` is the chance of ``d + 1`` useful tiles in ``T`` draws. Nothing here names a
 pattern or a fan: every value is the scorer's.
 """
@@ -102,18 +104,18 @@ class ValueModel:
                             concealed_hand=False, wilds_held=reading.wilds, discarded_main=0, discarded_next=0)
 
     def facts(self, reading: Reading, roles: Roles, floor: int = 1, sit: WinSituation | None = None) -> dict[str, int]:
-        """The win facts of a win with ``reading``: :meth:`Scorer.facts_of` (the scorer's own,
-        engine/core/reader.py) in the situation ``sit``, by default :meth:`typical`."""
+        """The win facts of a win with ``reading``: ``scorer.rules.facts_of`` (the scorer's own,
+        :class:`~engine.core.reader.RuleReader`) in the situation ``sit``, by default :meth:`typical`."""
         return self.scorer.rules.facts_of(reading, roles, floor, sit if sit is not None else self.typical(reading, roles))
 
     def pays(self, env: Env, reading: Reading, roles: Roles) -> int:
         """子 the winner collects for ``reading`` with the win facts ``env``: what
-        :meth:`Scorer.win_transfers` pays (0 for a reading a ``no win`` fan refuses, or one no
+        ``scorer.payment.transfers`` pays (0 for a reading a ``no win`` fan refuses, or one no
         payment covers)."""
         return sum(t.amount for t in self._transfers(env, reading, roles) or ())
 
     def _transfers(self, env: Env, reading: Reading, roles: Roles) -> list[Transfer] | None:
-        """:meth:`Scorer.win_transfers` of the reading; None where a ``no win`` fan refuses it or
+        """``scorer.payment.transfers`` of the reading; None where a ``no win`` fan refuses it or
         no payment covers it."""
         if self.scorer.legal.refusals(env, reading):
             return None
@@ -155,7 +157,7 @@ class ValueModel:
 
     # ---- 精 ------------------------------------------------------------------------------------------
     def jing_pays(self, n: int, sole: bool, floor: int, payer_is_dealer: bool, collector_is_dealer: bool) -> int:
-        """子 one payer pays a holder of count ``n`` in an end settlement: :meth:`Scorer.jing_paid`."""
+        """子 one payer pays a holder of count ``n`` in an end settlement: ``scorer.jing.paid``."""
         return self.scorer.jing.paid(n, sole=sole, floor=floor, payer_is_dealer=payer_is_dealer,
                                      collector_is_dealer=collector_is_dealer)
 
