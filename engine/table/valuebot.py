@@ -206,7 +206,7 @@ class ValueBot:
         kept: list[int] | None = None
         for p in fits:
             worth_wild, worth_natural = values[p]
-            wild_row, both = m.worth_rows(p, draws, dealer, most)
+            wild_row, both = m.worth_rows(p, draws, most, as_dealer=dealer)
             # distances to p, 精 used (wild) or kept natural: after each real discard, and now
             wild_after = each_wild.get(p, [])
             wild_now = now_wild.get(p)
@@ -345,7 +345,7 @@ class ValueBot:
             at = [i for i, d in enumerate(near) if d == low]
             if len(at) > UKEIRE_TOP:
                 at = sorted(at, key=lambda i: worth[i] - danger[i], reverse=True)[:UKEIRE_TOP]
-            if len(at) > 1 or not self._first_anyway(at[0], worth, danger, ties, fold):
+            if len(at) > 1 or not self._first_anyway(at[0], worth, danger, ties, fold=fold):
                 for i, n in zip(at, self._ukeire(turn, concealed, len(melds), [tiles[i] for i in at])):
                     bonus[i] = LIVE_ZI * n
         out: list[tuple[tuple[float, float, float], float]] = []
@@ -355,7 +355,7 @@ class ValueBot:
         return out
 
     @staticmethod
-    def _first_anyway(i: int, worth: list[float], danger: list[float], ties: list[float], fold: bool) -> bool:
+    def _first_anyway(i: int, worth: list[float], danger: list[float], ties: list[float], *, fold: bool) -> bool:
         """Whether discard ``i`` ranks strictly first without its live-tile bonus: a bonus is never
         negative, so it would rank first with it too, whatever the bonus and the random tie-break
         (its ukeire then need not be counted; the choice is the same)."""
