@@ -1,6 +1,6 @@
 """engine/lang hands a statement's clauses up as named types (engine/lang/pieces.py), never as
-tagged tuples (issue 28): no function there returns a tuple whose first item is a string
-constant (a tag), and nothing tests ``x[0] == "tag"`` on a tuple it was handed."""
+tagged tuples (issue 28): no function there returns or stores a tuple whose first item is a
+string constant (a tag), and nothing tests ``x[0] == "tag"`` on a tuple it was handed."""
 from __future__ import annotations
 
 import ast
@@ -11,13 +11,27 @@ LANG = ROOT / "engine" / "lang"
 GENERATED = {"standalone_parser.py"}  # Lark's, made by engine/lang/parsergen.py
 
 
+def _tag(value: ast.expr | None) -> list[str]:
+    """The tags of the tuples ``value`` is (either branch of a conditional expression): a tuple
+    literal whose first item is a string constant."""
+    if isinstance(value, ast.IfExp):
+        return _tag(value.body) + _tag(value.orelse)
+    if isinstance(value, ast.Tuple) and value.elts and isinstance(value.elts[0], ast.Constant) \
+            and isinstance(value.elts[0].value, str):
+        return [value.elts[0].value]
+    return []
+
+
 def tagged(source: str) -> list[tuple[int, str]]:
     """(line, what) for each tagged tuple made or read in ``source``."""
     out = []
     for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Return) and isinstance(node.value, ast.Tuple) and node.value.elts \
-                and isinstance(node.value.elts[0], ast.Constant) and isinstance(node.value.elts[0].value, str):
-            out.append((node.lineno, f"returns a tuple tagged {node.value.elts[0].value!r}"))
+        if isinstance(node, ast.Return):
+            out += [(node.lineno, f"returns a tuple tagged {t!r}") for t in _tag(node.value)]
+        elif isinstance(node, ast.AnnAssign) or (
+                isinstance(node, ast.Assign) and not any(isinstance(t, ast.Tuple) for t in node.targets)):
+            # a tuple stored (not names unpacked: `A, B = "a", "b"`)
+            out += [(node.lineno, f"stores a tuple tagged {t!r}") for t in _tag(node.value)]
         elif isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And):
             tests_tuple = any(isinstance(v, ast.Call) and getattr(v.func, "id", "") == "isinstance"
                               and len(v.args) == 2 and getattr(v.args[1], "id", "") == "tuple" for v in node.values)
@@ -27,7 +41,7 @@ def tagged(source: str) -> list[tuple[int, str]]:
                             for v in node.values)
             if tests_tuple and reads_tag:
                 out.append((node.lineno, "reads a tuple's tag"))
-    return out
+    return sorted(out)
 
 
 def test_no_tagged_tuples_in_engine_lang():
@@ -39,5 +53,9 @@ def test_no_tagged_tuples_in_engine_lang():
 def test_the_check_can_fail():
     planted = ('def mult(c):\n    return ("mult", 4, None)\n'
                'def fan(c):\n    for x in c:\n        if isinstance(x, tuple) and x[0] == "no_win":\n            pass\n'
-               'def fine(c):\n    return (1, "a")\n')
-    assert tagged(planted) == [(2, "returns a tuple tagged 'mult'"), (5, "reads a tuple's tag")]
+               'def fine(c):\n    return (1, "a")\n'
+               'def plan(p, i, j):\n    p[i] = ("join", j) if j else ("cont", j)\n    p[j]: tuple = ("new", 0)\n'
+               'NAMES, KINDS = ("a", "b"), ("c", "d")\n')
+    assert tagged(planted) == [(2, "returns a tuple tagged 'mult'"), (5, "reads a tuple's tag"),
+                               (10, "stores a tuple tagged 'cont'"), (10, "stores a tuple tagged 'join'"),
+                               (11, "stores a tuple tagged 'new'")]

@@ -4,6 +4,7 @@ limits change no decision. Sizes are read from the data structures (never RSS, n
 from __future__ import annotations
 
 import random
+from collections.abc import Sized
 
 from engine import compile_ruleset
 from engine.core import shanten, shanten_base, shanten_blocks
@@ -19,19 +20,21 @@ RS = compile_ruleset("nanchang")
 HANDS = 6
 SEED = 21
 MEMO_LIMIT = shanten.MEMO_LIMIT  # before the test lowers it (the lru_cache took it at import)
-PER_GROUP = shanten.Shanten.PER_GROUP  # the per-group memos
-WHOLE_HAND = ("state_memo", "_plan_memo", "_discard_memo", "_useful_memo", "_fold_memo")  # per hand state
+WHOLE_HAND = ("state_memo", "plan_memo", "discard_memo", "useful_memo", "fold_memo")  # per hand state
+# Shanten.memos() names every memo it fills: those of a hand state are bounded by STATE_LIMIT, the
+# others (per group) by MEMO_LIMIT
 
 
-def _memos(m: valuemodel.ValueModel) -> list[tuple[str, dict, int]]:
+def _memos(m: valuemodel.ValueModel) -> list[tuple[str, Sized, int]]:
     """(name, memo, its limit) for every memo of a value model (each shared memo once)."""
     out, seen = [], set()
     for name, sh in [("any", m.any_shanten)]:
-        for attr in WHOLE_HAND:
-            out.append((f"{name}.{attr}", getattr(sh, attr), shanten_base.STATE_LIMIT))
-        for attr in PER_GROUP:
-            d = getattr(sh, attr)
-            if id(d) not in seen:
+        memos = sh.memos()
+        assert set(WHOLE_HAND) <= set(memos), sorted(memos)
+        for attr, d in memos.items():
+            if attr in WHOLE_HAND:
+                out.append((f"{name}.{attr}", d, shanten_base.STATE_LIMIT))
+            elif id(d) not in seen:
                 seen.add(id(d))
                 out.append((f"{name}.{attr}", d, shanten.MEMO_LIMIT))
     for tid, tables in enumerate(dict.fromkeys(m.any_shanten.group_tables)):  # the group tables it reads
@@ -79,7 +82,7 @@ def test_memos_never_exceed_their_limits_and_change_no_decision(monkeypatch):
     assert _play(check) == reference
     # the limits were reached and the memos started again, not merely never approached
     # (the value model keeps no block options: those are the reference ShantenOracle's)
-    assert {"any.state_memo", "any._plan_memo", "any._fold_memo", "any.tables", "any.steps", "fit_memo",
+    assert {"any.state_memo", "any.plan_memo", "any.fold_memo", "any.tables", "any.steps", "fit_memo",
             "tables0", "rows_memo"} <= cleared
     assert block_options.cache_info().currsize <= block_options.cache_info().maxsize == MEMO_LIMIT
     assert reach.cache_info().currsize <= reach.cache_info().maxsize

@@ -87,6 +87,18 @@ def test_a_cap_on_jing_caps_each_transfer(tmp_path):
     assert s.settle_indicator(snap, "upper").net(["E", "S", "W", "N"]) == {"E": 9, "S": -3, "W": -3, "N": -3}
 
 
+def test_a_discarded_jing_makes_a_holder_without_count_kongs(tmp_path):
+    """docs/language.md `count discarded`: a discarded 精 counts in the seat's n *and makes it a
+    holder*. Every file that counts discards also has `count kongs` (then the holders are read
+    from every tile counted), so only a file without it shows the holder part alone."""
+    s = Scorer(compile_text(tmp_path, "jing 打出 = count discarded\n"))
+    snap = build_snapshot(s, hands={"E": "3p", "S": {"discards": "4p"}}, jing="3p")
+    # nanchang: 正精 3p 2, 副精 4p 1. E n 2, S n 1 (its discard); two holders, no 霸王:
+    # E +6 − 1 = 5, S +3 − 2 = 1, W and N −3. (S counted but no holder: E 霸王 ×2, 4 from each:
+    # E +12 − 1 = 11, S +3 − 4 = −1, W and N −5.)
+    assert s.settle_indicator(snap, "upper").net(["E", "S", "W", "N"]) == {"E": 5, "S": 1, "W": -3, "N": -3}
+
+
 def test_a_floor_steps_down_to_one_at_least(tmp_path):
     rs = compile_text(tmp_path, "override flow 爬楼 = floor(climbs: dealer_win, falls: step)\n")
     g = Game(rs, 1)

@@ -3,7 +3,8 @@
 The check, per file of engine/: an attribute read or written as ``x._name`` (one leading
 underscore, not a dunder) is an offence unless ``_name`` is defined in the same file — as a
 function, class, assigned name or attribute (``self._name = …``), parameter, import alias or
-``__slots__`` entry; and ``from m import _name`` of another module is an offence. So a class
+``__slots__`` entry; and ``from m import _name`` of another module, or ``getattr(x, "_name")``
+(setattr, hasattr, delattr) of a name not defined here, is an offence. So a class
 may use its own private members anywhere in its module, and a subclass in another module may
 not use its base's. The named-tuple API (``_replace``, ``_asdict``, ``_fields``, ``_make``)
 and ``sys._getframe`` are the standard library's public names.
@@ -60,6 +61,11 @@ def offences(source: str) -> list[tuple[int, str]]:
         if isinstance(node, ast.Attribute) and _is_private(node.attr) and node.attr not in own \
                 and node.attr not in STDLIB_PUBLIC:
             out.append((node.lineno, f".{node.attr}"))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                and node.func.id in ("getattr", "setattr", "hasattr", "delattr") and len(node.args) >= 2 \
+                and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str) \
+                and _is_private(node.args[1].value) and node.args[1].value not in own:
+            out.append((node.lineno, f"{node.func.id}(…, {node.args[1].value!r})"))  # the same, by its name
         elif isinstance(node, ast.ImportFrom) and node.module != "__future__":
             for a in node.names:
                 if _is_private(a.name):
@@ -67,11 +73,24 @@ def offences(source: str) -> list[tuple[int, str]]:
     return out
 
 
-def all_offences(engine: Path = ENGINE) -> dict[str, list[tuple[int, str]]]:
-    """File (relative to the repository) → its offences, for every file of ``engine``."""
+def private_strings(source: str) -> list[tuple[int, str]]:
+    """(line, what) for each string constant in ``source`` spelling a private name it does not
+    define: a test that reads a member by a name kept in a string (``getattr(x, name)`` for each
+    name of a tuple) reaches it as surely as ``x._name`` does."""
+    tree = ast.parse(source)
+    own = defined_names(tree)
+    return [(node.lineno, repr(node.value)) for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.isidentifier()
+            and _is_private(node.value) and node.value not in own | STDLIB_PUBLIC]
+
+
+def all_offences(engine: Path = ENGINE, strings: bool = False) -> dict[str, list[tuple[int, str]]]:
+    """File (relative to the repository) → its offences, for every file of ``engine`` (with
+    ``strings``, :func:`private_strings` too)."""
     found = {}
     for f in sorted(engine.rglob("*.py")):
-        got = offences(f.read_text(encoding="utf-8"))
+        text = f.read_text(encoding="utf-8")
+        got = offences(text) + (private_strings(text) if strings else [])
         if got:
             found[f.relative_to(engine.parent).as_posix()] = got
     return found
@@ -90,7 +109,7 @@ def test_no_module_reads_another_modules_private_names():
 
 def test_no_test_reads_a_private_name():
     """The tests test through public behaviour (issue 28): the same check over tests/."""
-    found = all_offences(ROOT / "tests")
+    found = all_offences(ROOT / "tests", strings=True)
     assert not found, "private names used by tests:\n" + "\n".join(
         f"{f}:{line}: {what}" for f, hits in found.items() for line, what in hits)
 
@@ -108,5 +127,10 @@ def test_the_check_can_fail():
            "        shanten._largest_spread((1,), 2)\n"
            "        other._own\n"
            "        other._memo.clear()\n"
-           "def _helper(): return Mine(None)._own\n")
-    assert offences(src) == [(1, "from engine.core.hands import _hidden"), (8, "._largest_spread"), (10, "._memo")]
+           "def _helper(): return Mine(None)._own\n"
+           "def peek(sh): return getattr(sh, '_plan_memo'), getattr(sh, '_own'), getattr(sh, 'tables')\n")
+    assert sorted(offences(src)) == [(1, "from engine.core.hands import _hidden"), (8, "._largest_spread"), (10, "._memo"),
+                                     (12, "getattr(…, '_plan_memo')")]
+    # a name kept in a string, read later (the memo test read Shanten's memos so)
+    assert private_strings("MEMOS = ('state_memo', '_plan_memo')\nx = [getattr(s, m) for m in MEMOS]\n") == \
+        [(1, "'_plan_memo'")]

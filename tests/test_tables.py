@@ -226,18 +226,18 @@ def test_a_lazy_table_answers_as_the_built_table(tmp_path, monkeypatch, form):
     cache too."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.delenv("MJRULES_NO_CACHE", raising=False)
-    monkeypatch.setattr(store, "_LAZY", {})
-    monkeypatch.setattr(store, "_LOADED", {})
+    monkeypatch.setattr(store, "LAZY_TABLES", {})
+    monkeypatch.setattr(store, "LOADED_TABLES", {})
     if form == "sparse":
         monkeypatch.setattr(forms, "DENSE_MAX", 0)
     built = build.build_table(*SPEC)
     store.load_table(SPEC)  # writes the cache file
-    monkeypatch.setattr(store, "_LOADED", {})
+    monkeypatch.setattr(store, "LOADED_TABLES", {})
     lazy = store.load_table_lazy(SPEC)
     if form == "dense":
         assert lazy.dense_entries == 5 ** SPEC[0]
-        monkeypatch.setattr(store, "_LAZY", {})
-        monkeypatch.setattr(store, "_LOADED", {})
+        monkeypatch.setattr(store, "LAZY_TABLES", {})
+        monkeypatch.setattr(store, "LOADED_TABLES", {})
         lazy = store.load_table_lazy(SPEC)  # now from the dense file
         assert lazy.dense_entries == 5 ** SPEC[0]
     else:
@@ -259,8 +259,8 @@ def test_a_well_hashed_but_malformed_cache_file_gives_no_error(tmp_path, monkeyp
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.delenv("MJRULES_NO_CACHE", raising=False)
-    monkeypatch.setattr(store, "_LAZY", {})
-    monkeypatch.setattr(store, "_LOADED", {})
+    monkeypatch.setattr(store, "LAZY_TABLES", {})
+    monkeypatch.setattr(store, "LOADED_TABLES", {})
     monkeypatch.setattr(forms, "DENSE_MAX", 0)  # the sorted-array form
     built = build.build_table(*SPEC)
     store.load_table(SPEC)
@@ -277,7 +277,7 @@ def test_a_well_hashed_but_malformed_cache_file_gives_no_error(tmp_path, monkeyp
         values[0] = 1 << (2 * packing.VALUE_BITS)
     body = array("Q", keys).tobytes() + array("I", values).tobytes()
     path.write_bytes(cachefile.HEADER.pack(cachefile.MAGIC, cachefile.CACHE_VERSION, len(keys), hashlib.sha256(body).digest()) + body)
-    monkeypatch.setattr(store, "_LOADED", {})
+    monkeypatch.setattr(store, "LOADED_TABLES", {})
     lazy = store.load_table_lazy(SPEC)
     assert lazy.stored_keys == len(keys)  # read lazily
     missing = packing.NONE | packing.NONE << packing.VALUE_BITS
@@ -294,8 +294,8 @@ def test_a_damaged_dense_file_gives_no_error(tmp_path, monkeypatch, damage):
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.delenv("MJRULES_NO_CACHE", raising=False)
-    monkeypatch.setattr(store, "_LAZY", {})
-    monkeypatch.setattr(store, "_LOADED", {})
+    monkeypatch.setattr(store, "LAZY_TABLES", {})
+    monkeypatch.setattr(store, "LOADED_TABLES", {})
     built = build.build_table(*SPEC)
     store.load_table_lazy(SPEC)  # writes the sparse and the dense file
     path = tmp_path / "mjrules" / f"table-{cachefile.spec_hash(('dense', SPEC))}.bin"
@@ -311,8 +311,8 @@ def test_a_damaged_dense_file_gives_no_error(tmp_path, monkeypatch, damage):
     else:
         data[-1] ^= 1
     path.write_bytes(bytes(data))
-    monkeypatch.setattr(store, "_LAZY", {})
-    monkeypatch.setattr(store, "_LOADED", {})
+    monkeypatch.setattr(store, "LAZY_TABLES", {})
+    monkeypatch.setattr(store, "LOADED_TABLES", {})
     lazy = store.load_table_lazy(SPEC)
     missing = packing.NONE | packing.NONE << packing.VALUE_BITS
     for key in _every_key(SPEC[0], 4):
@@ -328,8 +328,8 @@ def test_the_first_run_writes_the_dense_file_too(tmp_path, monkeypatch):
     """A process that builds a table also writes its dense form, so the next one only reads."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.delenv("MJRULES_NO_CACHE", raising=False)
-    monkeypatch.setattr(store, "_LAZY", {})
-    monkeypatch.setattr(store, "_LOADED", {})
+    monkeypatch.setattr(store, "LAZY_TABLES", {})
+    monkeypatch.setattr(store, "LOADED_TABLES", {})
     built = store.load_table(SPEC)  # in memory now
     lazy = store.load_table_lazy(SPEC)
     assert lazy.dense_entries is None  # this process answers from the dict it built
@@ -347,8 +347,8 @@ def test_a_cache_file_that_is_no_regular_file_or_too_big_is_not_read(tmp_path, m
     than any table is skipped before reading, and the table is rebuilt with the same answers."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.delenv("MJRULES_NO_CACHE", raising=False)
-    monkeypatch.setattr(store, "_LAZY", {})
-    monkeypatch.setattr(store, "_LOADED", {})
+    monkeypatch.setattr(store, "LAZY_TABLES", {})
+    monkeypatch.setattr(store, "LOADED_TABLES", {})
     d = tmp_path / "mjrules"
     d.mkdir()
     path = d / f"table-{cachefile.spec_hash(('dense', SPEC))}.bin"
@@ -362,7 +362,7 @@ def test_a_cache_file_that_is_no_regular_file_or_too_big_is_not_read(tmp_path, m
     assert cachefile.read_bounded(path, cachefile.HEADER.size + 5 ** SPEC[0]) == b""
     built = build.build_table(*SPEC)
     store.load_table(SPEC)
-    monkeypatch.setattr(store, "_LOADED", {})
+    monkeypatch.setattr(store, "LOADED_TABLES", {})
     lazy = store.load_table_lazy(SPEC)
     missing = packing.NONE | packing.NONE << packing.VALUE_BITS
     assert all(lazy[key] == built.get(key, missing) for key in _every_key(SPEC[0], 4))
@@ -388,7 +388,7 @@ def test_a_rotten_rooms_file_missing_an_entry_is_not_trusted(tmp_path, monkeypat
     computed again, never a KeyError."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.delenv("MJRULES_NO_CACHE", raising=False)
-    monkeypatch.setattr(store, "_LOADED", {})
+    monkeypatch.setattr(store, "LOADED_TABLES", {})
     ranks, gap = tuple(range(1, 10)), 3
     store.cached_rotten_rooms.cache_clear()
     want = build.rotten_rooms(ranks, gap)
@@ -396,7 +396,7 @@ def test_a_rotten_rooms_file_missing_an_entry_is_not_trusted(tmp_path, monkeypat
     [path] = (tmp_path / "mjrules").iterdir()
     stored = {k: v + 1 for k, v in want.items() if k}  # key 0 dropped
     path.write_bytes(cachefile.encode(stored))
-    monkeypatch.setattr(store, "_LOADED", {})
+    monkeypatch.setattr(store, "LOADED_TABLES", {})
     store.cached_rotten_rooms.cache_clear()
     assert store.cached_rotten_rooms(ranks, gap) == want
     store.cached_rotten_rooms.cache_clear()

@@ -89,7 +89,7 @@ def holdings(rs, scorer: Scorer, snap: Snapshot, name: str) -> dict[str, tuple[i
 
 def kong_parity(rs, scorer: Scorer, snap: Snapshot, name: str, ledger, with_kongs: bool = True) -> int:
     """Each seat's kong points from each other seat in indicator ``name``'s settlement (one
-    ``with kongs``, or another: its bonuses ``of each indicator``) are Scorer.kong_paid of its
+    ``with kongs``, or another: its bonuses ``of each indicator``) are Scorer.kongs.paid of its
     melds (the figure the value model prices a kong at); a seat with an item its discarder pays
     for all is left out. Returns the (payer, holder) pairs checked."""
     jing = {k for k in scorer.rules.jing_kinds(snap.indicators[name]) if k is not None}
@@ -137,7 +137,7 @@ def parity(rs, seed: int, hands: int = HANDS) -> tuple[int, int]:
             held = holdings(rs, scorer, snap, name)
             kongs_checked += kong_parity(rs, scorer, snap, name, ledger, with_kongs=ind.with_kongs)
             if any(t.rule.endswith(".liability") for t in ledger.transfers):
-                # a liable claim moves who pays: the liable discarder pays Scorer.liable_paid
+                # a liable claim moves who pays: the liable discarder pays Scorer.liability.paid
                 for t in ledger.transfers:
                     if t.rule.endswith(".liability"):
                         n, sole = held[t.payee]
@@ -148,7 +148,8 @@ def parity(rs, seed: int, hands: int = HANDS) -> tuple[int, int]:
             for payee, payer in itertools.permutations(snap.seats, 2):
                 paid = sum(t.amount for t in ledger.transfers if t.payer == payer and t.payee == payee and t.rule == name)
                 n, sole = held[payee]
-                want = model.jing_pays(n, sole, snap.floor, payer == snap.dealer, payee == snap.dealer)
+                want = model.jing_pays(n, sole=sole, floor=snap.floor, payer_is_dealer=payer == snap.dealer,
+                                        collector_is_dealer=payee == snap.dealer)
                 assert want == paid, (name, payee, payer, n, sole)
                 jing_checked += 1
     return readings, jing_checked, liable_checked + kongs_checked
@@ -189,10 +190,10 @@ def test_overlord_bonus_is_seen_by_the_value_model():
     path = str(ROOT / "docs" / "house-rules" / "overlord-bonus.rules")
     bonus = Scorer(compile_ruleset(path, {"霸王": "精+10"}))
     assert bonus.jing.score(3, True, 1).score == 13
-    assert ValueModel(bonus).jing_score(3, True) == 13
-    assert ValueModel(bonus).jing_score(3, False) == 3
+    assert ValueModel(bonus).jing_score(3, sole=True) == 13
+    assert ValueModel(bonus).jing_score(3, sole=False) == 3
     double = Scorer(compile_ruleset(path, {"霸王": "精x2"}))
-    assert ValueModel(double).jing_score(3, True) == double.jing.score(3, True, 1).score == 6
+    assert ValueModel(double).jing_score(3, sole=True) == double.jing.score(3, True, 1).score == 6
 
 
 def test_the_model_values_a_pattern_by_the_house_files_fans(tmp_path):
@@ -220,7 +221,7 @@ def test_a_wins_value_is_the_scorers_worked_table():
 
 
 def test_the_models_typical_facts_are_the_scorers_facts():
-    """ValueModel.facts names every win fact Scorer.win_facts computes (a fact added to one and
+    """ValueModel.facts names every win fact Scorer.rules.win_facts computes (a fact added to one and
     not the other would be 0 in the model's estimates without a word)."""
     from engine.core.handparts import Reading
 
@@ -229,7 +230,7 @@ def test_the_models_typical_facts_are_the_scorers_facts():
     snap = next(s for s in snaps if s.win is not None)
     reading = scorer.score_win(snap).reading
     model = ValueModel(scorer)
-    typical = model.facts(Reading(reading.pattern, 1, False), model.roles(False, None))
+    typical = model.facts(Reading(reading.pattern, 1, False), model.roles(None, winner_is_dealer=False))
     assert set(typical) == set(scorer.rules.win_facts(snap, reading))
 
 
@@ -257,7 +258,7 @@ def test_the_models_liability_is_what_the_liable_discarder_pays(tmp_path):
     {"E": {"concealed": "中发", "melds": ["chow 白发中 from N claimed 中"]}, "S": "发"},
 ], ids=["each-claimant", "one-liable", "chow-claimed-jing"])
 def test_a_liable_claim_pays_what_liable_paid_says(hands):
-    """The liable discarder's transfer in an end settlement is Scorer.liable_paid of the
+    """The liable discarder's transfer in an end settlement is Scorer.liability.paid of the
     holder's (n, sole) — the figure the value model prices a fed 精 at (greedy matches rarely
     make one: none in 300 hands)."""
     from engine.core.snapshot import build_snapshot

@@ -263,7 +263,7 @@ def test_worth_rows_are_the_documented_formula():
     m = ValueModel(Scorer(RS))
     for p in m.patterns:
         for draws, dealer, most in ((1, False, 14), (4, True, 3), (9, False, 14), (20, False, 14)):
-            wild_row, both = m.worth_rows(p, draws, dealer, most)
+            wild_row, both = m.worth_rows(p, draws, most, as_dealer=dealer)
             vw, vn = (m.value_as_dealer if dealer else m.value)[p]
             assert len(wild_row) == len(both) >= most + 2
             for i, d in enumerate(range(-1, most + 1)):
@@ -274,12 +274,12 @@ def test_worth_rows_are_the_documented_formula():
                     assert both[i][j] == pytest.approx(pn * vn + max(pw - pn, 0.0) * vw)
             assert wild_row[0] == vw  # a complete hand
             assert draws >= most or wild_row[most + 1] == 0.0  # out of reach
-    assert m.worth_rows("平胡", 4, True, 14) is m.worth_rows("平胡", 4, True, 14)
+    assert m.worth_rows("平胡", 4, 14, as_dealer=True) is m.worth_rows("平胡", 4, 14, as_dealer=True)
 
 
 def test_jing_of_is_the_scorers_count_per_kind():
     """``ValueModel.jing_of``: for the revealed indicator, each 正精 and 副精 kind with what one
-    tile of it adds to n (Scorer.jing_count), nothing else; memoised per indicator."""
+    tile of it adds to n (Scorer.jing.count), nothing else; memoised per indicator."""
     sc = Scorer(RS)
     m = ValueModel(sc)
     name = m.end_indicators[0]

@@ -20,7 +20,7 @@ estimate for play, not a scoring rule: the bot uses it; the scorer never does.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sized
 
 from engine.core.hands import HandEvaluator
 from engine.core.patterns import CompiledPatterns, GroupSpan, PatternPlan
@@ -58,10 +58,6 @@ class Shanten(GroupTableMemos):
     once per group (prefix and suffix), so a candidate costs one group table and one step.
     """
 
-    # the memos of per-group results (bounded by MEMO_LIMIT; the whole-hand ones by STATE_LIMIT)
-    PER_GROUP = ("_rotten_memo", "tables", "steps", "bests", "_growers", "_grown",
-                 "_after", "_helping")
-
     def __init__(self, ev: HandEvaluator | CompiledPatterns):
         super().__init__(ev)
         # ("rotten", gap, group, counts) -> the positions a draw changes
@@ -90,6 +86,11 @@ class Shanten(GroupTableMemos):
         ids = {key: i for i, key in enumerate(dict.fromkeys(span_keys.values()))}
         self._span_key = {name: ids[key] for name, key in span_keys.items()}  # plans of equal spans: one small id
         self._group_of = {kd: gi for gi, (_, lo, hi) in enumerate(self.ev.group_spans) for kd in range(lo, hi)}
+
+    def memos(self) -> dict[str, Sized]:
+        return {**super().memos(), "growers": self._growers, "helping": self._helping, "after": self._after,
+                "plan_memo": self._plan_memo, "fold_memo": self._fold_memo, "discard_memo": self._discard_memo,
+                "useful_memo": self._useful_memo}
 
     def _measure_of(self, plan: PatternPlan) -> object:
         """What a plan's distances depend on (plans alike measure alike: the two rotten patterns

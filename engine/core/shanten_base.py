@@ -6,7 +6,7 @@ usable singles; and the fast counter's memoised max-plus group tables
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sized
 from typing import Any, TypeVar
 
 from engine.core.gaps import max_spread
@@ -45,6 +45,11 @@ class ShantenBase:
         self.ev: CompiledPatterns = ev.patterns if isinstance(ev, HandEvaluator) else ev
         self.state_memo: dict[HandState, int] = {}  # (natural counts, wilds held, melds) -> shanten
         self._rotten_memo: dict[tuple[int, int, tuple[int, ...]], int] = {}  # (group, gap, counts) -> usable
+
+    def memos(self) -> dict[str, Sized]:
+        """Every memo this counter fills, by name (what a test of their bounds reads): a hand
+        state's (bounded by :data:`STATE_LIMIT`) and a group's (by ``MEMO_LIMIT``)."""
+        return {"state_memo": self.state_memo, "rotten_memo": self._rotten_memo}
 
     def natural_counts(self, concealed: list[int], wild_kinds: frozenset[int]) -> tuple[list[int], int]:
         """(count per kind with the wild kinds at 0, the wilds held) of concealed tiles."""
@@ -143,6 +148,10 @@ class GroupTableMemos(ShantenBase):
         self._most_sets = max((p.sets for p in self.ev.plans.values()), default=0)  # the cap of group tables
         # per templates id: its GroupTables (shared by every Shanten of the same templates)
         self.group_tables = [group_tables(t, self.ev.pair_size, self._most_sets) for t in self.ev.templates_by_id]
+
+    def memos(self) -> dict[str, Sized]:
+        return {**super().memos(), "tables": self.tables, "steps": self.steps, "bests": self.bests,
+                "grown": self._grown}
 
     def grown_tables(self, k: int, tid: int,
                       sub: tuple[int, ...]) -> tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]:

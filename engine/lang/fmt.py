@@ -36,7 +36,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Generic, Protocol, TypeAlias, TypeVar, cast
+from typing import Generic, Literal, NamedTuple, Protocol, TypeAlias, TypeVar, cast
 
 from engine.errors import Location, MjError, RuleError
 from engine.lang import compiler as C
@@ -268,47 +268,54 @@ def _cells(text: str) -> int:
     return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
-def _plan(structure: _Structure, toks: list[_Tok]) -> dict[int, tuple[str, int]]:
-    """Per token index: ``("new", indent)`` (starts a line), ``("join", indent)`` (stays on the
-    line whatever the source says) or ``("cont", indent)`` (a source line break before it is kept,
-    at that indent)."""
-    plan: dict[int, tuple[str, int]] = {}
+class _Place(NamedTuple):
+    """Where :func:`_layout` puts a token: ``how`` is ``new`` (it starts a line), ``join`` (it
+    stays on the line whatever the source says) or ``cont`` (a source line break before it is
+    kept); ``indent`` is the line's indent when it starts one."""
+
+    how: Literal["new", "join", "cont"]
+    indent: int
+
+
+def _plan(structure: _Structure, toks: list[_Tok]) -> dict[int, _Place]:
+    """Per token index: its :class:`_Place`."""
+    plan: dict[int, _Place] = {}
 
     def stmt(first: int, last: int, indent: int, join: bool = False) -> None:
         for i in range(first, last + 1):
-            plan[i] = ("join", indent) if join else ("cont", indent + INDENT)
+            plan[i] = _Place("join", indent) if join else _Place("cont", indent + INDENT)
         if not join:
-            plan[first] = ("new", indent)
+            plan[first] = _Place("new", indent)
 
     for s in structure:
         if isinstance(s, tuple):
             stmt(*s, 0)
             continue
         for i in range(s.start, s.open + 1):
-            plan[i] = ("cont", INDENT)
-        plan[s.start] = ("new", 0)
-        plan[s.close] = ("new", 0)
+            plan[i] = _Place("cont", INDENT)
+        plan[s.start] = _Place("new", 0)
+        plan[s.close] = _Place("new", 0)
         for ch in s.items:
             for i in range(ch.start, ch.close + 1):
-                plan[i] = ("cont", 2 * INDENT)
-            plan[ch.start] = ("new", INDENT)
+                plan[i] = _Place("cont", 2 * INDENT)
+            plan[ch.start] = _Place("new", INDENT)
             if ch.oneline:
                 for i in range(ch.start + 1, ch.close + 1):
-                    plan[i] = ("join", INDENT)
+                    plan[i] = _Place("join", INDENT)
                 continue
             for first, last in ch.items:
                 stmt(first, last, 2 * INDENT)
-            plan[ch.close] = ("new", INDENT)
+            plan[ch.close] = _Place("new", INDENT)
         for blk, indent in [(s, INDENT)] + [(ch, 2 * INDENT) for ch in s.items]:
             if toks[blk.open - 1].type != "COMMENT":
-                plan[blk.open] = ("join", indent)   # `{` ends the line that opens the block
+                plan[blk.open] = _Place("join", indent)  # `{` ends the line that opens the block
     for i, t in enumerate(toks):
         if t.type == "COMMENT":
             plan.pop(i, None)
     return plan
 
 
-def _layout(toks: list[_Tok], plan: dict[int, tuple[str, int]]) -> list[_Line]:
+def _layout(toks: list[_Tok], plan: dict[int, _Place]) -> list[_Line]:
     lines: list[_Line] = []
     cur: _Line | None = None
     prev: _Tok | None = None          # the previous token (code or comment)
@@ -346,22 +353,22 @@ def _layout(toks: list[_Tok], plan: dict[int, tuple[str, int]]) -> list[_Line]:
                 close()
             else:
                 nxt = following[i]
-                how, indent = plan[nxt] if nxt is not None else ("new", 0)
-                if nxt is not None and toks[nxt].type == "RBRACE" and how == "new":
-                    indent += INDENT
-                blank_before(tok, how != "new")
+                place = plan[nxt] if nxt is not None else _Place("new", 0)
+                indent = place.indent + (INDENT if nxt is not None and toks[nxt].type == "RBRACE"
+                                         and place.how == "new" else 0)
+                blank_before(tok, place.how != "new")
                 close()
                 lines.append(_Line(indent, tok.line, comment=text))
             prev = tok
             continue
-        how, indent = plan[i]
-        if how == "new":
+        place = plan[i]
+        if place.how == "new":
             blank_before(tok, False)
             close()
-            cur = _Line(indent, tok.line)
-        elif cur is None or (how == "cont" and prev_code is not None and tok.line > prev_code.end_line):
+            cur = _Line(place.indent, tok.line)
+        elif cur is None or (place.how == "cont" and prev_code is not None and tok.line > prev_code.end_line):
             close()
-            cur = _Line(indent, tok.line)
+            cur = _Line(place.indent, tok.line)
         cur.code.append(tok)
         prev = prev_code = tok
     close()

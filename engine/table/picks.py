@@ -52,7 +52,7 @@ class Picks:
 
 def likely_pick(scorer: Scorer, shanten: Shanten, concealed: list[int], shared: frozenset[int]) -> int:
     """The pick every bot that weighs its hand makes (greedy and value): the kind whose 精 the
-    hand counts most (the scorer's :meth:`~engine.core.scoring.Scorer.jing_count`: the file's
+    hand counts most (the scorer's :meth:`~engine.core.jingscore.JingScores.count`: the file's
     values, e.g. 2 for each 正 and 1 for each 副), ties broken by the fewest tiles to go
     with the kind's 正精 and 副精 as wilds besides ``shared`` (the other wild indicators'), then
     by the lowest kind."""

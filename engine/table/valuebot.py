@@ -6,10 +6,11 @@ Everything it values is read from the compiled ruleset (never a pattern's or a f
   :meth:`~engine.core.shanten.Shanten.plans_of` and ``plans_each_discard``, every pattern's
   distance from one count of the hand; a pattern the seat's declared melds no longer fit is out
   of reach);
-- **what a win with it pays**: what the scorer pays for it (:meth:`Scorer.win_transfers`, the
-  one function of the win score: payment weights per role, fans, factors, adders, caps, ``paid by
-  discarder``; 0 where a ``no win`` fan refuses it), on the facts the scorer makes
-  (:meth:`Scorer.facts_of`) of a typical situation (:meth:`ValueModel.typical`),
+- **what a win with it pays**: what the scorer pays for it (``scorer.payment.transfers``,
+  :class:`~engine.core.payment.WinPayment`, the one function of the win score: payment weights
+  per role, fans, factors, adders, caps, ``paid by discarder``; 0 where a ``no win`` fan refuses
+  it), on the facts the scorer makes (``scorer.rules.facts_of``,
+  :class:`~engine.core.reader.RuleReader`) of a typical situation (:meth:`ValueModel.typical`),
   averaged over a discard from each other seat and a self-draw, once with 精 used as wilds and
   once without (the fans conditioned on ``not wilds_used``, 德国 in the bundled files), for a
   seat that deals and one that does not. A rule file that makes a pattern's fan ×4 makes the
@@ -19,12 +20,12 @@ Everything it values is read from the compiled ruleset (never a pattern's or a f
   another seat usually wins first; per pattern kind a different chance per draw (sets are helped
   by claims, pairs and rotten hands only by draws);
 - **精 held at the end**: each 正/副精 of a revealed indicator settled at the end adds its count
-  to n, and n is worth what :meth:`Scorer.jing_paid` pays (formulas, multipliers, adders, the
-  settlement factors), collected from each other seat;
+  to n, and n is worth what ``scorer.jing.paid`` (:class:`~engine.core.jingscore.JingScores`)
+  pays (formulas, multipliers, adders, the settlement factors), collected from each other seat;
 - **feeding a liability rule**: discarding a 精 that another seat could claim costs the
-  ruleset's liability (``jing … = liability RULE``): what :meth:`Scorer.liable_paid` has the
-  liable discarder pay at RULE's threshold (:meth:`Scorer.liability_threshold`), times a small
-  chance of the claim;
+  ruleset's liability (``jing … = liability RULE``): what ``scorer.liability.paid``
+  (:class:`~engine.core.liability.Liability`) has the liable discarder pay at RULE's threshold
+  (``scorer.liability.threshold``), times a small chance of the claim;
 - **danger**: a discard may complete another seat's hand; a seat with exposed melds and many
   discards is taken to be nearer a win, a kind it discarded itself less likely its wait, and the
   cost is what the ruleset makes a discarder pay.
@@ -205,7 +206,7 @@ class ValueBot:
         kept: list[int] | None = None
         for p in fits:
             worth_wild, worth_natural = values[p]
-            wild_row, both = m.worth_rows(p, draws, dealer, most)
+            wild_row, both = m.worth_rows(p, draws, most, as_dealer=dealer)
             # distances to p, 精 used (wild) or kept natural: after each real discard, and now
             wild_after = each_wild.get(p, [])
             wild_now = now_wild.get(p)
@@ -344,7 +345,7 @@ class ValueBot:
             at = [i for i, d in enumerate(near) if d == low]
             if len(at) > UKEIRE_TOP:
                 at = sorted(at, key=lambda i: worth[i] - danger[i], reverse=True)[:UKEIRE_TOP]
-            if len(at) > 1 or not self._first_anyway(at[0], worth, danger, ties, fold):
+            if len(at) > 1 or not self._first_anyway(at[0], worth, danger, ties, fold=fold):
                 for i, n in zip(at, self._ukeire(turn, concealed, len(melds), [tiles[i] for i in at])):
                     bonus[i] = LIVE_ZI * n
         out: list[tuple[tuple[float, float, float], float]] = []
@@ -354,7 +355,7 @@ class ValueBot:
         return out
 
     @staticmethod
-    def _first_anyway(i: int, worth: list[float], danger: list[float], ties: list[float], fold: bool) -> bool:
+    def _first_anyway(i: int, worth: list[float], danger: list[float], ties: list[float], *, fold: bool) -> bool:
         """Whether discard ``i`` ranks strictly first without its live-tile bonus: a bonus is never
         negative, so it would rank first with it too, whatever the bonus and the random tie-break
         (its ukeire then need not be counted; the choice is the same)."""
@@ -403,8 +404,9 @@ class ValueBot:
 
     def kong_points(self, turn: Turn, game: Game, tile: int, how: str) -> float:
         """子 a kong of ``tile`` made ``how`` (``concealed``, ``added``, ``exposed``) earns in the
-        end settlements: :meth:`Scorer.kong_paid` in those with kongs, and in each other shown
-        indicator's (its bonuses ``of each indicator``), per payer (floor 1)."""
+        end settlements: ``scorer.kongs.paid`` (:class:`~engine.core.kongs.Kongs`) in those with
+        kongs, and in each other shown indicator's (its bonuses ``of each indicator``), per payer
+        (floor 1)."""
         m = turn.model
         if not m.kong_indicators:
             return 0.0

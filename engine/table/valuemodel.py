@@ -2,10 +2,12 @@
 
 A :class:`ValueModel` reads, once per :class:`~engine.core.scoring.Scorer`, what the value bot
 (:mod:`engine.table.valuebot`) weighs: each declared pattern's distance tables, what a win with
-it pays (:meth:`Scorer.win_transfers` on typical facts, with 精 used and kept natural, for a
-seat that deals and one that does not), the chance per draw of coming a step nearer, what a
-count of 精 held at the end is worth (:meth:`Scorer.jing_paid`), the liability a discarded 精
-may feed (:meth:`Scorer.liable_paid`), the cost of dealing in, and each kind's neighbours.
+it pays (the scorer's part ``payment.transfers``, :class:`~engine.core.payment.WinPayment`, on
+typical facts, with 精 used and kept natural, for a seat that deals and one that does not), the
+chance per draw of coming a step nearer, what a count of 精 held at the end is worth
+(``jing.paid``, :class:`~engine.core.jingscore.JingScores`), the liability a discarded 精 may
+feed (``liability.paid``, :class:`~engine.core.liability.Liability`), the cost of dealing in, and
+each kind's neighbours.
 :func:`reach` is the chance of ``d + 1`` useful tiles in ``T`` draws. Nothing here names a
 pattern or a fan: every value is the scorer's.
 """
@@ -52,8 +54,10 @@ class ValueModel:
         self.patterns = list(ev.plans)
         self.any_shanten = Shanten(ev)  # the distance to the nearest pattern
         # one copy of the per-group memos for all of them (they do not depend on the patterns)
-        self.value = {p: (self._win_value(p, True), self._win_value(p, False)) for p in self.patterns}
-        self.value_as_dealer = {p: (self._win_value(p, True, True), self._win_value(p, False, True))
+        self.value = {p: (self._win_value(p, wilds_used=True), self._win_value(p, wilds_used=False))
+                      for p in self.patterns}
+        self.value_as_dealer = {p: (self._win_value(p, wilds_used=True, winner_is_dealer=True),
+                                    self._win_value(p, wilds_used=False, winner_is_dealer=True))
                                 for p in self.patterns}
         self.deal_in = self._deal_in()
         self.chance: dict[str, float] = {}
@@ -86,7 +90,7 @@ class ValueModel:
                     n, sole=False, floor=1, payer_is_dealer=False, collector_is_dealer=False))
 
     # ---- a win's value: the scorer's arithmetic on typical facts -------------------------------------
-    def roles(self, winner_is_dealer: bool, discarder: int | None) -> Roles:
+    def roles(self, discarder: int | None, *, winner_is_dealer: bool) -> Roles:
         """A seating for the model's estimates: the first seat deals; the winner is the dealer or
         the next seat; ``discarder`` (an index among the other seats) or None for a self-draw."""
         seats = tuple(self.seats)
@@ -104,18 +108,18 @@ class ValueModel:
                             concealed_hand=False, wilds_held=reading.wilds, discarded_main=0, discarded_next=0)
 
     def facts(self, reading: Reading, roles: Roles, floor: int = 1, sit: WinSituation | None = None) -> dict[str, int]:
-        """The win facts of a win with ``reading``: :meth:`Scorer.facts_of` (the scorer's own,
-        engine/core/reader.py) in the situation ``sit``, by default :meth:`typical`."""
+        """The win facts of a win with ``reading``: ``scorer.rules.facts_of`` (the scorer's own,
+        :class:`~engine.core.reader.RuleReader`) in the situation ``sit``, by default :meth:`typical`."""
         return self.scorer.rules.facts_of(reading, roles, floor, sit if sit is not None else self.typical(reading, roles))
 
     def pays(self, env: Env, reading: Reading, roles: Roles) -> int:
         """子 the winner collects for ``reading`` with the win facts ``env``: what
-        :meth:`Scorer.win_transfers` pays (0 for a reading a ``no win`` fan refuses, or one no
+        ``scorer.payment.transfers`` pays (0 for a reading a ``no win`` fan refuses, or one no
         payment covers)."""
         return sum(t.amount for t in self._transfers(env, reading, roles) or ())
 
     def _transfers(self, env: Env, reading: Reading, roles: Roles) -> list[Transfer] | None:
-        """:meth:`Scorer.win_transfers` of the reading; None where a ``no win`` fan refuses it or
+        """``scorer.payment.transfers`` of the reading; None where a ``no win`` fan refuses it or
         no payment covers it."""
         if self.scorer.legal.refusals(env, reading):
             return None
@@ -124,16 +128,16 @@ class ValueModel:
         except MjError:
             return None
 
-    def _win_value(self, pattern: str, wilds_used: bool, winner_is_dealer: bool = False) -> float:
+    def _win_value(self, pattern: str, *, wilds_used: bool, winner_is_dealer: bool = False) -> float:
         """Expected 子 a win with ``pattern`` brings its seat (floor 1): a discard win
         (``SHARE_DISCARD``, each other seat discarding alike) or a self-draw."""
         reading = Reading(pattern, 1 if wilds_used else 0, False)
         others = len(self.seats) - 1
         total = 0.0
         for d in range(others):
-            roles = self.roles(winner_is_dealer, d)
+            roles = self.roles(d, winner_is_dealer=winner_is_dealer)
             total += SHARE_DISCARD / others * self.pays(self.facts(reading, roles), reading, roles)
-        roles = self.roles(winner_is_dealer, None)
+        roles = self.roles(None, winner_is_dealer=winner_is_dealer)
         return total + (1 - SHARE_DISCARD) * self.pays(self.facts(reading, roles), reading, roles)
 
     def _deal_in(self) -> float:
@@ -149,21 +153,22 @@ class ValueModel:
                     # a 闲 discards: the first other seat of a dealer's win, else the second (the
                     # first is the dealer) — or the only other seat at a table of two
                     others = len(self.seats) - 1
-                    roles = self.roles(winner_is_dealer, 0 if winner_is_dealer else min(1, others - 1))
+                    discarder = 0 if winner_is_dealer else min(1, others - 1)
+                    roles = self.roles(discarder, winner_is_dealer=winner_is_dealer)
                     transfers = self._transfers(self.facts(reading, roles), reading, roles)
                     if transfers is not None:
                         out.append(sum(t.amount for t in transfers if t.payer == roles.discarder))
         return sum(out) / len(out) if out else 0.0
 
     # ---- 精 ------------------------------------------------------------------------------------------
-    def jing_pays(self, n: int, sole: bool, floor: int, payer_is_dealer: bool, collector_is_dealer: bool) -> int:
-        """子 one payer pays a holder of count ``n`` in an end settlement: :meth:`Scorer.jing_paid`."""
+    def jing_pays(self, n: int, *, sole: bool, floor: int, payer_is_dealer: bool, collector_is_dealer: bool) -> int:
+        """子 one payer pays a holder of count ``n`` in an end settlement: ``scorer.jing.paid``."""
         return self.scorer.jing.paid(n, sole=sole, floor=floor, payer_is_dealer=payer_is_dealer,
                                      collector_is_dealer=collector_is_dealer)
 
-    def jing_score(self, n: int, sole: bool) -> float:
+    def jing_score(self, n: int, *, sole: bool) -> float:
         """A holder's 精 score from one payer for a count ``n`` (floor 1, neither side the dealer)."""
-        return self.jing_pays(n, sole, 1, False, False)
+        return self.jing_pays(n, sole=sole, floor=1, payer_is_dealer=False, collector_is_dealer=False)
 
     def jing_worth(self, n: int) -> float:
         """Expected 子 of holding a 精 count ``n`` at the end (from every other seat), memoised."""
@@ -171,12 +176,12 @@ class ValueModel:
         if v is None:
             if len(self.worth_memo) >= CACHE:
                 self.worth_memo.clear()
-            v = self.worth_memo[n] = (len(self.seats) - 1) * (SOLE_HOLDER_CHANCE * self.jing_score(n, True)
-                                                               + (1 - SOLE_HOLDER_CHANCE) * self.jing_score(n, False))
+            v = self.worth_memo[n] = (len(self.seats) - 1) * (SOLE_HOLDER_CHANCE * self.jing_score(n, sole=True)
+                                                               + (1 - SOLE_HOLDER_CHANCE) * self.jing_score(n, sole=False))
         return v
 
-    def worth_rows(self, pattern: str, draws: int, as_dealer: bool,
-                   most: int) -> tuple[tuple[float, ...], tuple[tuple[float, ...], ...]]:
+    def worth_rows(self, pattern: str, draws: int, most: int, *,
+                   as_dealer: bool) -> tuple[tuple[float, ...], tuple[tuple[float, ...], ...]]:
         """What ``pattern`` adds to a discard's worth by its distances, for ``draws`` draws left
         and distances up to ``most``, memoised: ``(wild, both)``, ``wild[d + 1]`` =
         ``P(d)·V_wild`` and ``both[d + 1][d_n + 1]`` = ``P(d_n)·V_natural + (P(d) − P(d_n))⁺·V_wild``
@@ -196,7 +201,7 @@ class ValueModel:
 
     def jing_of(self, indicators: Mapping[str, int]) -> Mapping[int, int]:
         """Tile kind -> what one tile of it adds to n in the end settlements (kinds adding 0 left
-        out), for the revealed ``indicators`` (name -> indicator tile): :meth:`Scorer.jing_count`
+        out), for the revealed ``indicators`` (name -> indicator tile): ``scorer.jing.count``
         of each 正/副精, memoised."""
         key = tuple(indicators.get(name) for name in self.end_indicators)
         out = self.jing_memo.get(key)

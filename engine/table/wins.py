@@ -115,7 +115,7 @@ class Wins:
 
     def refusal(self, info: WinInfo, hand: SeatHand | None = None) -> IllegalAction | None:
         """Why the ruleset forbids this win judged on the state alone (the scorer's
-        :meth:`~engine.core.scoring.Scorer.check_win_allowed`, shared with ``score`` and ``test``),
+        :meth:`~engine.core.legality.Legality.check_win_allowed`, shared with ``score`` and ``test``),
         or None. ``hand``: the winner's hand without the winning tile (default: as held)."""
         g = self.game
         hands = dict(g.hands)

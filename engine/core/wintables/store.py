@@ -42,8 +42,9 @@ TableName: TypeAlias = str | tuple[str, TableSpec]  # a cached table's name (pla
 K = TypeVar("K")
 V = TypeVar("V")
 
-_LAZY: dict[TableSpec, LazyTable] = {}  # full tables read lazily, by spec
-_LOADED: dict[TableName, dict[int, int]] = {}  # tables already in this process, by name
+# The process's table caches (a test empties them, as a fresh process has them):
+LAZY_TABLES: dict[TableSpec, LazyTable] = {}  # full tables read lazily, by spec
+LOADED_TABLES: dict[TableName, dict[int, int]] = {}  # tables already in this process, by name
 _NATURAL: dict[SpecFields, NaturalTable] = {}  # natural-only views, by spec
 
 
@@ -75,11 +76,11 @@ def load_table(spec: SpecFields, part: str = "full") -> dict[int, int]:
 def load_table_lazy(spec: SpecFields) -> LazyTable:
     """The full table of ``spec`` as :func:`load_table`, as a :class:`LazyTable`."""
     spec = TableSpec(*spec)
-    got = _LAZY.get(spec)
+    got = LAZY_TABLES.get(spec)
     if got is not None:
         return got
     name = ("full", spec)
-    full = _LOADED.get(name)
+    full = LOADED_TABLES.get(name)
     got = None
     d = cache_dir()
     n, base = spec.kinds, dense_base(spec.copies)
@@ -100,7 +101,7 @@ def load_table_lazy(spec: SpecFields) -> LazyTable:
             got = LazyTable(*arrays)
     if got is None:
         got = LazyTable(full=load_table(spec))
-    return keep(_LAZY, spec, got)
+    return keep(LAZY_TABLES, spec, got)
 
 
 def natural_table(spec: SpecFields) -> NaturalTable:
@@ -139,9 +140,9 @@ def cached_table(name: TableName, build: Callable[[], dict[int, int]], n_kinds: 
     """A packed table named ``name`` (plain data: its hash is the file name) of at most ``most``
     entries: from this process, else from the disk cache, else ``build()`` (then written to the
     cache, atomically)."""
-    got = _LOADED.get(name)
+    got = LOADED_TABLES.get(name)
     if got is None:
-        got = keep(_LOADED, name, load_or_build(name, build, n_kinds, value_bits, most))
+        got = keep(LOADED_TABLES, name, load_or_build(name, build, n_kinds, value_bits, most))
     return got
 
 
