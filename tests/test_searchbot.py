@@ -7,6 +7,7 @@ import random
 import pytest
 from typer.testing import CliRunner
 
+from engine import compile_ruleset
 from engine.cli import app
 from engine.cli.inputs import budgeted_bots
 from engine.table.bots import BOTS, kind_error, make_bot, with_budget
@@ -176,3 +177,23 @@ def test_its_help_names_the_budget():
     for command in ("simulate", "impact"):
         r = runner.invoke(app, [command, "--help"], env={"COLUMNS": "200"})
         assert "--search-playouts" in r.output and "search" in r.output
+
+
+def test_it_overrules_the_value_bot_where_the_playouts_say_so():
+    """A discard that deals into a ready hand: the next seat waits on the very tile the
+    dealer's value bot would throw, alone, and takes it (a win is always taken). Shown the true
+    hands (a redeal that keeps them, as a test may plant), every playout of that discard pays
+    the win, and the search throws another tile."""
+    g = Game(compile_ruleset("nanchang"), seed=5)
+    east, south = g.dealer, g.next_seat(g.dealer)
+    g.set_indicators({name: g.tiles.parse_one("3s") for name in g.indicators})  # 精: 4s and 5s
+    g.set_concealed(east, g.tiles.parse("1m2m3m4m5m6m7m8m2p3p6p7p9s东"))
+    g.last_drawn = None
+    first = ValueBot(1)(g, east)
+    assert first.kind == "discard" and first.tile is not None
+    g.set_concealed(south, [*g.tiles.parse("2s2s2s2p3p4p5p6p7p7s8s9s"), first.tile])  # waits on it alone
+    assert ValueBot(1)(g, east) == first, "the next seat's hand does not change the value bot's choice"
+    bot = SearchBot(1, 48, redeal=keeps_true_hands)
+    chosen = bot(g, east)
+    assert bot.last is not None and bot.last.candidates[0] == first
+    assert chosen != first, [a.text(g.scorer) for a in bot.last.candidates]
