@@ -15,7 +15,8 @@ zero-sum it equals ``4/3 · net_A(seat)``). Hands are single hands (dealer the f
 floor 1, no previous hand), so neither run's results leak into the next hand. The interval is
 mean ± 1.96 · sd / √N over the N independent hands; the p-value is the two-sided normal one of
 the mean against 0. A bot seeded as the bot it replaces (a search bot's value bot too) plays
-the same as it until its first different choice.
+the same as it until its first different choice (a search bot draws its own order's tie-breaks
+apart: it plays a value bot's choices until the search overrules one).
 
 Cost: CPU seconds of the A side per hand (``--bot`` and the others), and for a search bot its
 searched decisions and playouts per hand (``bot_cost``). Speed: hands per CPU second
@@ -34,7 +35,7 @@ cores; the value bot is faster since, benchmarks/loop.py gives the ratio). The r
 value model took the scorer's figures (payment weights per role, no-win fans) and counted live
 tiles for the best three discards only: +0.387, [+0.262, +0.513]. Before the live-tile count
 and the claim rule the value bot was at −0.036, [−0.166, +0.093]. The search bot against value
-bots: docs/game.md.
+bots: docs/game.md (run it with ``--speed 0``: four search bots for the speed figure take long).
 """
 from __future__ import annotations
 
@@ -51,6 +52,7 @@ from engine.table.bots import kind_error, make_bot
 from engine.table.game import Game
 from engine.table.match import hand_seed, play_hand
 from engine.tools.runner import run_blocks
+from engine.tools.stats import Dist
 
 BLOCK = 100
 _CACHE: dict = {}
@@ -71,8 +73,8 @@ def _play(rs, scorer, seed: int, kinds: list[str]) -> tuple[dict[str, int], dict
     return g.result.net(g.seats), bots
 
 
-def _block(args) -> list[tuple[float, float, float, int, int]]:
-    """(paired Δ, in-game Δ, CPU s of the A side, the bot's searched decisions and playouts)
+def _block(args) -> list[tuple[int, int, float, int, int]]:
+    """(paired Δ, in-game Δ times the other seats' number (a whole number), CPU s of the A side, the bot's searched decisions and playouts)
     for hands ``start … start+count-1``."""
     rules, bot, against, seed, start, count = args
     rs, scorer = _setup(rules)
@@ -89,28 +91,24 @@ def _block(args) -> list[tuple[float, float, float, int, int]]:
         b, _ = _play(rs, scorer, s, [against] * len(seats))
         others = [a[x] for j, x in enumerate(seats) if j != k]
         me = bots[seats[k]]
-        out.append((a[seats[k]] - b[seats[k]], a[seats[k]] - sum(others) / len(others), spent,
+        out.append((a[seats[k]] - b[seats[k]], len(others) * a[seats[k]] - sum(others), spent,
                     getattr(me, "searched", 0), getattr(me, "played", 0)))
     return out
 
 
-def p_value(xs: list[float]) -> float:
-    """Two-sided p-value of the mean of ``xs`` against 0 (normal approximation)."""
-    n = len(xs)
-    mean = sum(xs) / n
-    sd = math.sqrt(sum((x - mean) ** 2 for x in xs) / (n - 1)) if n > 1 else 0.0
-    if sd == 0:
-        return 1.0 if mean == 0 else 0.0
-    return math.erfc(abs(mean) / (sd / math.sqrt(n)) / math.sqrt(2))
+def p_value(d: Dist) -> float:
+    """Two-sided p-value of the mean of ``d`` against 0 (normal approximation)."""
+    if d.sd == 0:
+        return 1.0 if d.mean == 0 else 0.0
+    return math.erfc(abs(d.mean) / (d.sd / math.sqrt(d.n)) / math.sqrt(2))
 
 
-def interval(xs: list[float]) -> tuple[float, float, float]:
-    """(mean, low, high) of a 95 % normal interval for the mean."""
-    n = len(xs)
-    mean = sum(xs) / n
-    sd = math.sqrt(sum((x - mean) ** 2 for x in xs) / (n - 1)) if n > 1 else 0.0
-    half = 1.96 * sd / math.sqrt(n)
-    return mean, mean - half, mean + half
+def dist(xs: list[int]) -> Dist:
+    """The whole numbers ``xs`` as a :class:`Dist` (its mean, sd and 95 % interval)."""
+    d = Dist()
+    for x in xs:
+        d.add(x)
+    return d
 
 
 def cpu() -> float:
@@ -157,13 +155,16 @@ def main() -> None:
         print(f"\r{len(rows)} hands", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
     out["cpu_s"] = round(cpu() - start, 1)
-    paired = [r[0] for r in rows]
-    m, lo, hi = interval(paired)
-    out["paired_delta_zi_per_hand"] = {"mean": round(m, 3), "ci95": [round(lo, 3), round(hi, 3)],
+    paired = dist([r[0] for r in rows])
+    lo, hi = paired.ci95()
+    out["paired_delta_zi_per_hand"] = {"mean": round(paired.mean, 3), "ci95": [round(lo, 3), round(hi, 3)],
                                        "p": float(f"{p_value(paired):.3g}"),
-                                       "hands_changed": sum(1 for x in paired if x)}
-    m2, lo2, hi2 = interval([r[1] for r in rows])
-    out["in_game_delta_zi_per_hand"] = {"mean": round(m2, 3), "ci95": [round(lo2, 3), round(hi2, 3)]}
+                                       "hands_changed": sum(c for v, c in paired.counts.items() if v)}
+    others = len(compile_ruleset(a.rules, {}).table["seats"].values) - 1
+    scaled = dist([r[1] for r in rows])  # times `others`: the others' mean is a sum over them
+    lo, hi = scaled.ci95()
+    out["in_game_delta_zi_per_hand"] = {"mean": round(scaled.mean / others, 3),
+                                        "ci95": [round(lo / others, 3), round(hi / others, 3)]}
     decisions, playouts, spent = sum(r[3] for r in rows), sum(r[4] for r in rows), sum(r[2] for r in rows)
     out["bot_cost"] = {"a_side_cpu_s_per_hand": round(spent / len(rows), 3),
                        "searched_decisions_per_hand": round(decisions / len(rows), 2),
