@@ -65,12 +65,43 @@ def twin(g: Game, seat: str, rng: random.Random) -> Game:
     return t
 
 
-def leaks(redeal: Redeal, positions: list[tuple[Game, str]]) -> list[str]:
+def hidden_twin(g: Game, seat: str, rng: random.Random) -> Game | None:
+    """A game ``seat`` cannot tell from ``g``: a hidden indicator's undrawn tile (下精 under 埋雷)
+    swapped with a tile of another kind from another seat's hand; None when no hidden
+    indicator lies undrawn."""
+    t = copy_game(g)
+    spots = sorted((n, p) for n, p in t.indicator_positions.items()
+                   if t.rs.indicators[n].hidden and not t.rs.indicators[n].picked and p not in t.wall.taken)
+    if not spots:
+        return None
+    name, p = spots[rng.randrange(len(spots))]
+    here = t.wall.tiles[p]
+    swaps = [(s, i) for s in t.seats if s != seat for i, x in enumerate(t.hands[s].concealed) if x != here]
+    other, i = swaps[rng.randrange(len(swaps))]
+    hand = list(t.hands[other].concealed)
+    hand[i], t.wall.tiles[p] = here, hand[i]
+    t.set_concealed(other, hand)
+    t.set_indicators({**t.indicators, name: t.wall.tiles[p]})
+    return t
+
+
+def keeps_true_hidden_indicator(g: Game, seat: str, rng: random.Random) -> Game:
+    """A planted leak: a real redeal, then the hidden indicators' true tiles put back."""
+    r = redealt(g, seat, rng)
+    hidden_names = [n for n in g.indicators if g.rs.indicators[n].hidden]
+    r.set_indicators({**r.indicators, **{n: g.indicators[n] for n in hidden_names}})
+    return r
+
+
+def leaks(redeal: Redeal, positions: list[tuple[Game, str]], make_twin=twin) -> list[str]:
     """The positions where ``redeal`` tells two games apart that the seat cannot (the copy of the
-    twin differs from the copy of the game for the same generator); [] when it never does."""
+    twin, made by ``make_twin``, differs from the copy of the game for the same generator); []
+    when it never does."""
     out = []
     for k, (g, seat) in enumerate(positions):
-        t = twin(g, seat, random.Random(k))
+        t = make_twin(g, seat, random.Random(k))
+        if t is None:
+            continue
         assert view_of(t, seat) == view_of(g, seat), "the twin looks the same to the seat"
         assert hidden(t, seat) != hidden(g, seat), "and differs in what it cannot see"
         if hidden(redeal(g, seat, random.Random(k)), seat) != hidden(redeal(t, seat, random.Random(k)), seat):
@@ -109,6 +140,12 @@ def keeps_true_wall(g: Game, seat: str, rng: random.Random) -> Game:
 def test_the_privacy_check_catches_a_planted_leak(leaky):
     found = leaks(leaky, positions(RULES["nanchang-app"], 1))
     assert found, "a determiniser that keeps hidden truth is caught"
+
+
+def test_the_privacy_check_catches_a_kept_hidden_indicator():
+    rs = RULES["nanchang-app"]
+    assert leaks(redealt, positions(rs), hidden_twin) == []  # the real one passes the same check
+    assert leaks(keeps_true_hidden_indicator, positions(rs), hidden_twin), "a kept 下精 is caught"
 
 
 @pytest.mark.parametrize("name", sorted(RULES))
