@@ -130,14 +130,14 @@ def speed(rules: str, hands: int, seed: int, kind: str = "value") -> float:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--rules", default="nanchang")
+    ap.add_argument("--rules", default="nanchang", help="a bundled rule file's name or a path (default nanchang)")
     ap.add_argument("--bot", default="value", help="the bot at the rotating seat (search:N: N playouts a decision)")
     ap.add_argument("--against", default="greedy", help="the bots at the other seats, and at every seat in B")
-    ap.add_argument("-n", "--hands", type=int, default=20_000)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("-n", "--hands", type=int, default=20_000, help="paired hands (each played twice; default 20,000)")
+    ap.add_argument("--seed", type=int, default=1, help="hand i is dealt from hand_seed(seed, i) (default 1)")
+    ap.add_argument("--workers", type=int, default=1, help="processes playing blocks of 100 hands (the figures do not depend on it)")
     ap.add_argument("--speed", type=int, default=200, metavar="N", help="hands for the speed figure (0: skip)")
-    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--json", action="store_true", help="the report as JSON")
     a = ap.parse_args()
     for kind in (a.bot, a.against):
         if kind_error(kind):

@@ -160,7 +160,8 @@ def test_out_of_range_numbers_name_the_flag(args, flag):
     (["sheet", "nanchang", "-O", "{dir}"], "error: --output {dir}: cannot write the sheet there: Is a directory"),
     (["simulate", "nanchang", "-n", "1", "--bots", "greedy,foo"], "error: --bots 'greedy,foo': 'foo': no such bot"),
     (["simulate", "nanchang", "-n", "1", "--bots", "greedy,random"], "error: --bots 'greedy,random': give one kind, or one per seat in seat order (4: "),
-    (["play", "nanchang", "--auto", "--bots", "foo"], "error: --bots 'foo': unknown bot 'foo'"),
+    (["play", "nanchang", "--auto", "--bots", "foo"], "error: --bots 'foo': no such bot"),
+    (["play", "nanchang", "--auto", "--bots", "search:0"], "error: --bots 'search:0': the budget is a whole number"),
     (["play", "nanchang", "--seat", "X"], "error: --seat 'X': no seat 'X'"),
     (["diff", "nanchang", "chongguan", "--seed", "3"], "error: --seed is the seed of the --impact hands, and no --impact"),
 ])

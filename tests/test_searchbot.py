@@ -50,6 +50,7 @@ def test_the_search_bot_is_registered_and_takes_a_budget():
     assert kind_error("value:8") and kind_error("seach") and kind_error("search") is None
     assert with_budget(["search", "value", "search:3"], 5) == ["search:5", "value", "search:3"]
     assert budgeted_bots("search:3,value,value,value", 5) == "search:3,value,value,value"  # it names a search bot
+    assert budgeted_bots("search, value,value ,value", None) == "search,value,value,value"  # spaces as typed
     with pytest.raises(ValueError):
         SearchBot(1, 0)
     with pytest.raises(ValueError):
@@ -160,6 +161,7 @@ def test_simulate_and_impact_take_search_bots():
 @pytest.mark.parametrize(("args", "message"), [
     (["--bots", "value", "--search-playouts", "4"], "names none"),
     (["--bots", "search", "--search-playouts", str(MAX_PLAYOUTS + 1)], f"--search-playouts {MAX_PLAYOUTS + 1}: "),
+    (["--bots", "search", "--search-playouts", "0"], "--search-playouts 0: "),
     (["--bots", "search:0"], "playouts per decision"),
     (["--bots", "greedy:3"], "only search takes a budget"),
 ])
@@ -197,3 +199,9 @@ def test_it_overrules_the_value_bot_where_the_playouts_say_so():
     chosen = bot(g, east)
     assert bot.last is not None and bot.last.candidates[0] == first
     assert chosen != first, [a.text(g.scorer) for a in bot.last.candidates]
+
+
+def test_play_watches_search_bots_of_a_budget():
+    r = runner.invoke(app, ["play", "nanchang", "--auto", "--bots", "search:8", "--seed", "1"])
+    assert r.exit_code == 0, r.output
+    assert "seed 1" in r.output

@@ -45,7 +45,7 @@ OptionOpt = Annotated[list[str] | None, typer.Option("--option", "-o", metavar="
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
 FileArg = Annotated[str, typer.Argument(metavar="FILE", help="A .rules file or a bundled ruleset name.")]
 BackendOpt = Annotated[str, typer.Option(metavar="local|ray", help="Where blocks of hands run: local processes, or Ray tasks (pip install 'mjrules[ray]'); the output does not depend on it.")]
-PlayoutsOpt = Annotated[int | None, typer.Option(metavar="N", min=1, help="The budget of each search bot of --bots: N playouts a decision, 1 to 10,000 (each a hand played out to its end by value bots; default 48; docs/game.md says what it does and costs); search:N in --bots sets one seat's.")]
+PlayoutsOpt = Annotated[int | None, typer.Option(metavar="N", help="The budget of each search bot of --bots: N playouts a decision, 1 to 10,000 (each a hand played out to its end by value bots; default 48; docs/game.md says what it does and costs); search:N in --bots sets one seat's.")]
 AddressOpt = Annotated[str | None, typer.Option(metavar="HOST:PORT", help="With --backend ray: the Ray cluster to use (its head's address, or auto); else a local Ray of --workers CPUs.")]
 
 
@@ -107,7 +107,8 @@ def budgeted_bots(spec: str, playouts: int | None) -> str:
     from engine.table.bots import BUDGETED, with_budget
     from engine.table.searchbot import MAX_PLAYOUTS
 
-    kinds = spec.split(",")
+    kinds = [k.strip() for k in spec.split(",")]  # "greedy, value" as "greedy,value"
+    spec = ",".join(kinds)
     if playouts is not None and not 1 <= playouts <= MAX_PLAYOUTS:
         raise MjError(f"--search-playouts {playouts}: a search bot's budget is 1 … {MAX_PLAYOUTS:,} playouts per decision",
                       hint="e.g. --search-playouts 48 (the default); docs/game.md says what a playout costs")

@@ -47,7 +47,7 @@ def replay(
 def play(
     rules: Annotated[str, typer.Argument(metavar="RULES", help="Bundled ruleset name or path to a .rules file.")],
     seat: Annotated[str, typer.Option(metavar="SEAT", help="Your seat.")] = "S",
-    bots: Annotated[str, typer.Option(metavar="KIND", help="The other players: greedy, random or value.")] = "greedy",
+    bots: Annotated[str, typer.Option(metavar="KIND", help="The other players' kind: greedy, random, value or search (search:N: N playouts a decision, a second or more each; docs/game.md).")] = "greedy",
     auto: Annotated[bool, typer.Option("--auto", help="Watch four bots play instead of playing.")] = False,
     hands: Annotated[int, typer.Option(min=1, help="Hands to play.")] = 1,
     seed: Annotated[int | None, typer.Option(min=0, max=MAX_SEED, help="Seed for the wall and dice (random if left out).")] = None,
@@ -56,7 +56,7 @@ def play(
 ) -> None:
     """Play in the terminal against three bots (or watch four with --auto): your tiles, the table,
     and the legal actions as a numbered menu; the ledger after each hand."""
-    from engine.table.bots import BOTS
+    from engine.table.bots import BOTS, kind_error, make_bot
     from engine.table.match import Match
     from engine.tools.play import Narrator, TerminalPlayer, show_hand_end
 
@@ -72,12 +72,14 @@ def play(
     import random as _random
 
     seed = seed if seed is not None else _random.SystemRandom().randrange(2**31)
-    if bots not in BOTS:
-        fail(MjError(f"--bots {bots!r}: unknown bot {bots!r}", hint=f"one of: {', '.join(BOTS)}"), False)
+    problem = kind_error(bots)
+    if problem is not None:
+        fail(MjError(f"--bots {bots!r}: {problem.removeprefix(f'{bots!r}: ')}",
+                     hint=f"one of: {', '.join(BOTS)} (search:N: N playouts a decision)"), False)
     m = Match(rs, seed)
     if seat not in m.seats:
         fail(MjError(f"--seat {seat!r}: no seat {seat!r}", hint=f"seats: {' '.join(m.seats)}"), False)
-    players: dict[str, Bot] = {s: BOTS[bots](seed + i) for i, s in enumerate(m.seats)}
+    players: dict[str, Bot] = {s: make_bot(bots, seed + i) for i, s in enumerate(m.seats)}
     if not auto:
         players[seat] = TerminalPlayer(out.real())
     out.print(f"{rs.label or rs.name} — seed {seed}" + ("" if auto else f"; you are {seat}"), markup=False)
