@@ -85,6 +85,31 @@ def hidden_twin(g: Game, seat: str, rng: random.Random) -> Game | None:
     return t
 
 
+def pick_twin(g: Game, seat: str, rng: random.Random) -> Game | None:
+    """A game ``seat`` cannot tell from ``g``: another seat's 随精 pick (its own 精, shown at the
+    end) is another kind; None without picks made by another seat."""
+    t = copy_game(g)
+    if t.picked is None:
+        return None
+    others = sorted(s for s in t.picked.chosen if s != seat)
+    if not others:
+        return None
+    other = others[rng.randrange(len(others))]
+    kinds = [k for k in range(len(t.tiles.kinds)) if k != t.picked.chosen[other]]
+    t.picked.chosen[other] = kinds[rng.randrange(len(kinds))]
+    t.set_indicators(dict(t.indicators))  # each seat's own 精 follows its pick
+    return t
+
+
+def keeps_true_picks(g: Game, seat: str, rng: random.Random) -> Game:
+    """A planted leak: a real redeal, then the other seats' true picks put back."""
+    r = redealt(g, seat, rng)
+    if g.picked is not None and r.picked is not None:
+        r.picked.chosen.update({s: k for s, k in g.picked.chosen.items() if s != seat})
+        r.set_indicators(dict(r.indicators))
+    return r
+
+
 def keeps_true_hidden_indicator(g: Game, seat: str, rng: random.Random) -> Game:
     """A planted leak: a real redeal, then the hidden indicators' true tiles put back."""
     r = redealt(g, seat, rng)
@@ -146,6 +171,12 @@ def test_the_privacy_check_catches_a_kept_hidden_indicator():
     rs = RULES["nanchang-app"]
     assert leaks(redealt, positions(rs), hidden_twin) == []  # the real one passes the same check
     assert leaks(keeps_true_hidden_indicator, positions(rs), hidden_twin), "a kept 下精 is caught"
+
+
+def test_the_privacy_check_catches_kept_picks():
+    places = positions(PICKS, 4)
+    assert leaks(redealt, places, pick_twin) == []  # the real one passes the same check
+    assert leaks(keeps_true_picks, places, pick_twin), "another seat's kept 随精 pick is caught"
 
 
 @pytest.mark.parametrize("name", sorted(RULES))
