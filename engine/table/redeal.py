@@ -12,8 +12,9 @@ everything one seat cannot see dealt again at random, consistent with what it se
   holds), the kinds of their concealed kongs, and the wall's undrawn face-down tiles; the
   hidden indicators follow their new tiles, the other seats' 随精 picks are made again, their
   claims are recomputed and their 弃先胡后 locks kept on their (public) tiles, the worth of the
-  win they passed taken as 0; of the real hand's actions only the last is copied, and not its seed. Everything public (melds,
-  discards, the face-up indicators, the wall counts, whose turn, every settlement made) is kept.
+  win they passed taken as 0; of the real hand's actions only the last is copied, and not its
+  seed. Everything public (melds, discards, the face-up indicators, the wall counts, whose
+  turn, every settlement made) is kept.
 
 A determinised copy is a function of the seat's view and the generator alone: two games the
 seat cannot tell apart give the same copy for the same generator (tests/test_redeal.py). Its
