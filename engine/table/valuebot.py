@@ -62,6 +62,7 @@ from engine.core.shanten import Shanten
 from engine.table.game import Action, Game
 from engine.table.picks import likely_pick
 from engine.table.valuemodel import DRAW_CHANCE_SETS, NEIGHBOURS, ValueModel, model_of, reach
+from engine.table.view import shown_indicators
 
 # ---- play heuristics (not rules: how the bot estimates, tuned against the greedy bot) ----------
 RACE = 0.3  # share of the seat's remaining draws it can count on before another seat wins
@@ -411,7 +412,7 @@ class ValueBot:
         if not m.kong_indicators:
             return 0.0
         sc = game.scorer
-        shown = {n: c for n, c in game.indicators.items() if n not in m.hidden}  # what the seat sees
+        shown = shown_indicators(game)  # what the seat sees
         jing: set[int] = set()
         for name in m.kong_indicators:
             if name in shown:

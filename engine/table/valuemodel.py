@@ -76,7 +76,6 @@ class ValueModel:
         # (an `each tile where …` indicator is made of the final hands: the model does not value it)
         self.end_indicators = [n for n, ind in rs.indicators.items() if ind.settle == "at_end" and not ind.hidden
                                and ind.position.type != "each_tile"]
-        self.hidden = frozenset(n for n, ind in rs.indicators.items() if ind.hidden)  # not shown till the end
         self.kong_indicators = [n for n, ind in rs.indicators.items() if ind.settle == "at_end" and ind.with_kongs
                                 and not ind.hidden]
         # the other shown indicators settled at the end: a kong bonus `of each indicator` is booked there

@@ -240,6 +240,16 @@ def _memo(game: Game) -> _Memo:
     return memo
 
 
+def shown_indicators(game: Game) -> dict[str, int]:
+    """The indicators every seat sees now, name → tile kind: a hidden one (下精 under 埋雷,
+    RULES.md §2) only once the hand is over; what :func:`seat_parts` shows of them, for a
+    reader of the game itself (a bot)."""
+    if game.over:
+        return dict(game.indicators)
+    hidden = _memo(game).hidden
+    return {n: c for n, c in game.indicators.items() if n not in hidden}
+
+
 def snapshot(game: Game) -> TableSnapshot:
     """``game`` frozen now (see :class:`TableSnapshot`). Costs one pass over the table and the
     legal actions of the seats to act."""
