@@ -32,7 +32,7 @@ from engine.table.game import Game
 from engine.table.picks import likely_pick
 from engine.table.turn import claims_on, robbers
 from engine.table.valuemodel import model_of
-from engine.table.view import public_event
+from engine.table.view import public_event, shown_indicators
 from engine.table.wins import Wins
 
 
@@ -56,9 +56,9 @@ def public_wall(game: Game) -> set[int]:
     """The undrawn wall positions whose tiles every seat sees: the face-up indicators (not
     hidden, not a 随精 anchor) and the tiles the flips turned (发电)."""
     out = set(game.flips.turned) if game.flips is not None else set()
-    for name, p in game.indicator_positions.items():
-        ind = game.rs.indicators[name]
-        if not ind.hidden and not ind.picked:
+    for name in shown_indicators(game):
+        p = game.indicator_positions.get(name)
+        if p is not None and not game.rs.indicators[name].picked:
             out.add(p)
     return out - game.wall.taken
 
