@@ -71,7 +71,7 @@ def _peak_mib(pid: int) -> float:
     return float("nan")
 
 
-def _game_step_ms(hands: int, seed: int) -> float:
+def game_step_ms(hands: int, seed: int) -> float:
     """The peer, measured in this process: CPU milliseconds of one game step when four random
     bots play ``hands`` hands of nanchang with the table layer alone (``Match.deal`` and
     ``play_until_person``, no server around it): the issue's "one game step"."""
@@ -258,8 +258,8 @@ def main(argv: list[str] | None = None) -> dict:
             for j, v in enumerate(r["seats"].values()):
                 ws = seat_urls[j % len(seat_urls)].replace("http://", "ws://")
                 seats.append((f"{ws}/ws/rooms/{r['room']}?token={v['token']}", args.seed * 1_000 + i * 8 + j))
-        _game_step_ms(PEER_HANDS, args.seed + 1)  # warm: the parser and the win tables
-        step_ms = _game_step_ms(PEER_HANDS, args.seed)
+        game_step_ms(PEER_HANDS, args.seed + 1)  # warm: the parser and the win tables
+        step_ms = game_step_ms(PEER_HANDS, args.seed)
         pids = [q for p in procs for q in _tree(p.pid)]
         cpu0 = sum(_cpu_seconds(p) for p in pids)
         stop_at = time.monotonic() + args.seconds
@@ -275,7 +275,7 @@ def main(argv: list[str] | None = None) -> dict:
             w.join(timeout=30)
         wall = time.monotonic() - started
         cpu = sum(_cpu_seconds(p) for p in pids) - cpu0
-        step_ms = (step_ms + _game_step_ms(PEER_HANDS, args.seed)) / 2  # before and after: the machine's drift
+        step_ms = (step_ms + game_step_ms(PEER_HANDS, args.seed)) / 2  # before and after: the machine's drift
         lat = [x for p in parts for x in p["lat"]]
         errors = [e for p in parts for e in p["errors"]]
         oks: dict[str, list[tuple[int, int, str]]] = {}
