@@ -18,14 +18,14 @@ claim, nearest the discarder, is taken), ``rob`` (after an added kong, seats tha
 answer), ``over``. An illegal action raises :class:`~engine.errors.IllegalAction` and changes
 nothing. Randomness is only the wall's shuffle and the dice, both kept in the record.
 
-:class:`Game` holds the hand's state and applies actions; parts of what it does are modules of
-their own, reading the game through a typed protocol: the deal and the flips (deal.py,
+:class:`Game` holds the hand's state and applies actions; each part of what it does is a module
+of its own, reading the game through a typed protocol: the deal and the flips (deal.py,
 ``DealState``), what a seat may do now (turn.py, ``TurnState``), may a seat win and on what
-(wins.py, ``HandInPlay``) and the end's settlements (ending.py). The operations those modules
-change the game through (:meth:`Game.add`, :meth:`Game.take`, :meth:`Game.log`,
-:meth:`Game.place_indicators`, :meth:`Game.next_turn`, :meth:`Game.after_kong`,
-:meth:`Game.end_hand`) are public; a caller outside the engine plays through :meth:`Game.apply`
-alone.
+(wins.py, ``HandInPlay``), claims and their priority once answered (claims.py, ``ClaimState``)
+and the end's settlements (ending.py). The operations those modules change the game through
+(:meth:`Game.add`, :meth:`Game.take`, :meth:`Game.log`, :meth:`Game.place_indicators`,
+:meth:`Game.next_turn`, :meth:`Game.after_kong`, :meth:`Game.end_hand`) are public; a caller
+outside the engine plays through :meth:`Game.apply` alone.
 """
 from __future__ import annotations
 
@@ -54,13 +54,14 @@ from engine.table.actions import (
 )
 from engine.table.actions import KINDS as KINDS  # re-exported: the game's public names
 from engine.table.actions import HandResult as HandResult
+from engine.table.claims import answer, complete_added_kong
 from engine.table.deal import break_wall, deal_hands, pass_flip, pick, set_wilds, stop_flips
 from engine.table.ending import close_hand
 from engine.table.events import Event, EventFields
 from engine.table.flips import Flips
 from engine.table.picks import Picks
 from engine.table.placing import next_draw_positions
-from engine.table.turn import Offer, claimed_meld, claims_on, own_turn, refusal, robbers, taken_at_once, taken_claim
+from engine.table.turn import Offer, claims_on, own_turn, refusal, robbers, taken_at_once
 from engine.table.wall import Wall
 from engine.table.wins import Wins
 
@@ -361,12 +362,7 @@ class Game:
         if self.phase == FLIP:  # a seat that could stop the flips passes: the next one asked, or the next flip
             pass_flip(self)
             return
-        self.pending[a.seat].answer = a
-        if all(c.answer is not None for c in self.pending.values()):
-            if self.phase == CLAIM:
-                self._resolve_claims()
-            else:
-                self._resolve_rob()
+        answer(self, a)  # claims.py: kept, and resolved once all are in
 
     _do_pass = _do_pung = _do_kong = _do_chow = _answer  # claims: answers, resolved once all are in
 
@@ -386,46 +382,6 @@ class Game:
         else:
             info = self.wins.on_own_draw(a.seat)
         self.end_hand(info)
-
-    def _resolve_claims(self) -> None:
-        assert self.last_discard is not None, "claims are on the last discard"
-        discarder, tile = self.last_discard
-        for seat, c in self.pending.items():  # 弃先胡后: a seat that could win and did not
-            passed = c.answer is not None and c.answer.kind != "win"
-            if passed and self.policies["pass_lock"] and any(o.kind == "win" for o in c.options):
-                info = self.wins.info(seat, tile, "discard", discarder)
-                self.locks[seat] = Lock(tile, self.wins.value(info))
-                self.log("pass_lock", seat=seat, tile=self.tiles.code(tile))
-        taken = taken_claim(self, self.pending)
-        self.pending = {}
-        if taken is None:
-            self.next_turn(self.next_seat(discarder))
-            return
-        seat = taken.seat
-        if taken.kind == "win":
-            self.end_hand(self.wins.info(seat, tile, "discard", discarder))
-            return
-        self.discards[discarder].pop()
-        self._skip_to(discarder, seat)
-        self.interrupted = True
-        self.locks.pop(seat, None)  # its own claim lifts its lock
-        meld, used = claimed_meld(self, taken, tile, discarder)
-        for t in used:
-            self.take(seat, t)
-        self.hands[seat].melds.append(meld)
-        self.log(taken.kind, seat=seat, tile=self.tiles.code(tile), source=discarder)
-        self.current = seat
-        if taken.kind == "kong":
-            self.after_kong()
-        else:
-            self.phase, self.must_discard = ACT, True
-
-    def _skip_to(self, discarder: str, claimer: str) -> None:
-        """Seats between the discarder and the claimer lose their turn (skipped_turn reset)."""
-        pl = self.policies["pass_lock"]
-        if pl and "skipped_turn" in pl["resets"]:
-            for seat in self.after[discarder][1:self.after[discarder].index(claimer)]:
-                self.locks.pop(seat, None)
 
     def after_kong(self) -> None:
         """A kong was made by :attr:`current`: it draws a replacement from the tail next (phase
@@ -456,31 +412,7 @@ class Game:
         if self.pending:
             self.phase = ROB
         else:
-            self._complete_added_kong()
-
-    def _complete_added_kong(self) -> None:
-        assert self.robbed is not None, "an added kong is pending"
-        seat, tile = self.robbed
-        hand = self.hands[seat]
-        self.take(seat, tile)
-        i = next(i for i, m in enumerate(hand.melds) if m.meld_kind == "pung" and m.tiles[0] == tile)
-        old = hand.melds[i]
-        hand.melds[i] = MeldTiles("kong", old.tiles + (tile,), added=True, from_seat=old.from_seat, claimed=old.claimed)
-        self.robbed = None
-        self.interrupted = True
-        self.current = seat
-        self.after_kong()
-
-    def _resolve_rob(self) -> None:
-        assert self.robbed is not None, "a kong is being robbed"
-        seat, tile = self.robbed
-        winners = [s for s, c in self.pending.items() if c.answer is not None and c.answer.kind == "win"]
-        self.pending = {}
-        if winners:
-            self.take(seat, tile)
-            self.end_hand(self.wins.info(winners[0], tile, "rob_kong", seat))
-        else:
-            self._complete_added_kong()
+            complete_added_kong(self)  # claims.py
 
     # ---- 抄庄 ----------------------------------------------------------------------------------------
     def _track_follow_first(self, seat: str, tile: int) -> None:
