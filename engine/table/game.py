@@ -17,6 +17,15 @@ discard every seat that may claim answers: win, kong, pung, chow or pass; then t
 claim, nearest the discarder, is taken), ``rob`` (after an added kong, seats that can win on it
 answer), ``over``. An illegal action raises :class:`~engine.errors.IllegalAction` and changes
 nothing. Randomness is only the wall's shuffle and the dice, both kept in the record.
+
+:class:`Game` holds the hand's state and applies actions; each part of what it does is a module
+of its own, reading the game through a typed protocol: the deal and the flips (deal.py,
+``DealState``), what a seat may do now (turn.py, ``TurnState``), may a seat win and on what
+(wins.py, ``HandInPlay``), claims and their priority once answered (claims.py, ``ClaimState``)
+and the end's settlements (ending.py). The operations those modules change the game through
+(:meth:`Game.add`, :meth:`Game.take`, :meth:`Game.log`, :meth:`Game.place_indicators`,
+:meth:`Game.next_turn`, :meth:`Game.after_kong`, :meth:`Game.end_hand`) are public; a caller
+outside the engine plays through :meth:`Game.apply` alone.
 """
 from __future__ import annotations
 
@@ -26,7 +35,7 @@ from typing import Unpack
 from engine.core.hands import MeldTiles
 from engine.core.scoring import Ledger, Scorer, SeatHand, Snapshot, WinInfo
 from engine.lang import flow as FLOW
-from engine.lang.playable import DIE_FACES, same_size, seat_stacks
+from engine.lang.playable import DIE_FACES, same_size
 from engine.lang.ruleset import Ruleset
 from engine.table.actions import (
     ACT,
@@ -45,13 +54,15 @@ from engine.table.actions import (
 )
 from engine.table.actions import KINDS as KINDS  # re-exported: the game's public names
 from engine.table.actions import HandResult as HandResult
+from engine.table.claims import answer, complete_added_kong
+from engine.table.deal import break_wall, deal_hands, pass_flip, pick, set_wilds, stop_flips
 from engine.table.ending import close_hand
 from engine.table.events import Event, EventFields
 from engine.table.flips import Flips
 from engine.table.picks import Picks
-from engine.table.placing import next_draw_positions, relative_positions
-from engine.table.turn import Offer, claimed_meld, claims_on, own_turn, refusal, robbers, taken_at_once, taken_claim
-from engine.table.wall import build_wall, roll
+from engine.table.placing import next_draw_positions
+from engine.table.turn import Offer, claims_on, own_turn, refusal, robbers, taken_at_once
+from engine.table.wall import Wall
 from engine.table.wins import Wins
 
 __all__ = ["ACT", "CLAIM", "DRAW", "FLIP", "KINDS", "OVER", "PICK", "ROB", "Action", "Game", "HandResult", "Lock"]
@@ -94,10 +105,11 @@ class Game:
         self.meld_size = {kind: same_size(self.rs, kind) for kind in ("pung", "kong")}
         self.previous_indicators = dict(previous_indicators or {})
         self.dice_rolls: list[tuple[int, ...]] = list(dice or [])
-        self._dice_next = 0
+        self.dice_thrown = 0  # how many of dice_rolls were used (deal.throw)
         self.ring: list[int] | None = None
         self.events: list[Event] = []  # what happened, in order (events.py)
-        self._build_wall(ring, wall)
+        self.wall: Wall
+        break_wall(self, ring, wall)  # the wall and the ring (deal.py)
         self.hands: dict[str, SeatHand] = {x: SeatHand() for x in self.seats}
         self.discards: dict[str, list[int]] = {x: [] for x in self.seats}
         self.actions: list[Action] = []
@@ -137,110 +149,9 @@ class Game:
                        for i, x in enumerate(self.seats)}
         self._hand_version = dict.fromkeys(self.seats, 0)  # bumped when a seat's tiles change
         self.wins = Wins(self)  # may a seat win now, and on what (wins.py)
-        self._deal()
-
-    # ---- setup ---------------------------------------------------------------------------------
-    def _roll(self) -> tuple[int, ...]:
-        if self._dice_next < len(self.dice_rolls):
-            r = self.dice_rolls[self._dice_next]
-        else:
-            r = roll(self.rng, self.n_dice)
-            self.dice_rolls.append(r)
-        self._dice_next += 1
-        return r
-
-    def _build_wall(self, ring: list[int] | None, linear: list[int] | None) -> None:
-        method = str((self.policies["break_wall"] or {"method": ("two_rolls",)})["method"][0])
-        built = build_wall([k.index for k in self.tiles.kinds for _ in range(k.copies)], self.height, ring=ring,
-                           linear=linear, shuffle=self.rng.shuffle, throw=self._roll, method=method,
-                           dealer_index=self.seats.index(self.dealer), seat_stacks=seat_stacks(self.rs))
-        self.wall, self.ring = built.wall, built.ring
-        if built.ring is not None:
-            self._log("break", rolls=[list(r) for r in built.rolls], stack=built.stack)
-
-    def _deal(self) -> None:
-        order = self.seats[self.seats.index(self.dealer):] + self.seats[: self.seats.index(self.dealer)]
-        for chunk in self.deal_chunks:
-            for seat in order:
-                for _ in range(chunk):
-                    self._add(seat, self.wall.draw_head()[0])
-        for _ in range(self.dealer_extra):
-            t, _ = self.wall.draw_head()
-            self._add(self.dealer, t)
-            self.last_drawn = t
-        self._log("deal", hands={s: self.tiles.format(h.concealed) for s, h in self.hands.items()})
-        self._flip_indicators()
-        self._set_wilds()
-        for part, kind, lg in self.scorer.after_deal_parts(self.score_snapshot()):  # on the dealt hands
-            if kind is not None:  # one the hands make (照镜子), a family's member
-                self._log("indicator", name=part, tile=self.tiles.code(kind))
-            self.parts.append(("after_deal", part, lg))
-            self._log("settle", part=part, net=lg.net(self.seats))
-        self.phase, self.current = ACT, self.dealer
-        if self.picked is not None:  # each seat picks its own 精 first, in play order (picks.py)
-            self.picked.asking, self.phase = list(self.after[self.dealer]), PICK
-        elif self.flips is not None:
-            self._flip()
-
-    def _do_pick(self, a: Action) -> None:
-        assert a.tile is not None and self.picked is not None, "a pick names its tile (checked before)"
-        self._log("pick", seat=a.seat)  # the kind stays the seat's own until the end
-        self.current = self.picked.take(a.seat, a.tile) or self.dealer
-        if not self.picked.asking:
-            self._set_wilds()
-            self.phase = ACT
-            if self.flips is not None:
-                self._flip()
-
-    def _set_wilds(self) -> None:
-        """The wild kinds every seat shares (``wild``) and each seat's own (``wilds``; picks.py)."""
-        self.wild, self.wilds = Picks.wilds(self.scorer, self.score_snapshot(), self.seats)
-
-    def _flip(self) -> None:
-        """Turn and settle flips until a seat may stop one (phase ``flip``), else draw the hand (flips.py)."""
-        fl = self.flips
-        assert fl is not None, "only a ruleset with flips flips"
-        while not fl.done:
-            tile, position, dice = fl.turn(self.wall, self._roll)
-            part, dealt = f"{fl.name}@{fl.made}", self.score_snapshot()
-            self._log("flip", name=part, tile=self.tiles.code(tile), position=position, dice=list(dice))
-            lg = self.scorer.settle_indicator(dealt, part, tile)
-            self.parts.append(("after_deal", part, lg))
-            self._log("settle", part=part, net=lg.net(self.seats))
-            fl.asking = self.scorer.settlement.flip_stoppers(dealt, fl.name, tile)
-            if fl.asking:
-                self.phase, self.current = FLIP, fl.asking[0]
-                return
-        self._end(None)
-
-    def _do_stop(self, a: Action) -> None:
-        assert self.flips is not None, "a stop answers a flip"
-        tile, position = self.flips.stop(a.seat)
-        self.indicators[self.flips.name], self.indicator_positions[self.flips.name] = tile, position
-        self._log("indicator", name=self.flips.name, tile=self.tiles.code(tile), position=position, stopped_by=a.seat)
-        placed = relative_positions(self.rs, self.wall, self.indicator_positions)  # beside the stopped tile
-        self._place(placed)
-        for name in (n for n in placed if self.rs.indicators[n].settle == "after_deal"):
-            self.parts.append(("after_deal", name, self.scorer.settle_indicator(self.score_snapshot(), name)))
-        self._set_wilds()
-        self.phase, self.current = ACT, self.dealer
-
-    def _flip_indicators(self) -> None:
-        for name, ind in self.rs.indicators.items():
-            pos = ind.position
-            if pos.type in ("each_tile", "flips"):  # not on the wall at the deal: made of the hands, or flipped
-                continue
-            if pos.type == "previous":
-                if pos.ref in self.previous_indicators:
-                    self.indicators[name] = self.previous_indicators[pos.ref]
-                    self._log("indicator", name=name, tile=self.tiles.code(self.indicators[name]), previous=True)
-                continue
-            if pos.type == "next_draw":  # turned when the hand ends (placing.next_draw_positions)
-                continue
-            ref = self.indicator_positions.get(pos.ref) if pos.ref is not None else None
-            p = self.wall.locate(pos.type, pos.end, ref, self._roll)
-            if p is not None:
-                self._place({name: p})
+        self.wild: frozenset[int]  # the wild kinds every seat shares, and each seat's own (deal.set_wilds)
+        self.wilds: dict[str, frozenset[int]]
+        deal_hands(self)  # the deal, the indicators and the flips (deal.py)
 
     # ---- views ------------------------------------------------------------------------------------
     @property
@@ -302,20 +213,32 @@ class Game:
         """Set the indicators (a position set up by hand); the 精 follow, and the actions
         offered before are stale."""
         self.indicators = dict(indicators)
-        self._set_wilds()
+        set_wilds(self)
         self._version += 1
 
-    def _log(self, kind: str, **data: Unpack[EventFields]) -> None:
+    # ---- the operations the hand's parts change it through (deal.py, claims.py) --------------------
+    # Each is one step of an action being applied (or of the deal), on a seat, tile and position
+    # that action was checked for; none checks them again. Called from outside an applied action,
+    # it changes the state without marking the actions offered before as stale.
+    def log(self, kind: str, **data: Unpack[EventFields]) -> None:
+        """Append an event of kind ``kind`` with the fields ``data`` (their shapes by kind:
+        :class:`~engine.table.events.EventFields`; tiles by code, nets in 子 by seat) to
+        :attr:`events`, numbered by its place."""
         self.events.append(Event(n=len(self.events), event=kind, **data))
 
-    def _add(self, seat: str, tile: int) -> None:
-        """Put ``tile`` in ``seat``'s concealed tiles (the count vector follows)."""
+    def add(self, seat: str, tile: int) -> None:
+        """Put ``tile`` (a tile kind's index, ``0 ≤ tile < len(tiles)``) in ``seat``'s concealed
+        tiles (the count vector and the seat's :meth:`hand_version` follow). A seat not at the
+        table raises ``KeyError``, a tile past the last kind ``IndexError`` after the tile was
+        appended (the hand left inconsistent)."""
         self.hands[seat].concealed.append(tile)
         self.counts[seat][tile] += 1
         self._hand_version[seat] += 1
 
-    def _take(self, seat: str, tile: int, n: int = 1) -> None:
-        """Take ``n`` copies of ``tile`` from ``seat``'s concealed tiles (the count vector follows)."""
+    def take(self, seat: str, tile: int, n: int = 1) -> None:
+        """Take ``n`` copies of ``tile`` (a tile kind's index) from ``seat``'s concealed tiles (the
+        count vector and the seat's :meth:`hand_version` follow). A seat holding fewer than ``n``
+        raises ``ValueError`` part way (the copies found are gone, the hand left inconsistent)."""
         concealed = self.hands[seat].concealed
         for _ in range(n):
             concealed.remove(tile)
@@ -398,21 +321,21 @@ class Game:
         else:
             tile, pos = self.wall.draw_head()
         hopeless = self.wins.hopeless(a.seat)  # no tile could complete the hand before the draw?
-        self._add(a.seat, tile)
+        self.add(a.seat, tile)
         self.wins.drew(a.seat, hopeless)
         self.last_drawn = tile
         self.locks.pop(a.seat, None)  # 弃先胡后 lifts on the seat's own draw
-        self._log("draw", seat=a.seat, tile=self.tiles.code(tile), tail=self.from_tail, position=pos)
+        self.log("draw", seat=a.seat, tile=self.tiles.code(tile), tail=self.from_tail, position=pos)
         self.phase = ACT
 
     def _do_discard(self, a: Action) -> None:
         assert a.tile is not None, "a discard names its tile (checked before)"
-        self._take(a.seat, a.tile)
+        self.take(a.seat, a.tile)
         self.discards[a.seat].append(a.tile)
         self.discard_count += 1
         self.must_discard = self.from_tail = False
         self.last_drawn = None
-        self._log("discard", seat=a.seat, tile=self.tiles.code(a.tile))
+        self.log("discard", seat=a.seat, tile=self.tiles.code(a.tile))
         self._track_follow_first(a.seat, a.tile)
         pl = self.policies["pass_lock"]
         if pl and "jing_discard" in pl["resets"] and a.tile in self.wilds[a.seat]:
@@ -422,31 +345,32 @@ class Game:
         if self.pending:
             self.phase = CLAIM
         else:
-            self._next_turn(self.next_seat(a.seat))
+            self.next_turn(self.next_seat(a.seat))
 
-    def _next_turn(self, seat: str) -> None:
+    def next_turn(self, seat: str) -> None:
+        """Give the turn to ``seat``: it draws from the head (phase ``draw``), or, when no live
+        tile is left (:attr:`live_remaining`, the dead wall kept), the hand ends drawn (荒庄;
+        RULES.md §1 荒庄)."""
         self.current = seat
         self.from_tail = False
         if self.live_remaining <= 0:
-            self._end(None)
+            self.end_hand(None)
             return
         self.phase = DRAW
 
     def _answer(self, a: Action) -> None:
         if self.phase == FLIP:  # a seat that could stop the flips passes: the next one asked, or the next flip
-            assert self.flips is not None, "a flip phase has its flips"
-            self.current = self.flips.passed() or self.current
-            if not self.flips.asking:
-                self._flip()
+            pass_flip(self)
             return
-        self.pending[a.seat].answer = a
-        if all(c.answer is not None for c in self.pending.values()):
-            if self.phase == CLAIM:
-                self._resolve_claims()
-            else:
-                self._resolve_rob()
+        answer(self, a)  # claims.py: kept, and resolved once all are in
 
     _do_pass = _do_pung = _do_kong = _do_chow = _answer  # claims: answers, resolved once all are in
+
+    def _do_pick(self, a: Action) -> None:
+        pick(self, a)  # deal.py
+
+    def _do_stop(self, a: Action) -> None:
+        stop_flips(self, a)  # deal.py
 
     def _do_win(self, a: Action) -> None:
         if self.phase in (CLAIM, ROB):
@@ -457,49 +381,12 @@ class Game:
             info = offered.win  # computed when the win was offered
         else:
             info = self.wins.on_own_draw(a.seat)
-        self._end(info)
+        self.end_hand(info)
 
-    def _resolve_claims(self) -> None:
-        assert self.last_discard is not None, "claims are on the last discard"
-        discarder, tile = self.last_discard
-        for seat, c in self.pending.items():  # 弃先胡后: a seat that could win and did not
-            passed = c.answer is not None and c.answer.kind != "win"
-            if passed and self.policies["pass_lock"] and any(o.kind == "win" for o in c.options):
-                info = self.wins.info(seat, tile, "discard", discarder)
-                self.locks[seat] = Lock(tile, self.wins.value(info))
-                self._log("pass_lock", seat=seat, tile=self.tiles.code(tile))
-        taken = taken_claim(self, self.pending)
-        self.pending = {}
-        if taken is None:
-            self._next_turn(self.next_seat(discarder))
-            return
-        seat = taken.seat
-        if taken.kind == "win":
-            self._end(self.wins.info(seat, tile, "discard", discarder))
-            return
-        self.discards[discarder].pop()
-        self._skip_to(discarder, seat)
-        self.interrupted = True
-        self.locks.pop(seat, None)  # its own claim lifts its lock
-        meld, used = claimed_meld(self, taken, tile, discarder)
-        for t in used:
-            self._take(seat, t)
-        self.hands[seat].melds.append(meld)
-        self._log(taken.kind, seat=seat, tile=self.tiles.code(tile), source=discarder)
-        self.current = seat
-        if taken.kind == "kong":
-            self._after_kong()
-        else:
-            self.phase, self.must_discard = ACT, True
-
-    def _skip_to(self, discarder: str, claimer: str) -> None:
-        """Seats between the discarder and the claimer lose their turn (skipped_turn reset)."""
-        pl = self.policies["pass_lock"]
-        if pl and "skipped_turn" in pl["resets"]:
-            for seat in self.after[discarder][1:self.after[discarder].index(claimer)]:
-                self.locks.pop(seat, None)
-
-    def _after_kong(self) -> None:
+    def after_kong(self) -> None:
+        """A kong was made by :attr:`current`: it draws a replacement from the tail next (phase
+        ``draw``), and a ``pass_lock`` policy that resets on ``kong`` lifts every lock (RULES.md
+        §1 Wall, 弃先胡后)."""
         pl = self.policies["pass_lock"]
         if pl and "kong" in pl["resets"]:
             self.locks.clear()
@@ -511,45 +398,21 @@ class Game:
         hand = self.hands[a.seat]
         size = self.meld_size["kong"]
         assert a.tile is not None and size is not None, "a kong names its tile; offered only when sized"
-        self._take(a.seat, a.tile, size)
+        self.take(a.seat, a.tile, size)
         hand.melds.append(MeldTiles("kong", (a.tile,) * size, concealed=True))
         self.interrupted = True
-        self._log("concealed_kong", seat=a.seat, tile=self.tiles.code(a.tile))
-        self._after_kong()
+        self.log("concealed_kong", seat=a.seat, tile=self.tiles.code(a.tile))
+        self.after_kong()
 
     def _do_added_kong(self, a: Action) -> None:
         assert a.tile is not None, "an added kong names its tile (checked before)"
         self.pending = robbers(self, a.seat, a.tile)
         self.robbed = (a.seat, a.tile)
-        self._log("added_kong", seat=a.seat, tile=self.tiles.code(a.tile))
+        self.log("added_kong", seat=a.seat, tile=self.tiles.code(a.tile))
         if self.pending:
             self.phase = ROB
         else:
-            self._complete_added_kong()
-
-    def _complete_added_kong(self) -> None:
-        assert self.robbed is not None, "an added kong is pending"
-        seat, tile = self.robbed
-        hand = self.hands[seat]
-        self._take(seat, tile)
-        i = next(i for i, m in enumerate(hand.melds) if m.meld_kind == "pung" and m.tiles[0] == tile)
-        old = hand.melds[i]
-        hand.melds[i] = MeldTiles("kong", old.tiles + (tile,), added=True, from_seat=old.from_seat, claimed=old.claimed)
-        self.robbed = None
-        self.interrupted = True
-        self.current = seat
-        self._after_kong()
-
-    def _resolve_rob(self) -> None:
-        assert self.robbed is not None, "a kong is being robbed"
-        seat, tile = self.robbed
-        winners = [s for s, c in self.pending.items() if c.answer is not None and c.answer.kind == "win"]
-        self.pending = {}
-        if winners:
-            self._take(seat, tile)
-            self._end(self.wins.info(winners[0], tile, "rob_kong", seat))
-        else:
-            self._complete_added_kong()
+            complete_added_kong(self)  # claims.py
 
     # ---- 抄庄 ----------------------------------------------------------------------------------------
     def _track_follow_first(self, seat: str, tile: int) -> None:
@@ -562,35 +425,42 @@ class Game:
             if lg is not None:
                 self.follow_first = True
                 self.parts.append(("during", "follow_first", lg))
-                self._log("follow_first", tile=self.tiles.code(tile), net=lg.net(self.seats))
+                self.log("follow_first", tile=self.tiles.code(tile), net=lg.net(self.seats))
 
     # ---- the end ---------------------------------------------------------------------------------------
-    def _place(self, positions: dict[str, int]) -> None:
-        """Put indicators at these wall positions (engine/table/placing.py), shown unless hidden."""
+    def place_indicators(self, positions: dict[str, int]) -> None:
+        """Put indicators at these wall positions (indicator name → position, ``p = stack·height
+        + level`` of the linear wall: wall.py; placing.py finds them): each takes the tile there
+        (one ``picked by each seat`` only marks the place) and is logged unless ``hidden``
+        (RULES.md §1 精, 下精). A name the ruleset does not declare raises ``KeyError``, a
+        position past the wall ``IndexError``."""
         for name, p in positions.items():
             self.indicator_positions[name] = p
             if self.rs.indicators[name].picked:  # its place anchors others; its tile is never turned
                 continue
             self.indicators[name] = self.wall.tiles[p]
             if not self.rs.indicators[name].hidden:
-                self._log("indicator", name=name, tile=self.tiles.code(self.wall.tiles[p]), position=p)
+                self.log("indicator", name=name, tile=self.tiles.code(self.wall.tiles[p]), position=p)
 
-    def _end(self, win: WinInfo | None) -> None:
-        self._place(next_draw_positions(self.rs, self.wall, set(self.indicator_positions.values())))
+    def end_hand(self, win: WinInfo | None) -> None:
+        """End the hand, won (``win``) or drawn (None: 荒庄): the indicators turned at the end are
+        placed, every settlement is made (ending.py: :attr:`result`, :attr:`parts`), the winning
+        tile ends in the winner's hand and the phase is ``over`` (RULES.md §1 荒庄; §2 When)."""
+        self.place_indicators(next_draw_positions(self.rs, self.wall, set(self.indicator_positions.values())))
         snap = self.score_snapshot(win)
         if win is not None and win.by in ("self_draw", "kong_draw"):
-            self._take(win.seat, win.tile)
+            self.take(win.seat, win.tile)
         self.result = close_hand(self.scorer, snap, self.flips.stopper if self.flips else None, self.follow_first,
                                  self.parts)
         self.parts, self.follow_first = self.result.parts, self.result.follow_first
         if self.picked is not None and self.picked.name in snap.indicators:  # the winner's pick, from now on
             self.indicators[self.picked.name] = tile = snap.indicators[self.picked.name]
-            self._log("indicator", name=self.picked.name, tile=self.tiles.code(tile))
+            self.log("indicator", name=self.picked.name, tile=self.tiles.code(tile))
         if win is not None:  # the winning tile ends in the winner's hand
             if win.by == "discard":
                 assert win.from_seat is not None, "a discard win names the discarder"
                 self.discards[win.from_seat].pop()
-            self._add(win.seat, win.tile)
+            self.add(win.seat, win.tile)
         self.phase = OVER
-        self._log("end", winner=win.seat if win else None, by=win.by if win else "exhaustive",
+        self.log("end", winner=win.seat if win else None, by=win.by if win else "exhaustive",
                   fans=self.result.fans, net=self.result.net(self.seats))
