@@ -16,8 +16,8 @@ from engine import compile_ruleset
 from engine.table.bots import BOTS
 from engine.table.game import Game
 from engine.table.match import play_hand
-from engine.table.redeal import copy_game, public_wall, redealt, unseen_tiles
-from engine.table.view import view_of
+from engine.table.redeal import copy_game, redealt, unseen_tiles
+from engine.table.view import public_wall, view_of
 
 Redeal = Callable[[Game, str, random.Random], Game]
 RULES = {name: compile_ruleset(name) for name in ("nanchang-app", "ganzhou-app")}

@@ -316,3 +316,29 @@ def test_a_kongs_worth_does_not_read_a_hidden_indicator(rules):
                 assert (bot.kong_points(bot.turn(twin, seat), twin, tile, how)
                         == bot.kong_points(bot.turn(base, seat), base, tile, how)), (value, tile, how)
     assert changed
+
+
+@pytest.mark.parametrize("rules", ["nanchang", "ganzhou", "jian"])
+def test_the_unseen_count_leaves_out_the_face_up_tiles_on_the_wall(rules):
+    """The value bot counts live tiles (ukeire, danger) from what the seat sees: a face-up
+    indicator still on the wall is seen by every seat, so its copy is not live. The count is
+    view.unseen_counts, the search bot's redeal's too. (Before, the bot kept its own count and
+    took a face-up indicator's copy for a tile still to be drawn.)"""
+    from engine.table.view import public_wall, unseen_counts
+
+    g = Game(compile_ruleset(rules), seed=3)
+    bots = {s: RandomBot(1) for s in g.seats}
+    while g.phase in ("pick", "flip"):
+        s = g.to_act()[0]
+        g.apply(bots[s](g, s))
+    face_up = public_wall(g)
+    assert face_up, f"{rules} shows an indicator on the wall"
+    for seat in g.seats:
+        unseen = ValueBot(1).turn(g, seat).unseen
+        assert unseen == unseen_counts(g, seat)
+        total = sum(k.copies for k in g.tiles.kinds)
+        assert sum(unseen) == total - len(g.hands[seat].concealed) - len(face_up)
+        for p in face_up:
+            t = g.wall.tiles[p]
+            assert unseen[t] == g.tiles.kinds[t].copies - g.hands[seat].concealed.count(t) \
+                - sum(g.wall.tiles[q] == t for q in face_up)

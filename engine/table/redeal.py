@@ -4,9 +4,9 @@ everything one seat cannot see dealt again at random, consistent with what it se
 - :func:`copy_game`: an independent copy of a :class:`~engine.table.game.Game` to play on (a
   search's look-ahead); the original is not changed by playing the copy.
 - :func:`unseen_tiles`: the tile kinds a seat cannot locate, from what it sees alone
-  (:func:`engine.table.view.seat_view`'s facts): every copy of each kind, less its own tiles and
-  melds, the other seats' exposed melds, every discard and the face-up tiles still on the wall
-  (shown indicators, turned flips).
+  (:func:`engine.table.view.unseen_counts`, the count the value bot reads too): every copy of
+  each kind, less its own tiles and melds, the other seats' exposed melds, every discard and
+  the face-up tiles still on the wall (shown indicators, turned flips).
 - :func:`redealt`: a copy of the game in which those tiles are shuffled (by a given generator)
   into the places the seat cannot see — the other seats' concealed tiles (as many as each
   holds), the kinds of their concealed kongs, and the wall's undrawn face-down tiles; the
@@ -32,7 +32,7 @@ from engine.table.game import Game
 from engine.table.picks import likely_pick
 from engine.table.turn import claims_on, robbers
 from engine.table.valuemodel import model_of
-from engine.table.view import public_event, shown_indicators
+from engine.table.view import public_event, public_wall, unseen_counts
 from engine.table.wins import Wins
 
 
@@ -52,38 +52,10 @@ def copy_game(game: Game) -> Game:
     return copy.deepcopy(game, memo)
 
 
-def public_wall(game: Game) -> set[int]:
-    """The undrawn wall positions whose tiles every seat sees: the face-up indicators (not
-    hidden, not a 随精 anchor) and the tiles the flips turned (发电)."""
-    out = set(game.flips.turned) if game.flips is not None else set()
-    for name in shown_indicators(game):
-        p = game.indicator_positions.get(name)
-        if p is not None and not game.rs.indicators[name].picked:
-            out.add(p)
-    return out - game.wall.taken
-
-
 def unseen_tiles(game: Game, seat: str) -> list[int]:
-    """The tile kinds ``seat`` cannot locate, sorted: each kind's copies less the seat's own
-    concealed tiles and melds, the other seats' melds but their concealed kongs, every discard,
-    the face-up tiles on the wall (:func:`public_wall`) and, while an added kong may be robbed,
-    the kong's tile (it is known to be in the declarer's hand). Read from what the seat sees
-    alone. Raises ``ValueError`` for a seat not at the table."""
-    if seat not in game.seats:
-        raise ValueError(f"no seat {seat!r} at this table")
-    left = [k.copies for k in game.tiles.kinds]
-    seen = list(game.hands[seat].concealed)
-    for s in game.seats:
-        seen += game.discards[s]
-        for m in game.hands[s].melds:
-            if s == seat or not m.concealed:
-                seen += m.tiles
-    seen += [game.wall.tiles[p] for p in public_wall(game)]
-    if game.phase == ROB and game.robbed is not None and game.robbed[0] != seat:
-        seen.append(game.robbed[1])
-    for t in seen:
-        left[t] -= 1
-    return [k for k, n in enumerate(left) for _ in range(n)]
+    """The tile kinds ``seat`` cannot locate, sorted, one entry a copy
+    (:func:`~engine.table.view.unseen_counts`). Raises ``ValueError`` for a seat not at the table."""
+    return [k for k, n in enumerate(unseen_counts(game, seat)) for _ in range(n)]
 
 
 def redealt(game: Game, seat: str, rng: random.Random) -> Game:

@@ -33,9 +33,10 @@ Everything it values is read from the compiled ruleset (never a pattern's or a f
 A discard's worth is ``Σ_patterns [P(d_natural)·V_natural + (P(d_wild) − P(d_natural))⁺·V_wild]``
 plus the 精 terms, minus ``STEP`` per step of distance to the nearest pattern, plus, for the
 best ``UKEIRE_TOP`` discards that leave the hand at its nearest distance, ``LIVE_ZI`` per **live useful tile**
-(ukeire: the unseen copies — not in its hand, any discard or an exposed meld — of each kind
-whose draw brings the rest a step nearer; a 精 always does; :meth:`Shanten.helping_kinds`
-folds the per-group tables once per candidate). Ties fall to the least connected, least live
+(ukeire: the unseen copies — not in its hand, any discard, an exposed meld or face up on the
+wall: :func:`~engine.table.view.unseen_counts` — of each kind whose draw brings the rest a step
+nearer; a 精 always does; :meth:`Shanten.helping_kinds` folds the per-group tables once per
+candidate). Ties fall to the least connected, least live
 tile, then the bot's own random generator (so a seed makes it deterministic). A pung or chow is
 claimed only when it brings some pattern a step nearer and at least as near as the nearest one
 (``CLAIM_STEP``), and then only when its worth is higher; kongs compare the same worth before and
@@ -62,7 +63,7 @@ from engine.core.shanten import Shanten
 from engine.table.game import Action, Game
 from engine.table.picks import likely_pick
 from engine.table.valuemodel import DRAW_CHANCE_SETS, NEIGHBOURS, ValueModel, model_of, reach
-from engine.table.view import shown_indicators
+from engine.table.view import shown_indicators, unseen_counts
 
 # ---- play heuristics (not rules: how the bot estimates, tuned against the greedy bot) ----------
 RACE = 0.3  # share of the seat's remaining draws it can count on before another seat wins
@@ -152,16 +153,7 @@ class ValueBot:
     def turn(self, game: Game, seat: str) -> Turn:
         """What ``seat`` knows of ``game`` now (:class:`Turn`)."""
         m = model_of(game.scorer)
-        unseen = list(m.copies)
-        for t in game.hands[seat].concealed:
-            unseen[t] -= 1
-        for s in game.seats:
-            for t in game.discards[s]:
-                unseen[t] -= 1
-            for meld in game.hands[s].melds:
-                if s == seat or not meld.concealed:
-                    for t in meld.tiles:
-                        unseen[t] -= 1
+        unseen = unseen_counts(game, seat)
         # a picked indicator's: the seat's own pick (what its win would settle)
         own = game.picked.indicators(game.indicators, WinInfo(seat, 0, "self_draw")) if game.picked else game.indicators
         jing_of = m.jing_of(own)

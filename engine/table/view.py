@@ -28,7 +28,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, NamedTuple, TypedDict, cast
 
 from engine.core.handparts import MeldTiles
-from engine.table.actions import ACT, FLIP
+from engine.table.actions import ACT, FLIP, ROB
 from engine.table.events import Event
 
 if TYPE_CHECKING:
@@ -248,6 +248,44 @@ def shown_indicators(game: Game) -> dict[str, int]:
         return dict(game.indicators)
     hidden = _memo(game).hidden
     return {n: c for n, c in game.indicators.items() if n not in hidden}
+
+
+def public_wall(game: Game) -> set[int]:
+    """The undrawn wall positions whose tiles every seat sees: the face-up indicators (not
+    hidden, not a 随精 anchor) and the tiles the flips turned (发电)."""
+    out = set(game.flips.turned) if game.flips is not None else set()
+    for name in shown_indicators(game):
+        p = game.indicator_positions.get(name)
+        if p is not None and not game.rs.indicators[name].picked:
+            out.add(p)
+    return out - game.wall.taken
+
+
+def unseen_counts(game: Game, seat: str) -> list[int]:
+    """For each tile kind (by index), the copies ``seat`` cannot locate: every copy less the
+    seat's own concealed tiles and melds, the other seats' melds but their concealed kongs, every
+    discard, the face-up tiles on the wall (:func:`public_wall`) and, while an added kong may be
+    robbed, the kong's tile (it is known to be in the declarer's hand). Read from what the seat
+    sees alone; the one count the bots (value, search) read. Raises ``ValueError`` for a seat not
+    at the table."""
+    if seat not in game.seats:
+        raise ValueError(f"no seat {seat!r} at this table")
+    left = [k.copies for k in game.tiles.kinds]
+    for t in game.hands[seat].concealed:
+        left[t] -= 1
+    for s in game.seats:
+        for t in game.discards[s]:
+            left[t] -= 1
+        for m in game.hands[s].melds:
+            if s == seat or not m.concealed:
+                for t in m.tiles:
+                    left[t] -= 1
+    tiles = game.wall.tiles
+    for p in public_wall(game):
+        left[tiles[p]] -= 1
+    if game.phase == ROB and game.robbed is not None and game.robbed[0] != seat:
+        left[game.robbed[1]] -= 1
+    return left
 
 
 def snapshot(game: Game) -> TableSnapshot:
