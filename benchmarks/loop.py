@@ -36,9 +36,12 @@ import multiprocessing
 import subprocess
 import sys
 import time
+from pathlib import Path
 
-from engine.errors import MjError
-from engine.tools.simulate import compiled, simulate
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's engine, not another installed one
+
+from engine.errors import MjError  # noqa: E402
+from engine.tools.simulate import compiled, simulate  # noqa: E402
 
 
 def ours(rules: str, bots: str, hands: int, seed: int) -> float:

@@ -45,14 +45,17 @@ import math
 import resource
 import sys
 import time
+from pathlib import Path
 
-from engine.core.scoring import Scorer
-from engine.lang.compiler import compile_ruleset
-from engine.table.bots import kind_error, make_bot
-from engine.table.game import Game
-from engine.table.match import hand_seed, play_hand
-from engine.tools.runner import run_blocks
-from engine.tools.stats import Dist
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's engine, not another installed one
+
+from engine.core.scoring import Scorer  # noqa: E402
+from engine.lang.compiler import compile_ruleset  # noqa: E402
+from engine.table.bots import kind_error, make_bot  # noqa: E402
+from engine.table.game import Game  # noqa: E402
+from engine.table.match import hand_seed, play_hand  # noqa: E402
+from engine.tools.runner import run_blocks  # noqa: E402
+from engine.tools.stats import Dist  # noqa: E402
 
 BLOCK = 100
 _CACHE: dict = {}

@@ -18,13 +18,17 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-from engine.table.bots import BOTS
-from engine.table.game import Action, Game
-from engine.table.match import Bot, Match, hand_seed
-from engine.tools.simulate import compiled
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's engine, not another installed one
+
+from engine.table.bots import BOTS  # noqa: E402
+from engine.table.game import Action, Game  # noqa: E402
+from engine.table.match import Bot, Match, hand_seed  # noqa: E402
+from engine.tools.simulate import compiled  # noqa: E402
 
 RULES = ("nanchang", "nanchang-app", "ganzhou-app", "jian", "chongguan")
 
