@@ -839,11 +839,15 @@ def _call_cli(argv: list[str], timeout: float | None = None):
     sys.argv = ["mjrules", *argv]
     os.environ["MJRULES_DEBUG"] = "1"  # main() re-raises what it would report as `internal error` (exit 3)
     old_handler = None
+    done = [False]  # the case has ended: a late alarm raises nothing
     if timeout:
         def _alarm(signum, frame):
-            raise Timeout()
+            if not done[0]:
+                raise Timeout()
         old_handler = signal.signal(signal.SIGPROF, _alarm)
-        signal.setitimer(signal.ITIMER_PROF, timeout)
+        # repeating: an alarm that lands in a finalizer (run by the garbage collector) is
+        # swallowed there, and a one-shot alarm would then never stop the case
+        signal.setitimer(signal.ITIMER_PROF, timeout, timeout)
     try:
         with contextlib.redirect_stdout(cap), contextlib.redirect_stderr(cap):
             try:
@@ -854,10 +858,12 @@ def _call_cli(argv: list[str], timeout: float | None = None):
                 if code == 0 and exc.code not in (0, None):
                     code = 1
             finally:
+                done[0] = True
                 if timeout:
                     signal.setitimer(signal.ITIMER_PROF, 0)
         return code, cap.text(), None
     except (Exception, Timeout) as exc:  # noqa: BLE001 -- the point is to catch everything
+        done[0] = True
         if timeout:
             signal.setitimer(signal.ITIMER_PROF, 0)
         return exc, cap.text(), traceback.extract_tb(exc.__traceback__)

@@ -154,6 +154,28 @@ def test_planted_busy_loop_is_a_hang(seeds, tmp_path, monkeypatch):
     assert r["cpu_s"] >= 0.25
 
 
+def test_a_hang_whose_first_alarm_is_swallowed_is_still_a_hang(seeds, tmp_path, monkeypatch):
+    """An alarm that lands in a finalizer run by the garbage collector is lost there (a long test
+    run once spun for ever so): the alarm repeats, and the next one stops the case."""
+    import time
+
+    def swallow_then_spin(*a, **k):
+        try:
+            while True:
+                pass
+        except fuzz.Timeout:
+            pass  # lost, as in a finalizer
+        end = time.process_time() + 3.0  # bounded: a one-shot alarm makes this an error, not a hang
+        while time.process_time() < end:
+            pass
+        return {}["the case went on"]
+
+    _plant(monkeypatch, swallow_then_spin)
+    r = fuzz.run_case(_case({"R.rules": b""}, "export", "{dir}/R.rules"), tmp_path, timeout=0.3)
+    assert (r["outcome"], r["exception"]) == ("hang", "Timeout")
+    assert 0.5 <= r["cpu_s"] < 3.0  # the second alarm, not the end of the spin
+
+
 def test_planted_memory_error_and_big_peak_are_memory_failures(seeds, tmp_path, monkeypatch):
     def hog(*a, **k):
         raise MemoryError
