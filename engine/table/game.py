@@ -23,8 +23,8 @@ its kind; each part of what a hand does is a module of its own, reading the game
 typed protocol: the deal and the flips (deal.py, ``DealState``), what a seat may do now
 (turn.py, ``TurnState``), may a seat win and on what (wins.py, ``HandInPlay``), what a seat's
 own action does — draw, discard, kongs, a win on its draw, 抄庄 (moves.py, ``MoveState``),
-claims and their priority once answered (claims.py, ``ClaimState``) and the end's
-settlements (ending.py). The operations those modules change the game through
+claims and their priority once answered (claims.py, ``ClaimState``) and the end and its
+settlements (ending.py, ``EndState``). The operations those modules change the game through
 (:meth:`Game.add`, :meth:`Game.take`, :meth:`Game.log`, :meth:`Game.place_indicators`,
 :meth:`Game.own_draw_win`, :meth:`Game.next_turn`, :meth:`Game.after_kong`,
 :meth:`Game.end_hand`) are public; a caller outside the engine plays through :meth:`Game.apply`
@@ -39,7 +39,7 @@ from engine.core.scoring import Ledger, Scorer, SeatHand, Snapshot, WinInfo
 from engine.lang import flow as FLOW
 from engine.lang.playable import DIE_FACES, same_size
 from engine.lang.ruleset import Ruleset
-from engine.table import moves
+from engine.table import ending, moves
 from engine.table.actions import (
     ACT,
     CLAIM,
@@ -59,11 +59,9 @@ from engine.table.actions import KINDS as KINDS  # re-exported: the game's publi
 from engine.table.actions import HandResult as HandResult
 from engine.table.claims import answer
 from engine.table.deal import break_wall, deal_hands, pass_flip, pick, set_wilds, stop_flips
-from engine.table.ending import close_hand
 from engine.table.events import Event, EventFields
 from engine.table.flips import Flips
 from engine.table.picks import Picks
-from engine.table.placing import next_draw_positions
 from engine.table.turn import Offer, own_turn, refusal, taken_at_once
 from engine.table.wall import Wall
 from engine.table.wins import Wins
@@ -219,7 +217,7 @@ class Game:
         set_wilds(self)
         self._version += 1
 
-    # ---- the operations the hand's parts change it through (deal.py, claims.py, moves.py) ----
+    # ---- the operations the hand's parts change it through (deal.py, claims.py, moves.py, ending.py) ----
     # Each is one step of an action being applied (or of the deal), on a seat, tile and position
     # that action was checked for; none checks them again. Called from outside an applied action,
     # it changes the state without marking the actions offered before as stale.
@@ -366,12 +364,14 @@ class Game:
     def _do_stop(self, a: Action) -> None:
         stop_flips(self, a)  # deal.py
 
-    # ---- the steps the hand's parts share: a turn passing, a kong's replacement, the end ------------
-    # (deal.py, claims.py and moves.py take them; moves.py applies the first two)
+    # ---- what the hand's parts ask of the game: the win a draw offers; the steps they share -------
+    # (a turn passing, a kong's replacement, the end: deal.py, claims.py and moves.py take them,
+    # moves.py and ending.py apply them)
     def own_draw_win(self, seat: str) -> WinInfo | None:
         """The win ``seat`` may take on its own draw now (phase ``act``): the one
         :meth:`legal_actions` offered it when nothing has changed since, else checked again
-        (:meth:`~engine.table.wins.Wins.on_own_draw`); None when it may not win. Reads only."""
+        (:meth:`~engine.table.wins.Wins.on_own_draw`); None when it may not win. Changes nothing
+        of the hand."""
         offered = self._offered
         if offered is not None and offered.version == self._version and offered.seat == seat:
             return offered.win  # computed when the win was offered
@@ -391,23 +391,7 @@ class Game:
 
     def end_hand(self, win: WinInfo | None) -> None:
         """End the hand, won (``win``) or drawn (None: 荒庄): the indicators turned at the end are
-        placed, every settlement is made (ending.py: :attr:`result`, :attr:`parts`), the winning
-        tile ends in the winner's hand and the phase is ``over`` (RULES.md §1 荒庄; §2 When)."""
-        self.place_indicators(next_draw_positions(self.rs, self.wall, set(self.indicator_positions.values())))
-        snap = self.score_snapshot(win)
-        if win is not None and win.by in ("self_draw", "kong_draw"):
-            self.take(win.seat, win.tile)
-        self.result = close_hand(self.scorer, snap, self.flips.stopper if self.flips else None, self.follow_first,
-                                 self.parts)
-        self.parts, self.follow_first = self.result.parts, self.result.follow_first
-        if self.picked is not None and self.picked.name in snap.indicators:  # the winner's pick, from now on
-            self.indicators[self.picked.name] = tile = snap.indicators[self.picked.name]
-            self.log("indicator", name=self.picked.name, tile=self.tiles.code(tile))
-        if win is not None:  # the winning tile ends in the winner's hand
-            if win.by == "discard":
-                assert win.from_seat is not None, "a discard win names the discarder"
-                self.discards[win.from_seat].pop()
-            self.add(win.seat, win.tile)
-        self.phase = OVER
-        self.log("end", winner=win.seat if win else None, by=win.by if win else "exhaustive",
-                  fans=self.result.fans, net=self.result.net(self.seats))
+        placed, every settlement is made (:attr:`result`, :attr:`parts`), the winning tile ends in
+        the winner's hand and the phase is ``over`` (RULES.md §1 荒庄; §2 When). Applied through
+        ending.end_hand; raises as :meth:`~engine.core.scoring.Scorer.settle_end_parts` does."""
+        ending.end_hand(self, win)
