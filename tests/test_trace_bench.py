@@ -33,3 +33,31 @@ def test_other_play_gives_another_hash():
     value = trace(RULES, 1, 11, "value")
     assert trace(RULES, 1, 12, "value")["hash"] != value["hash"]  # other deals
     assert trace(RULES, 1, 11, "random")["hash"] != value["hash"]  # other choices on the same deals
+
+
+def test_events_hash_every_event_and_each_hands_end_and_leave_the_action_hash_alone():
+    plain = trace(RULES, 2, 11, "value")
+    logged = trace(RULES, 2, 11, "value", events=True)
+    assert logged == trace(RULES, 2, 11, "value", events=True)  # the same seeds, the same hash
+    assert {k: v for k, v in logged.items() if not k.startswith("events")} | {
+        "rules": {r: {k: v for k, v in x.items() if not k.startswith("events")} for r, x in logged["rules"].items()}
+    } == plain  # the actions' hash as without events
+    assert logged["events"] == sum(r["events"] for r in logged["rules"].values()) > logged["actions"] // 2
+    assert trace(RULES, 2, 12, "value", events=True)["events_hash"] != logged["events_hash"]
+
+
+def test_events_see_what_the_actions_hash_cannot(monkeypatch):
+    """An action that does something else to the hand (here: a discard logged with a field it
+    never has) keeps the bots' choices, so the actions' hash, and changes the events' hash."""
+    from engine.table.game import Game
+
+    before = trace(RULES, 1, 11, "value", events=True)
+    log = Game.log
+
+    def changed(self, kind, **data):
+        log(self, kind, **(data | {"tail": True} if kind == "discard" else data))
+
+    monkeypatch.setattr(Game, "log", changed)
+    after = trace(RULES, 1, 11, "value", events=True)
+    assert after["hash"] == before["hash"]
+    assert after["events_hash"] != before["events_hash"]

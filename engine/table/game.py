@@ -18,25 +18,28 @@ claim, nearest the discarder, is taken), ``rob`` (after an added kong, seats tha
 answer), ``over``. An illegal action raises :class:`~engine.errors.IllegalAction` and changes
 nothing. Randomness is only the wall's shuffle and the dice, both kept in the record.
 
-:class:`Game` holds the hand's state and applies actions; each part of what it does is a module
-of its own, reading the game through a typed protocol: the deal and the flips (deal.py,
-``DealState``), what a seat may do now (turn.py, ``TurnState``), may a seat win and on what
-(wins.py, ``HandInPlay``), claims and their priority once answered (claims.py, ``ClaimState``)
-and the end's settlements (ending.py). The operations those modules change the game through
+:class:`Game` holds the hand's state and hands each applied action to the module that applies
+its kind; each part of what a hand does is a module of its own, reading the game through a
+typed protocol: the deal and the flips (deal.py, ``DealState``), what a seat may do now
+(turn.py, ``TurnState``), may a seat win and on what (wins.py, ``HandInPlay``), what a seat's
+own action does — draw, discard, kongs, a win on its draw, 抄庄 (moves.py, ``MoveState``),
+claims and their priority once answered (claims.py, ``ClaimState``) and the end and its
+settlements (ending.py, ``EndState``). The operations those modules change the game through
 (:meth:`Game.add`, :meth:`Game.take`, :meth:`Game.log`, :meth:`Game.place_indicators`,
-:meth:`Game.next_turn`, :meth:`Game.after_kong`, :meth:`Game.end_hand`) are public; a caller
-outside the engine plays through :meth:`Game.apply` alone.
+:meth:`Game.own_draw_win`, :meth:`Game.next_turn`, :meth:`Game.after_kong`,
+:meth:`Game.end_hand`) are public; a caller outside the engine plays through :meth:`Game.apply`
+alone.
 """
 from __future__ import annotations
 
 import random
 from typing import Unpack
 
-from engine.core.hands import MeldTiles
 from engine.core.scoring import Ledger, Scorer, SeatHand, Snapshot, WinInfo
 from engine.lang import flow as FLOW
 from engine.lang.playable import DIE_FACES, same_size
 from engine.lang.ruleset import Ruleset
+from engine.table import ending, moves
 from engine.table.actions import (
     ACT,
     CLAIM,
@@ -54,14 +57,12 @@ from engine.table.actions import (
 )
 from engine.table.actions import KINDS as KINDS  # re-exported: the game's public names
 from engine.table.actions import HandResult as HandResult
-from engine.table.claims import answer, complete_added_kong
+from engine.table.claims import answer
 from engine.table.deal import break_wall, deal_hands, pass_flip, pick, set_wilds, stop_flips
-from engine.table.ending import close_hand
 from engine.table.events import Event, EventFields
 from engine.table.flips import Flips
 from engine.table.picks import Picks
-from engine.table.placing import next_draw_positions
-from engine.table.turn import Offer, claims_on, own_turn, refusal, robbers, taken_at_once
+from engine.table.turn import Offer, own_turn, refusal, taken_at_once
 from engine.table.wall import Wall
 from engine.table.wins import Wins
 
@@ -216,7 +217,7 @@ class Game:
         set_wilds(self)
         self._version += 1
 
-    # ---- the operations the hand's parts change it through (deal.py, claims.py) --------------------
+    # ---- the operations the hand's parts change it through (deal.py, claims.py, moves.py, ending.py) ----
     # Each is one step of an action being applied (or of the deal), on a seat, tile and position
     # that action was checked for; none checks them again. Called from outside an applied action,
     # it changes the state without marking the actions offered before as stale.
@@ -244,6 +245,20 @@ class Game:
             concealed.remove(tile)
         self.counts[seat][tile] -= n
         self._hand_version[seat] += 1
+
+    def place_indicators(self, positions: dict[str, int]) -> None:
+        """Put indicators at these wall positions (indicator name → position, ``p = stack·height
+        + level`` of the linear wall: wall.py; placing.py finds them): each takes the tile there
+        (one ``picked by each seat`` only marks the place) and is logged unless ``hidden``
+        (RULES.md §1 精, 下精). A name the ruleset does not declare raises ``KeyError``, a
+        position past the wall ``IndexError``."""
+        for name, p in positions.items():
+            self.indicator_positions[name] = p
+            if self.rs.indicators[name].picked:  # its place anchors others; its tile is never turned
+                continue
+            self.indicators[name] = self.wall.tiles[p]
+            if not self.rs.indicators[name].hidden:
+                self.log("indicator", name=name, tile=self.tiles.code(self.wall.tiles[p]), position=p)
 
     # ---- legal actions ---------------------------------------------------------------------------
     def legal_actions(self, seat: str) -> list[Action]:
@@ -315,48 +330,25 @@ class Game:
                 return True
         return False
 
+    # what each kind of action does: a seat's own action (moves.py), an answer to a claim
+    # (claims.py), a pick or a flip's answer (deal.py)
     def _do_draw(self, a: Action) -> None:
-        if self.from_tail:
-            tile, pos = self.wall.draw_tail()
-        else:
-            tile, pos = self.wall.draw_head()
-        hopeless = self.wins.hopeless(a.seat)  # no tile could complete the hand before the draw?
-        self.add(a.seat, tile)
-        self.wins.drew(a.seat, hopeless)
-        self.last_drawn = tile
-        self.locks.pop(a.seat, None)  # 弃先胡后 lifts on the seat's own draw
-        self.log("draw", seat=a.seat, tile=self.tiles.code(tile), tail=self.from_tail, position=pos)
-        self.phase = ACT
+        moves.draw(self, a)
 
     def _do_discard(self, a: Action) -> None:
-        assert a.tile is not None, "a discard names its tile (checked before)"
-        self.take(a.seat, a.tile)
-        self.discards[a.seat].append(a.tile)
-        self.discard_count += 1
-        self.must_discard = self.from_tail = False
-        self.last_drawn = None
-        self.log("discard", seat=a.seat, tile=self.tiles.code(a.tile))
-        self._track_follow_first(a.seat, a.tile)
-        pl = self.policies["pass_lock"]
-        if pl and "jing_discard" in pl["resets"] and a.tile in self.wilds[a.seat]:
-            self.locks.clear()
-        self.last_discard = (a.seat, a.tile)
-        self.pending = claims_on(self, a.seat, a.tile)
-        if self.pending:
-            self.phase = CLAIM
-        else:
-            self.next_turn(self.next_seat(a.seat))
+        moves.discard(self, a)
 
-    def next_turn(self, seat: str) -> None:
-        """Give the turn to ``seat``: it draws from the head (phase ``draw``), or, when no live
-        tile is left (:attr:`live_remaining`, the dead wall kept), the hand ends drawn (荒庄;
-        RULES.md §1 荒庄)."""
-        self.current = seat
-        self.from_tail = False
-        if self.live_remaining <= 0:
-            self.end_hand(None)
+    def _do_concealed_kong(self, a: Action) -> None:
+        moves.concealed_kong(self, a)
+
+    def _do_added_kong(self, a: Action) -> None:
+        moves.added_kong(self, a)
+
+    def _do_win(self, a: Action) -> None:
+        if self.phase in (CLAIM, ROB):
+            self._answer(a)  # a win on a discard or a kong answers a claim
             return
-        self.phase = DRAW
+        moves.win(self, a)
 
     def _answer(self, a: Action) -> None:
         if self.phase == FLIP:  # a seat that could stop the flips passes: the next one asked, or the next flip
@@ -372,95 +364,34 @@ class Game:
     def _do_stop(self, a: Action) -> None:
         stop_flips(self, a)  # deal.py
 
-    def _do_win(self, a: Action) -> None:
-        if self.phase in (CLAIM, ROB):
-            self._answer(a)
-            return
+    # ---- what the hand's parts ask of the game: the win a draw offers; the steps they share -------
+    # (a turn passing, a kong's replacement, the end: deal.py, claims.py and moves.py take them,
+    # moves.py and ending.py apply them)
+    def own_draw_win(self, seat: str) -> WinInfo | None:
+        """The win ``seat`` may take on its own draw now (phase ``act``): the one
+        :meth:`legal_actions` offered it when nothing has changed since, else checked again
+        (:meth:`~engine.table.wins.Wins.on_own_draw`); None when it may not win. Changes nothing
+        of the hand."""
         offered = self._offered
-        if offered is not None and offered.version == self._version and offered.seat == a.seat:
-            info = offered.win  # computed when the win was offered
-        else:
-            info = self.wins.on_own_draw(a.seat)
-        self.end_hand(info)
+        if offered is not None and offered.version == self._version and offered.seat == seat:
+            return offered.win  # computed when the win was offered
+        return self.wins.on_own_draw(seat)
+
+    def next_turn(self, seat: str) -> None:
+        """Give the turn to ``seat``: it draws from the head (phase ``draw``), or, when no live
+        tile is left (:attr:`live_remaining`, the dead wall kept), the hand ends drawn (荒庄;
+        RULES.md §1 荒庄). Applied through moves.next_turn."""
+        moves.next_turn(self, seat)
 
     def after_kong(self) -> None:
         """A kong was made by :attr:`current`: it draws a replacement from the tail next (phase
         ``draw``), and a ``pass_lock`` policy that resets on ``kong`` lifts every lock (RULES.md
-        §1 Wall, 弃先胡后)."""
-        pl = self.policies["pass_lock"]
-        if pl and "kong" in pl["resets"]:
-            self.locks.clear()
-        self.from_tail = True
-        self.must_discard = False
-        self.phase = DRAW
-
-    def _do_concealed_kong(self, a: Action) -> None:
-        hand = self.hands[a.seat]
-        size = self.meld_size["kong"]
-        assert a.tile is not None and size is not None, "a kong names its tile; offered only when sized"
-        self.take(a.seat, a.tile, size)
-        hand.melds.append(MeldTiles("kong", (a.tile,) * size, concealed=True))
-        self.interrupted = True
-        self.log("concealed_kong", seat=a.seat, tile=self.tiles.code(a.tile))
-        self.after_kong()
-
-    def _do_added_kong(self, a: Action) -> None:
-        assert a.tile is not None, "an added kong names its tile (checked before)"
-        self.pending = robbers(self, a.seat, a.tile)
-        self.robbed = (a.seat, a.tile)
-        self.log("added_kong", seat=a.seat, tile=self.tiles.code(a.tile))
-        if self.pending:
-            self.phase = ROB
-        else:
-            complete_added_kong(self)  # claims.py
-
-    # ---- 抄庄 ----------------------------------------------------------------------------------------
-    def _track_follow_first(self, seat: str, tile: int) -> None:
-        """Note a discard of the first go-around; the scorer says whether they make a 抄庄."""
-        if self.interrupted or self.discard_count > len(self.seats):
-            return
-        self.first_discards.append((seat, tile))
-        if len(self.first_discards) == len(self.seats):
-            lg = self.scorer.flow.follow_first(self.first_discards, self.seats, self.dealer, self.floor)
-            if lg is not None:
-                self.follow_first = True
-                self.parts.append(("during", "follow_first", lg))
-                self.log("follow_first", tile=self.tiles.code(tile), net=lg.net(self.seats))
-
-    # ---- the end ---------------------------------------------------------------------------------------
-    def place_indicators(self, positions: dict[str, int]) -> None:
-        """Put indicators at these wall positions (indicator name → position, ``p = stack·height
-        + level`` of the linear wall: wall.py; placing.py finds them): each takes the tile there
-        (one ``picked by each seat`` only marks the place) and is logged unless ``hidden``
-        (RULES.md §1 精, 下精). A name the ruleset does not declare raises ``KeyError``, a
-        position past the wall ``IndexError``."""
-        for name, p in positions.items():
-            self.indicator_positions[name] = p
-            if self.rs.indicators[name].picked:  # its place anchors others; its tile is never turned
-                continue
-            self.indicators[name] = self.wall.tiles[p]
-            if not self.rs.indicators[name].hidden:
-                self.log("indicator", name=name, tile=self.tiles.code(self.wall.tiles[p]), position=p)
+        §1 Wall, 弃先胡后). Applied through moves.after_kong."""
+        moves.after_kong(self)
 
     def end_hand(self, win: WinInfo | None) -> None:
         """End the hand, won (``win``) or drawn (None: 荒庄): the indicators turned at the end are
-        placed, every settlement is made (ending.py: :attr:`result`, :attr:`parts`), the winning
-        tile ends in the winner's hand and the phase is ``over`` (RULES.md §1 荒庄; §2 When)."""
-        self.place_indicators(next_draw_positions(self.rs, self.wall, set(self.indicator_positions.values())))
-        snap = self.score_snapshot(win)
-        if win is not None and win.by in ("self_draw", "kong_draw"):
-            self.take(win.seat, win.tile)
-        self.result = close_hand(self.scorer, snap, self.flips.stopper if self.flips else None, self.follow_first,
-                                 self.parts)
-        self.parts, self.follow_first = self.result.parts, self.result.follow_first
-        if self.picked is not None and self.picked.name in snap.indicators:  # the winner's pick, from now on
-            self.indicators[self.picked.name] = tile = snap.indicators[self.picked.name]
-            self.log("indicator", name=self.picked.name, tile=self.tiles.code(tile))
-        if win is not None:  # the winning tile ends in the winner's hand
-            if win.by == "discard":
-                assert win.from_seat is not None, "a discard win names the discarder"
-                self.discards[win.from_seat].pop()
-            self.add(win.seat, win.tile)
-        self.phase = OVER
-        self.log("end", winner=win.seat if win else None, by=win.by if win else "exhaustive",
-                  fans=self.result.fans, net=self.result.net(self.seats))
+        placed, every settlement is made (:attr:`result`, :attr:`parts`), the winning tile ends in
+        the winner's hand and the phase is ``over`` (RULES.md §1 荒庄; §2 When). Applied through
+        ending.end_hand; raises as :meth:`~engine.core.scoring.Scorer.settle_end_parts` does."""
+        ending.end_hand(self, win)
