@@ -40,22 +40,28 @@ from engine.tools.simulate import compiled  # noqa: E402
 RULES = ("nanchang", "nanchang-app", "ganzhou-app", "jian", "chongguan")
 
 
-class Recorder:
-    """Hashes the actions the bots of one match choose, each line with the rule file and hand."""
+class Digest:
+    """The hash of the lines one match adds (and the overall hash's update, ``also``)."""
 
     def __init__(self, ref: str, match: Match, also: Callable[[bytes], None]):
-        self.ref, self.match, self.also = ref, match, also  # also: the overall hash's update
+        self.ref, self.match, self.also = ref, match, also
         self.digest = hashlib.sha256()
         self.count = 0
+
+    def add(self, line: bytes) -> None:
+        self.digest.update(line)
+        self.also(line)
+        self.count += 1
+
+
+class Recorder(Digest):
+    """Hashes the actions the bots of one match choose, each line with the rule file and hand."""
 
     def wrap(self, bot: Bot) -> Bot:
         """``bot``, with each action it chooses recorded."""
         def choose(game: Game, seat: str) -> Action:
             action = bot(game, seat)
-            line = f"{self.ref} {self.match.played} {action.text(game.scorer)}\n".encode()
-            self.digest.update(line)
-            self.also(line)
-            self.count += 1
+            self.add(f"{self.ref} {self.match.played} {action.text(game.scorer)}\n".encode())
             return action
         return choose
 
@@ -75,20 +81,13 @@ def hand_lines(ref: str, index: int, game: Game) -> list[bytes]:
             for x in [*game.events, end]]
 
 
-class EventRecorder:
+class EventRecorder(Digest):
     """Hashes what each hand of one match logged and how it ended (:func:`hand_lines`)."""
-
-    def __init__(self, ref: str, match: Match, also: Callable[[bytes], None]):
-        self.ref, self.match, self.also = ref, match, also  # also: the overall hash's update
-        self.digest = hashlib.sha256()
-        self.count = 0
 
     def hand(self, game: Game) -> None:
         """Record ``game``, a hand the match just finished (``Match.play``'s ``on_hand``)."""
         for line in hand_lines(self.ref, self.match.played - 1, game):  # finish() counted it already
-            self.digest.update(line)
-            self.also(line)
-            self.count += 1
+            self.add(line)
 
 
 def trace(rules: list[str], hands: int, seed: int, kind: str, events: bool = False) -> dict[str, Any]:
