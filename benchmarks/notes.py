@@ -17,7 +17,8 @@ action's frames for the other server's sockets one more note in the commit.
     python benchmarks/notes.py --pg postgresql://… [--redis redis://127.0.0.1:6379/0]
                                [--notes 5000] [--bytes 1500] [--batch 1] [--json]
 
-Needs the ``postgres`` extra for ``--pg`` and ``pip install redis hiredis`` for ``--redis``.
+Needs the ``postgres`` extra for ``--pg`` (``pip install '.[postgres]'``) and ``pip install redis
+hiredis`` for ``--redis``; nothing else (the peer is benchmarks/peer.py).
 """
 from __future__ import annotations
 
@@ -116,8 +117,12 @@ def _run(fn: Any, *args: Any) -> None:
     *_, ready, out = args
     try:
         asyncio.run(fn(*args))
-    except Exception as exc:  # reported by measure(): the URL or the package to fix
-        out.put(f"{type(exc).__name__}: {exc}")
+    except ModuleNotFoundError as exc:  # reported by measure(): the package to install
+        extra = "pip install '.[postgres]'" if fn in (_pg_receive, _pg_send) else "pip install redis hiredis"
+        out.put(f"{exc} ({extra})")
+        ready.set()
+    except Exception as exc:  # reported by measure(): the URL to fix
+        out.put(" ".join(f"{type(exc).__name__}: {exc}".split()))  # one line (psycopg's run to several)
         ready.set()
 
 
@@ -149,9 +154,9 @@ def measure(kind: str, url: str, n: int, size: int, batch: int) -> dict[str, flo
 
 
 def peer_step_ms() -> float:
-    """The peer: ``benchmarks/rooms.py``'s game step (CPU ms), warmed first."""
+    """The peer (benchmarks/peer.py): the game step's CPU ms, warmed first."""
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from rooms import PEER_HANDS, game_step_ms
+    from peer import PEER_HANDS, game_step_ms
 
     game_step_ms(PEER_HANDS, 2)  # warm: the parser and the win tables
     return game_step_ms(PEER_HANDS, 1)

@@ -48,9 +48,9 @@ from pathlib import Path
 
 import orjson  # the serve extra's (docs/serve.md)
 import uvloop  # uvicorn[standard]'s
+from peer import PEER_HANDS, game_step_ms  # benchmarks/peer.py: the game step the servers' CPU is counted in
 
 ROOT = Path(__file__).resolve().parent.parent
-PEER_HANDS = 60  # hands the peer (random bots in this process) plays, before the run and after
 
 
 def _cpu_seconds(pid: int) -> float:
@@ -69,27 +69,6 @@ def _peak_mib(pid: int) -> float:
     except OSError:
         pass
     return float("nan")
-
-
-def game_step_ms(hands: int, seed: int) -> float:
-    """The peer, measured in this process: CPU milliseconds of one game step when four random
-    bots play ``hands`` hands of nanchang with the table layer alone (``Match.deal`` and
-    ``play_until_person``, no server around it): the issue's "one game step"."""
-    sys.path.insert(0, str(ROOT))
-    from engine.lang.compiler import compile_ruleset
-    from engine.table.bots import BOTS
-    from engine.table.match import Match, play_until_person
-
-    rs = compile_ruleset("nanchang")
-    match = Match(rs, seed, keep=False)
-    bots = {s: BOTS["random"](seed + i) for i, s in enumerate(match.seats)}
-    steps = 0
-    start = time.process_time()
-    for _ in range(hands):
-        game = match.deal()
-        steps += len(play_until_person(game, bots.get, 100_000))
-        match.finish(game)
-    return (time.process_time() - start) / max(steps, 1) * 1e3
 
 
 def _tree(pid: int) -> list[int]:

@@ -46,3 +46,16 @@ def test_a_database_it_cannot_reach_exits_2_saying_why():
     out = _run("--pg", "postgresql://nobody:wrong@127.0.0.1:1/none", "--notes", "10")
     assert out.returncode == 2 and "notes.py: pg: OperationalError" in out.stderr
     assert "Traceback" not in out.stderr
+
+
+def test_it_needs_no_server_extra():
+    """The peer is benchmarks/peer.py, not rooms.py (which needs orjson and uvloop, the serve
+    extra's): with those unimportable, a run still gets to the database and says what is wrong."""
+    need_extra("psycopg", "postgres")
+    code = ("import runpy, sys; sys.modules['orjson'] = None; sys.modules['uvloop'] = None; "
+            f"sys.argv = ['notes.py', '--pg', 'postgresql://nobody:wrong@127.0.0.1:1/none', '--notes', '10']; "
+            f"runpy.run_path({str(SCRIPT)!r}, run_name='__main__')")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert out.returncode == 2, out.stderr
+    assert "notes.py: pg: OperationalError" in out.stderr and "orjson" not in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1  # one line, psycopg's message joined
