@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import random
 
-import numpy as np
 import pytest
 
 from .conftest import ROOT
 from .extras import need_extra
 
 need_extra("pettingzoo", "rl")
+
+import numpy as np  # noqa: E402  (the rl extra's)
 
 from engine.env import mjrules_env  # noqa: E402
 from engine.env.observe import HIGH, NUMBER_COLUMNS, PHASES  # noqa: E402

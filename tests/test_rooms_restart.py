@@ -207,11 +207,12 @@ def test_servers_started_together_on_a_fresh_postgresql_database_both_start():
     at the same moment; the one that loses the race finds them made (it failed to start before)."""
     import threading
 
+    db = pg_database()  # skips without a database
+    need("sqlalchemy")
     import sqlalchemy as sa
 
     from engine.tools.rooms.store import Store
 
-    db = pg_database()
     engine = sa.create_engine(db.replace("postgresql://", "postgresql+psycopg://", 1))
     try:
         for k in range(4):
