@@ -75,6 +75,19 @@ def test_a_statement_cut_short_is_reported_where_it_ends(tmp_path):
     assert diags[0].hint == "the next statement (`pattern` at line 3) begins on the next line"
 
 
+def test_a_keyword_with_letters_run_on_is_named_in_the_hint(tmp_path):
+    """`whenn`: where a name may not stand the lexer reads `when` and leaves `n`, and the error
+    falls at the statement's end; the hint names the word, where it is and the keyword meant.
+    A name that merely begins with a short keyword (`one` in `ones`, `on` in `one`) is not taken for one."""
+    _, diags = lint(tmp_path, "fan 另 = x2 whenn pattern 另\n")
+    assert [(d.code, d.line) for d in diags] == [("E101", 2)]
+    assert diags[0].hint == "`whenn` at line 2, column 12: did you mean `when`? (read as `when` and then `n`)"
+    from engine.lang.syntax import glued_keyword
+
+    assert glued_keyword("fan 另 = x2 when one and ones") is None
+    assert glued_keyword("pattern 坏 = sets 4 of 刻子 + pairr") == (len("pattern 坏 = sets 4 of 刻子 + "), "pairr", "pair")
+
+
 def test_a_statement_with_a_syntax_error_does_not_cascade(tmp_path):
     """Names declared by a statement that does not parse are not also reported as unknown."""
     _, diags = lint(tmp_path, "pattern 碰碰胡 = sets four of 刻子 + pair\n"

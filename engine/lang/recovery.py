@@ -22,6 +22,7 @@ from engine.lang.syntax import (
     UnexpectedInput,
     UnexpectedToken,
     VisitError,
+    glued_keyword,
     parser,
     readable,
     strip_comment,
@@ -151,11 +152,28 @@ def _chunk_syntax_error(exc: UnexpectedInput, padded: str, text: str, file: str,
         assert isinstance(exc, UnexpectedEOF | UnexpectedToken)  # as `ends` found
         line, col = end
         nxt = following[1].split(None, 1)[0] if following and following[1].split() else None
-        return RuleError(f"the statement ends here, unfinished; expected {readable(set(exc.expected))}",
-                         Location(file, line, col), source_text=text,
-                         hint=f"the next statement (`{nxt}` at line {following[0]}) begins on the next line"
-                         if nxt and following else None)
-    err = syntax_error(exc, padded, file)
-    err.source_text = text
+        err = RuleError(f"the statement ends here, unfinished; expected {readable(set(exc.expected))}",
+                        Location(file, line, col), source_text=text,
+                        hint=f"the next statement (`{nxt}` at line {following[0]}) begins on the next line"
+                        if nxt and following else None)
+    else:
+        err = syntax_error(exc, padded, file)
+        err.source_text = text
+    glued = _glued_hint(padded)
+    if glued is not None:  # the likelier cause, said first
+        err.hint = glued if err.hint is None else f"{glued}; else {err.hint}"
     return err
+
+
+def _glued_hint(padded: str) -> str | None:
+    """A hint naming a keyword run into more letters in a statement's code (comments left out),
+    at its line and column in the file: what the lexer read as the keyword (syntax.glued_keyword)."""
+    code = "\n".join(strip_comment(row) for row in padded.split("\n"))
+    found = glued_keyword(code)
+    if found is None:
+        return None
+    at, word, keyword = found
+    line = code.count("\n", 0, at) + 1
+    col = at - (code.rfind("\n", 0, at) + 1) + 1
+    return f"`{word}` at line {line}, column {col}: did you mean `{keyword}`? (read as `{keyword}` and then `{word[len(keyword):]}`)"
 

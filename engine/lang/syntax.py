@@ -6,6 +6,7 @@ multiplier written ``x 2``, curly quotes, an unquoted ``extends`` path).
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from functools import lru_cache
 from typing import TYPE_CHECKING, TypeAlias, cast
@@ -17,7 +18,8 @@ from engine.lang.statements import SECTIONS
 
 __all__ = [  # Lark's classes are re-exported: the parser's modules import them from here
     "STANDALONE", "STATEMENT_STARTS", "Lark", "Meta", "ParseTree", "Token", "TokenTooBig", "Transformer", "Tree",
-    "UnexpectedCharacters", "UnexpectedEOF", "UnexpectedInput", "UnexpectedToken", "VisitError", "looks_like",
+    "UnexpectedCharacters", "UnexpectedEOF", "UnexpectedInput", "UnexpectedToken", "VisitError", "glued_keyword",
+    "keywords", "looks_like",
     "parser", "readable", "syntax_error", "token_location", "v_args",
 ]
 
@@ -128,6 +130,33 @@ def looks_like(word: str, keyword: str) -> bool:
     import difflib
 
     return word != keyword and difflib.SequenceMatcher(None, word, keyword).ratio() >= 0.75
+
+
+@lru_cache(maxsize=1)
+def keywords() -> frozenset[str]:
+    """The grammar's words (its string terminals made of letters: ``when``, ``pattern`` …)."""
+    return frozenset(t.pattern.value for t in parser().terminals
+                     if t.pattern.type == "str" and t.pattern.value.isascii() and t.pattern.value.isalpha())
+
+
+GLUED_MIN = 4  # letters a keyword has before a word it begins is taken for it misspelt (not `one` in `ones`)
+
+
+def glued_keyword(code: str) -> tuple[int, str, str] | None:
+    """The first word of ``code`` (one statement's text) that is a keyword with letters run on
+    (``whenn``): (its offset, the word, the keyword). Where a name may not stand, the lexer takes
+    the keyword and leaves the rest, so the error it causes is reported further on; None when
+    no word looks so."""
+    words = keywords()
+    longest_first = sorted(words, key=lambda k: (-len(k), k))
+    for m in re.finditer(r"[A-Za-z_][A-Za-z0-9_]*", code):
+        word = m.group()
+        if word in words:
+            continue
+        for k in longest_first:
+            if len(k) >= GLUED_MIN and word.startswith(k) and looks_like(word, k):
+                return m.start(), word, k
+    return None
 
 
 def readable(expected: Iterable[str]) -> str:
