@@ -61,3 +61,21 @@ def test_events_see_what_the_actions_hash_cannot(monkeypatch):
     after = trace(RULES, 1, 11, "value", events=True)
     assert after["hash"] == before["hash"]
     assert after["events_hash"] != before["events_hash"]
+
+
+# What `python benchmarks/trace.py --bots KIND --events` prints today (40 hands on each of its five
+# rule files, seed 11). A change that means to change play updates these in the same commit and
+# says why there; any other change must leave them as they are (the guard a speed change runs).
+PINNED = {
+    "value": ("9e84fa67490a6198", 9403, "2b4277d2471367bb"),
+    "greedy": ("ddffcc372b3cb155", 9724, "d07867c765ee6d54"),
+    "random": ("4f85ac735a83d4bf", 24800, "0f35b95ee445142b"),
+}
+
+
+def test_play_is_what_it_was():
+    """Every bot kind plays the pinned trace: actions and every logged event and settlement."""
+    mod = _load_trace()
+    for kind, (actions_hash, actions, events_hash) in PINNED.items():
+        got = trace(list(mod.RULES), 40, 11, kind, events=True)
+        assert (got["hash"], got["actions"], got["events_hash"]) == (actions_hash, actions, events_hash), kind
