@@ -32,6 +32,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's engine, not another installed one
 
+from engine.cli.output import quiet_exit_on_broken_pipe  # noqa: E402
 from engine.table.bots import BOTS  # noqa: E402
 from engine.table.game import Action, Game  # noqa: E402
 from engine.table.match import Bot, Match, hand_seed  # noqa: E402
@@ -142,4 +143,8 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+        sys.stdout.flush()  # here, so that a reader gone is caught below and not at exit
+    except BrokenPipeError:  # `trace.py | head -1`: exit 141 quietly, as mjrules does
+        quiet_exit_on_broken_pipe()

@@ -79,3 +79,15 @@ def test_play_is_what_it_was():
     for kind, (actions_hash, actions, events_hash) in PINNED.items():
         got = trace(list(mod.RULES), 40, 11, kind, events=True)
         assert (got["hash"], got["actions"], got["events_hash"]) == (actions_hash, actions, events_hash), kind
+
+
+def test_a_closed_pipe_exits_141_quietly():
+    """`trace.py | head -1` (the reader gone), as mjrules itself: no traceback, exit 141."""
+    import subprocess
+
+    proc = subprocess.Popen([sys.executable, str(ROOT / "benchmarks" / "trace.py"), "--bots", "random",
+                             "--hands", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    assert proc.stdout is not None
+    proc.stdout.close()  # the reader is gone before the first line is written
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 141 and b"Traceback" not in err, err
