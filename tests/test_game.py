@@ -197,3 +197,11 @@ def test_an_out_of_range_tile_is_an_illegal_action():
     g = Game(RS, 5)
     with pytest.raises(IllegalAction, match="names a tile this ruleset does not have"):
         g.apply(Action("E", "discard", 999))
+
+
+def test_every_kind_of_action_has_what_it_does():
+    """Game.apply dispatches on the kind: each of actions.KINDS is mapped, and nothing else."""
+    from engine.table.actions import KINDS
+    from engine.table.game import APPLY
+
+    assert set(APPLY) == set(KINDS)

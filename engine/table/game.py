@@ -33,6 +33,7 @@ alone.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Unpack
 
 from engine.core.scoring import Ledger, Scorer, SeatHand, Snapshot, WinInfo
@@ -297,20 +298,14 @@ class Game:
         """Apply one legal action. Raises :class:`IllegalAction` (state unchanged) otherwise."""
         if isinstance(action, str):
             action = Action.parse(action, self.scorer)
-        if self._just_offered(action):
-            self.actions.append(action)  # an object legal_actions just gave, nothing changed since
-            try:
-                getattr(self, f"_do_{action.kind}")(action)
-            finally:
-                self._version += 1
-            return
-        check_shape(action, self.seats, len(self.tiles))
-        legal = self.legal_actions(action.seat)
-        if action not in legal:
-            raise refusal(self, action, legal)
+        if not self._just_offered(action):  # an object legal_actions just gave, nothing changed since, is legal
+            check_shape(action, self.seats, len(self.tiles))
+            legal = self.legal_actions(action.seat)
+            if action not in legal:
+                raise refusal(self, action, legal)
         self.actions.append(action)
         try:
-            getattr(self, f"_do_{action.kind}")(action)
+            APPLY[action.kind](self, action)
         finally:
             self._version += 1
 
@@ -329,40 +324,6 @@ class Game:
             if a is action:
                 return True
         return False
-
-    # what each kind of action does: a seat's own action (moves.py), an answer to a claim
-    # (claims.py), a pick or a flip's answer (deal.py)
-    def _do_draw(self, a: Action) -> None:
-        moves.draw(self, a)
-
-    def _do_discard(self, a: Action) -> None:
-        moves.discard(self, a)
-
-    def _do_concealed_kong(self, a: Action) -> None:
-        moves.concealed_kong(self, a)
-
-    def _do_added_kong(self, a: Action) -> None:
-        moves.added_kong(self, a)
-
-    def _do_win(self, a: Action) -> None:
-        if self.phase in (CLAIM, ROB):
-            self._answer(a)  # a win on a discard or a kong answers a claim
-            return
-        moves.win(self, a)
-
-    def _answer(self, a: Action) -> None:
-        if self.phase == FLIP:  # a seat that could stop the flips passes: the next one asked, or the next flip
-            pass_flip(self)
-            return
-        answer(self, a)  # claims.py: kept, and resolved once all are in
-
-    _do_pass = _do_pung = _do_kong = _do_chow = _answer  # claims: answers, resolved once all are in
-
-    def _do_pick(self, a: Action) -> None:
-        pick(self, a)  # deal.py
-
-    def _do_stop(self, a: Action) -> None:
-        stop_flips(self, a)  # deal.py
 
     # ---- what the hand's parts ask of the game: the win a draw offers; the steps they share -------
     # (a turn passing, a kong's replacement, the end: deal.py, claims.py and moves.py take them,
@@ -395,3 +356,26 @@ class Game:
         the winner's hand and the phase is ``over`` (RULES.md §1 荒庄; §2 When). Applied through
         ending.end_hand; raises as :meth:`~engine.core.scoring.Scorer.settle_end_parts` does."""
         ending.end_hand(self, win)
+
+
+# ---- what each kind of action does: a seat's own action (moves.py), an answer to a claim
+# (claims.py), a pick or a flip's answer (deal.py) -------------------------------------------------
+def _win(g: Game, a: Action) -> None:
+    if g.phase in (CLAIM, ROB):
+        answer(g, a)  # a win on a discard or a kong answers a claim
+    else:
+        moves.win(g, a)
+
+
+def _pass(g: Game, a: Action) -> None:
+    if g.phase == FLIP:  # a seat that could stop the flips passes: the next one asked, or the next flip
+        pass_flip(g)
+    else:
+        answer(g, a)  # claims.py: kept, and resolved once all are in
+
+
+APPLY: dict[str, Callable[[Game, Action], None]] = {
+    "draw": moves.draw, "discard": moves.discard, "concealed_kong": moves.concealed_kong,
+    "added_kong": moves.added_kong, "win": _win, "pass": _pass, "pung": answer, "kong": answer, "chow": answer,
+    "pick": pick, "stop": stop_flips,
+}  # every kind of actions.KINDS (tests/test_game.py)
