@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from engine import Scorer, compile_ruleset
 from engine.core.shanten import Shanten
-from engine.core.shanten_blocks import block_options, fewer_sets, group_tables
+from engine.core.shanten_blocks import block_options, cell_bits, fewer_sets, group_tables, pack, unpack
 from engine.core.shanten_oracle import ShantenOracle
 from engine.lang.resources import bundled_ruleset_names
 
@@ -116,3 +116,18 @@ def test_group_table_is_the_table_of_the_options(name, templates, pair, data):
     assert full == _table_of_options(templates, counts, pair, cap)
     for k in range(cap):
         assert fewer_sets(full, k) == _table_of_options(templates, counts, pair, k)
+
+
+@settings(max_examples=200, deadline=None)
+@given(cap=st.integers(0, 64), data=st.data())
+def test_a_packed_table_unpacks_to_itself(cap, data):
+    """The fast counter keys its memos by tables packed into ints (shanten_blocks.pack): a table of
+    any k up to the cap (a rule file may ask for up to 64 sets) packs and unpacks to itself, and
+    two tables of one k pack apart."""
+    bits = cell_bits(cap)
+    k = data.draw(st.integers(0, cap))
+    cells = st.tuples(*[st.integers(-1, k) for _ in range(2 * k + 2)])
+    x, y = data.draw(cells), data.draw(cells)
+    assert unpack(pack(x, k, bits), bits) == (x, k)
+    assert (pack(x, k, bits) == pack(y, k, bits)) == (x == y)
+

@@ -28,7 +28,7 @@ from engine.core.shanten_base import STATE_LIMIT as STATE_LIMIT  # re-exported: 
 from engine.core.shanten_base import GroupTableMemos, HandState, remember
 from engine.core.shanten_blocks import MEMO_LIMIT as MEMO_LIMIT
 
-Table = tuple[int, ...]  # a group's (or groups') max-plus table: cell 2·sets + head -> most partial sets
+Table = int  # a group's (or groups') max-plus table, packed (shanten_blocks.pack): cell 2·sets + head -> most partial sets
 
 
 class Fold:
@@ -63,9 +63,9 @@ class Shanten(GroupTableMemos):
         # ("rotten", gap, group, counts) -> the positions a draw changes
         self._growers: dict[tuple[object, ...], tuple[int, ...]] = {}
         # (k, head, other groups' table, group id, counts, distance to beat) -> the positions whose draw beats it
-        self._helping: dict[tuple[int, bool, tuple[int, ...] | None, int, tuple[int, ...], int], tuple[int, ...]] = {}
+        self._helping: dict[tuple[int, bool, Table | None, int, tuple[int, ...], int], tuple[int, ...]] = {}
         # (k, group id, counts, ±1) -> each position's table with one tile more or fewer there
-        self._after: dict[tuple[int, int, tuple[int, ...], int], tuple[tuple[int, ...] | None, ...]] = {}
+        self._after: dict[tuple[int, int, tuple[int, ...], int], tuple[Table | None, ...]] = {}
         self._plan_memo: dict[HandState, tuple[int | None, ...]] = {}  # hand state -> each plan's distance
         # (natural counts, k, spans id) -> its Fold (``_folded``)
         self._fold_memo: dict[tuple[tuple[int, ...], int, int], Fold] = {}
@@ -190,9 +190,9 @@ class Shanten(GroupTableMemos):
         pspans = self._spans[plan.pattern.name]
         rest_of = self._folds_without(plan, nat, k)
         head = plan.pair_needed
-        group_of, steps, bests = self._group_of, self.steps, self.bests  # read inline
+        group_of, steps, bests, shift = self._group_of, self.steps, self.bests, self.shift  # read inline
         out = []
-        by_group: dict[int, tuple[int, tuple[tuple[int, ...] | None, ...], tuple[int, ...] | None]] = {}
+        by_group: dict[int, tuple[int, tuple[Table | None, ...], Table | None]] = {}
         for d in kinds:
             gi = group_of[d]
             known = by_group.get(gi)
@@ -205,14 +205,14 @@ class Shanten(GroupTableMemos):
             if table is None or rest is None:
                 acc = rest if table is None else table
             else:
-                acc = steps.get((k, rest, table)) or self.combined(k, rest, table)
-            best = bests.get((k, head, acc))
+                acc = steps.get(rest << shift | table) or self.combined(rest, table)
+            best = None if acc is None else bests.get(acc << 1 | head)
             if best is None:
                 best = self.best_of(k, head, acc)
             out.append(max(best - w, -1))
         return out
 
-    def _tables_after(self, k: int, tid: int, sub: tuple[int, ...], step: int) -> tuple[tuple[int, ...] | None, ...]:
+    def _tables_after(self, k: int, tid: int, sub: tuple[int, ...], step: int) -> tuple[Table | None, ...]:
         """For each position of a group: its table (``k`` sets to make) with one more (``step`` 1)
         or one fewer (``step`` -1) tile there; None where the group is left without tiles (or a
         count would fall below 0). Memoised per group state."""
@@ -221,7 +221,7 @@ class Shanten(GroupTableMemos):
         if out is None:
             if len(self._after) >= MEMO_LIMIT:
                 self._after.clear()
-            tables: list[tuple[int, ...] | None] = []
+            tables: list[Table | None] = []
             for pos in range(len(sub)):
                 after = list(sub)
                 after[pos] += step
@@ -243,16 +243,16 @@ class Shanten(GroupTableMemos):
             if base is not None and base.suffix is not None:
                 f = remember(self._fold_memo, key, self._fold_less(plan, nat, k, base, self._group_of[parent[1]]))
         if f is None:
-            tables, steps = self.tables, self.steps  # the memos, read inline
-            groups: list[tuple[int, ...] | None] = []
-            prefix: list[tuple[int, ...] | None] = [None]
-            acc: tuple[int, ...] | None = None
+            tables, steps, shift = self.tables, self.steps, self.shift  # the memos, read inline
+            groups: list[Table | None] = []
+            prefix: list[Table | None] = [None]
+            acc: Table | None = None
             for sp in self._spans[plan.pattern.name]:
                 sub = nat[sp.lo:sp.hi]
                 t = (tables.get((k, sp.templates, sub)) or self.table(k, sp.templates, sub)) if any(sub) else None
                 groups.append(t)
                 if t is not None:
-                    acc = t if acc is None else steps.get((k, acc, t)) or self.combined(k, acc, t)
+                    acc = t if acc is None else steps.get(acc << shift | t) or self.combined(acc, t)
                 prefix.append(acc)
             f = remember(self._fold_memo, key, Fold(groups, prefix))
         return f
@@ -267,15 +267,15 @@ class Shanten(GroupTableMemos):
         groups[gi] = self.table(k, sp.templates, sub) if any(sub) else None
         prefix = base.prefix[:gi + 1]
         acc = prefix[-1]
-        steps, combined = self.steps, self.combined  # the memo read inline, as combined reads it
+        steps, combined, shift = self.steps, self.combined, self.shift  # the memo read inline, as combined reads it
         for t in groups[gi:]:
-            acc = t if acc is None else acc if t is None else steps.get((k, acc, t)) or combined(k, acc, t)
+            acc = t if acc is None else acc if t is None else steps.get(acc << shift | t) or combined(acc, t)
             prefix.append(acc)
         assert base.suffix is not None, "the base fold has its suffix"
         acc = base.suffix[gi + 1]
         head: list[Table | None] = []
         for t in reversed(groups[:gi + 1]):
-            acc = t if acc is None else acc if t is None else steps.get((k, t, acc)) or combined(k, t, acc)
+            acc = t if acc is None else acc if t is None else steps.get(t << shift | acc) or combined(t, acc)
             head.append(acc)
         f = Fold(groups, prefix)
         f.suffix = head[::-1] + base.suffix[gi + 1:]
@@ -284,27 +284,27 @@ class Shanten(GroupTableMemos):
         return f
 
     def _folds_without(self, plan: PatternPlan, nat: tuple[int, ...], k: int,
-                       parent: tuple[tuple[int, ...], int] | None = None) -> Callable[[int], tuple[int, ...] | None]:
+                       parent: tuple[tuple[int, ...], int] | None = None) -> Callable[[int], Table | None]:
         """``rest(gi)``: every group's table but group ``gi``'s folded (a sets plan, ``k`` sets to
         make), each computed once per hand state (prefix and suffix max-plus steps); ``parent``
         as for :meth:`_folded`."""
         f = self._folded(plan, nat, k, parent)
         prefix, suffix, done = f.prefix, f.suffix, f.rest
         if suffix is None:
-            steps = self.steps  # the memo of _step, read inline
+            steps, shift = self.steps, self.shift  # the memo of combined, read inline
             suffix = [None]
-            acc: tuple[int, ...] | None = None
+            acc: Table | None = None
             for t in reversed(f.groups):
                 if t is not None:
-                    acc = t if acc is None else steps.get((k, t, acc)) or self.combined(k, t, acc)
+                    acc = t if acc is None else steps.get(t << shift | acc) or self.combined(t, acc)
                 suffix.append(acc)
             suffix.reverse()
             f.suffix = suffix
 
-        def rest(gi: int) -> tuple[int, ...] | None:
+        def rest(gi: int) -> Table | None:
             if gi in done:
                 return done[gi]
-            r = done[gi] = self.combined(k, prefix[gi], suffix[gi + 1])
+            r = done[gi] = self.combined(prefix[gi], suffix[gi + 1])
             return r
         return rest
 
@@ -417,7 +417,7 @@ class Shanten(GroupTableMemos):
                     out.add(lo + pos)
         return frozenset(out)
 
-    def _helping_draws(self, key: tuple[int, bool, tuple[int, ...] | None, int, tuple[int, ...], int]) -> tuple[int, ...]:
+    def _helping_draws(self, key: tuple[int, bool, Table | None, int, tuple[int, ...], int]) -> tuple[int, ...]:
         """``key``: (k, head needed, the other groups' folded table, group id, the group's counts,
         a distance before wilds). The positions of the group where one more tile brings a sets
         plan's distance before wilds below it; a draw that leaves the group's table as it was
@@ -426,10 +426,10 @@ class Shanten(GroupTableMemos):
         if len(self._helping) >= MEMO_LIMIT:
             self._helping.clear()
         out: list[int] = []
-        steps, bests = self.steps, self.bests  # the memos read inline, as combined and best_of read them
+        steps, bests, shift = self.steps, self.bests, self.shift  # the memos read inline, as combined and best_of read them
         for where, table in self.grown_tables(k, tid, sub):
-            acc = table if rest is None else steps.get((k, rest, table)) or self.combined(k, rest, table)
-            best = bests.get((k, head, acc))
+            acc = table if rest is None else steps.get(rest << shift | table) or self.combined(rest, table)
+            best = bests.get(acc << 1 | head)
             if (self.best_of(k, head, acc) if best is None else best) < need:
                 out += where
         positions = self._helping[key] = tuple(sorted(out))
@@ -493,7 +493,7 @@ class Shanten(GroupTableMemos):
         if k < 0:
             return None
         acc = self._folded(plan, nat, k).prefix[-1]
-        best = self.bests.get((k, plan.pair_needed, acc))  # the memo read inline, as best_of reads it
+        best = None if acc is None else self.bests.get(acc << 1 | plan.pair_needed)  # the memo read inline, as best_of reads it
         return max((self.best_of(k, plan.pair_needed, acc) if best is None else best) - w, -1)
 
     def plans_of(self, concealed: list[int], n_melds: int, wild_kinds: frozenset[int],

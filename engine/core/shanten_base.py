@@ -7,12 +7,21 @@ usable singles; and the fast counter's memoised max-plus group tables
 from __future__ import annotations
 
 from collections.abc import Iterable, Sized
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
 from engine.core.gaps import max_spread
 from engine.core.hands import HandEvaluator
 from engine.core.patterns import CompiledPatterns, PatternPlan
-from engine.core.shanten_blocks import MEMO_LIMIT, best_before_wilds, combine, fewer_sets, group_tables
+from engine.core.shanten_blocks import (
+    MEMO_LIMIT,
+    best_before_wilds,
+    cell_bits,
+    combine,
+    fewer_sets,
+    group_tables,
+    pack,
+    unpack,
+)
 
 HandState = tuple[tuple[int, ...], int, int]  # (natural counts, wilds held, declared melds)
 # Memo sizes (they bound memory): past its limit a memo is cleared and starts again (no value
@@ -136,16 +145,21 @@ class GroupTableMemos(ShantenBase):
     """The fast counter's per-group max-plus tables (:mod:`engine.core.shanten_blocks`), each
     memoised and bounded by :data:`MEMO_LIMIT`: :meth:`table` (a group's table), :meth:`combined`
     (two tables combined), :meth:`best_of` (a table's distance before wilds) and
-    :meth:`grown_tables` (the tables one more tile grows a group to)."""
+    :meth:`grown_tables` (the tables one more tile grows a group to). A table here is
+    :func:`~engine.core.shanten_blocks.pack` ed into one int that carries its ``k`` (the memos
+    are keyed by ints: ``x << shift | y`` for two tables, ``x << 1 | head`` for a best);
+    ``None`` is a group without tiles."""
 
     def __init__(self, ev: HandEvaluator | CompiledPatterns):
         super().__init__(ev)
-        self.tables: dict[tuple[int, int, tuple[int, ...]], tuple[int, ...]] = {}  # (k, group id, counts) -> table
-        self.steps: dict[tuple[int, tuple[int, ...], tuple[int, ...]], tuple[int, ...]] = {}  # (k, x, y) -> combined
-        self.bests: dict[tuple[int, bool, tuple[int, ...] | None], int] = {}  # (k, head, table) -> before wilds
+        self.tables: dict[tuple[int, int, tuple[int, ...]], int] = {}  # (k, group id, counts) -> table
+        self.steps: dict[int, int] = {}  # x << shift | y -> the two tables combined
+        self.bests: dict[int, int] = {}  # table << 1 | head needed -> its distance before wilds
         # (k, group id, counts) -> (positions, the table after a draw at any of them) where a draw changes it
-        self._grown: dict[tuple[int, int, tuple[int, ...]], tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]] = {}
+        self._grown: dict[tuple[int, int, tuple[int, ...]], tuple[tuple[tuple[int, ...], int], ...]] = {}
         self._most_sets = max((p.sets for p in self.ev.plans.values()), default=0)  # the cap of group tables
+        self.bits = cell_bits(self._most_sets)  # a packed table's bits a cell
+        self.shift = self.bits * (2 * self._most_sets + 3)  # bits of the largest packed table
         # per templates id: its GroupTables (shared by every Shanten of the same templates)
         self.group_tables = [group_tables(t, self.ev.pair_size, self._most_sets) for t in self.ev.templates_by_id]
 
@@ -153,8 +167,7 @@ class GroupTableMemos(ShantenBase):
         return {**super().memos(), "tables": self.tables, "steps": self.steps, "bests": self.bests,
                 "grown": self._grown}
 
-    def grown_tables(self, k: int, tid: int,
-                      sub: tuple[int, ...]) -> tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]:
+    def grown_tables(self, k: int, tid: int, sub: tuple[int, ...]) -> tuple[tuple[tuple[int, ...], int], ...]:
         """(positions, the group's table with one more tile at any of them) for each table a group
         grows to with one more tile (``k`` sets to make), positions that grow it alike together: a
         draw elsewhere in the group leaves its table, so every distance, as it was. Memoised per
@@ -165,7 +178,7 @@ class GroupTableMemos(ShantenBase):
             if len(self._grown) >= MEMO_LIMIT:
                 self._grown.clear()
             now = self.table(k, tid, sub) if any(sub) else None
-            grown: dict[tuple[int, ...], list[int]] = {}
+            grown: dict[int, list[int]] = {}
             for pos in range(len(sub)):
                 after = list(sub)
                 after[pos] += 1
@@ -175,38 +188,52 @@ class GroupTableMemos(ShantenBase):
             out = self._grown[key] = tuple((tuple(where), table) for table, where in grown.items())
         return out
 
-    def combined(self, k: int, x: tuple[int, ...] | None, y: tuple[int, ...] | None) -> tuple[int, ...] | None:
-        """Memoised :func:`~engine.core.shanten_blocks.combine` (``None``: a group without tiles)."""
+    @overload
+    def combined(self, x: int, y: int | None) -> int: ...
+
+    @overload
+    def combined(self, x: int | None, y: int) -> int: ...
+
+    @overload
+    def combined(self, x: int | None, y: int | None) -> int | None: ...
+
+    def combined(self, x: int | None, y: int | None) -> int | None:
+        """Memoised :func:`~engine.core.shanten_blocks.combine` of two packed tables of one ``k``
+        (``None``: a group without tiles)."""
         if x is None:
             return y
         if y is None:
             return x
-        key = (k, x, y)
+        key = x << self.shift | y
         t = self.steps.get(key)
         if t is None:
             if len(self.steps) >= MEMO_LIMIT:
                 self.steps.clear()
-            t = self.steps[key] = combine(x, y, k)
+            cx, k = unpack(x, self.bits)
+            t = self.steps[key] = pack(combine(cx, unpack(y, self.bits)[0], k), k, self.bits)
         return t
 
-    def best_of(self, k: int, head: bool, table: tuple[int, ...] | None) -> int:
-        """Memoised :func:`~engine.core.shanten_blocks.best_before_wilds`."""
-        key = (k, head, table)
+    def best_of(self, k: int, head: bool, table: int | None) -> int:
+        """Memoised :func:`~engine.core.shanten_blocks.best_before_wilds` of a packed table (``k``
+        for ``None``, a plan's groups all without tiles)."""
+        if table is None:
+            return best_before_wilds(None, k, head)
+        key = table << 1 | head
         v = self.bests.get(key)
         if v is None:
             if len(self.bests) >= MEMO_LIMIT:
                 self.bests.clear()
-            v = self.bests[key] = best_before_wilds(table, k, head)
+            v = self.bests[key] = best_before_wilds(unpack(table, self.bits)[0], k, head)
         return v
 
-    def table(self, k: int, tid: int, sub: tuple[int, ...]) -> tuple[int, ...]:
-        """Group ``tid``'s table for the counts ``sub`` with ``k`` sets to make (shanten_blocks.GroupTables,
-        read once for the most sets any plan makes)."""
+    def table(self, k: int, tid: int, sub: tuple[int, ...]) -> int:
+        """Group ``tid``'s packed table for the counts ``sub`` with ``k`` sets to make
+        (shanten_blocks.GroupTables, read once for the most sets any plan makes)."""
         key = (k, tid, sub)
         t = self.tables.get(key)
         if t is None:
             if len(self.tables) >= MEMO_LIMIT:
                 self.tables.clear()
             full = self.group_tables[tid].table(sub)
-            t = self.tables[key] = full if k == self._most_sets else fewer_sets(full, k)
+            t = self.tables[key] = pack(full if k == self._most_sets else fewer_sets(full, k), k, self.bits)
         return t
