@@ -113,7 +113,8 @@ class Game:
         self.wall: Wall
         break_wall(self, ring, wall)  # the wall and the ring (deal.py)
         self.hands: dict[str, SeatHand] = {x: SeatHand() for x in self.seats}
-        self.discards: dict[str, list[int]] = {x: [] for x in self.seats}
+        self.discards: dict[str, list[int]] = {x: [] for x in self.seats}  # still on the table
+        self.discarded: dict[str, int] = dict.fromkeys(self.seats, 0)  # discards made, claimed ones too
         self.actions: list[Action] = []
         self.locks: dict[str, Lock] = {}
         self.phase = DRAW

@@ -70,6 +70,7 @@ def discard(g: MoveState, a: Action) -> None:
     assert a.tile is not None, "a discard names its tile (checked before)"
     g.take(a.seat, a.tile)
     g.discards[a.seat].append(a.tile)
+    g.discarded[a.seat] += 1
     g.discard_count += 1
     g.must_discard = g.from_tail = False
     g.last_drawn = None

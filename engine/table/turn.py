@@ -36,7 +36,8 @@ class TurnState(Protocol):
     dealer: str
     phase: str
     hands: dict[str, SeatHand]
-    discards: dict[str, list[int]]
+    discards: dict[str, list[int]]  # each seat's discards still on the table
+    discarded: dict[str, int]  # each seat's discards made in the hand, claimed ones too
     counts: dict[str, list[int]]  # each seat's concealed tiles as a count per kind
     must_discard: bool  # the seat to act claimed: it discards, nothing else
     wall: Wall
@@ -91,9 +92,10 @@ def taken_at_once(by_kind: dict[str, list[Action]]) -> Action | None:
 
 def concealed_kong_allowed(g: TurnState, seat: str) -> bool:
     """Whether ``seat`` may declare a concealed kong now (``no_concealed_kong``: not before its
-    first discard, for anyone or the dealer alone)."""
+    first discard, for anyone or the dealer alone; a discard another seat claimed counts, the
+    starting hand being gone)."""
     p = g.policies["no_concealed_kong"]
-    if p is None or g.discards[seat]:
+    if p is None or g.discarded[seat]:
         return True
     return not (p["who"][0] == "anyone" or seat == g.dealer)
 
