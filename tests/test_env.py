@@ -208,3 +208,37 @@ def test_the_examples_of_docs_env_md_run(capsys, monkeypatch):
         exec(compile(block, "docs/env.md", "exec"), {})
     out = capsys.readouterr().out
     assert "seat-hands, mean 子" in out and out.count("\n") >= 6
+
+
+# nanchang-app with 发电 at two seats: this match's first hand ends in the deal (no seat may stop
+# any flip: the flips' settlements are booked and the hand is drawn). Found by a review: the
+# environment left every agent live with an all-zero mask, and nothing paid.
+DEAL_ENDS = ("nanchang-app", {"发电": "是", "人数": "2"}, (200 * pow(1_000_003, -1, 2**31)) % 2**31)
+
+
+def test_a_hand_the_deal_ends_is_paid_and_terminated_at_reset():
+    rules, options, seed = DEAL_ENDS
+    env = mjrules_env(rules, options, seed=seed)
+    env.reset(seed=seed)
+    assert env.game.over
+    net = env.game.result.net(env.game.seats)
+    assert any(net.values()) and sum(net.values()) == 0  # the flips' money moved
+    assert env.terminations == dict.fromkeys(env.agents, True)
+    assert env.rewards == {a: float(net[a]) for a in env.agents}
+    got = {}
+    for agent in env.agent_iter(max_iter=10):
+        _, reward, term, _, _ = env.last()
+        assert term
+        got[agent] = reward
+        env.step(None)
+    assert got == {a: float(net[a]) for a in net} and env.agents == []
+
+
+def test_the_parallel_form_pays_a_hand_the_deal_ends_at_its_first_step():
+    rules, options, seed = DEAL_ENDS
+    env = mjrules_parallel_env(rules, options, seed=seed)
+    env.reset(seed=seed)
+    net = env.aec.game.result.net(env.aec.game.seats)
+    assert env.acting == []
+    _, rewards, terms, _, _ = env.step({})
+    assert rewards == {a: float(net[a]) for a in net} and all(terms.values()) and env.agents == []

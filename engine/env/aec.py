@@ -17,7 +17,8 @@ ledger onto rewards.
   array of N}``, from what the seat may see only (:func:`~engine.table.view.seat_parts`, whose
   JSON form is :func:`~engine.table.view.seat_view`); :meth:`text` is the
   same view as text. A seat that is not to act has an all-zero mask.
-- **Rewards**: 0 until the hand ends; at the step that ends it, each seat's net 子 over every
+- **Rewards**: 0 until the hand ends; at the step that ends it (or at :meth:`reset`, when the
+  deal itself ends it: 发电's flips that no seat may stop), each seat's net 子 over every
   settlement of the hand (:meth:`HandResult.net` of the scorer's ledgers: the win or 荒庄, the
   精 settled after the deal and at the end, a 抄庄, a cap). Then every agent is terminated and
   steps once with ``None`` to leave, in play order (PettingZoo's convention).
@@ -136,6 +137,7 @@ class MahjongEnv(AECEnv[str, Observation, int | None]):  # type: ignore[misc]  #
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, object]] = {a: {} for a in self.agents}
+        self._pay_if_over(self.game)  # the deal itself may end the hand (发电 with no seat to stop the flips)
         self._select()
 
     def step(self, action: int | None) -> None:
@@ -160,6 +162,12 @@ class MahjongEnv(AECEnv[str, Observation, int | None]):  # type: ignore[misc]  #
             self.rewards[a] = 0.0
         game.apply(chosen)
         self.moment += 1
+        self._pay_if_over(game)
+        self._select()
+
+    def _pay_if_over(self, game: Game) -> None:
+        """When ``game`` is over: each agent's reward is its net 子 in the hand's ledgers, and
+        every agent is terminated."""
         if game.over:
             assert game.result is not None, "a hand that is over has its result"
             net = game.result.net(game.seats)
@@ -167,7 +175,6 @@ class MahjongEnv(AECEnv[str, Observation, int | None]):  # type: ignore[misc]  #
                 self.rewards[a] = float(net[a])
                 self._cumulative_rewards[a] += self.rewards[a]
                 self.terminations[a] = True
-        self._select()
 
     def _leave(self, agent: str, action: int | None) -> None:
         """A terminated agent's step: it leaves the agents; the next terminated one is selected."""

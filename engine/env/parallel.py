@@ -53,7 +53,9 @@ class MahjongParallelEnv(ParallelEnv[str, Observation, int | None]):  # type: ig
 
     def reset(self, seed: int | None = None,
               options: dict[str, object] | None = None) -> tuple[dict[str, Observation], dict[str, dict[str, object]]]:
-        """As :meth:`MahjongEnv.reset`; returns every seat's observation and info."""
+        """As :meth:`MahjongEnv.reset`; returns every seat's observation and info. When the deal
+        itself ends the hand (发电's flips that no seat may stop) no seat is asked: the next
+        :meth:`step` (``{}``) returns the rewards with every seat terminated."""
         self.aec.reset(seed=seed, options=options)
         self.agents = list(self.aec.agents)
         return {a: self.aec.observe(a) for a in self.agents}, {a: dict(self.aec.infos[a]) for a in self.agents}
@@ -70,6 +72,8 @@ class MahjongParallelEnv(ParallelEnv[str, Observation, int | None]):  # type: ig
         aec = self.aec
         live = list(self.agents)
         rewards = dict.fromkeys(live, 0.0)
+        if all(aec.terminations[a] for a in live):  # the deal ended the hand: no seat is asked, reset paid
+            rewards = {a: aec.rewards[a] for a in live}
         for seat in self.acting:
             if aec.agent_selection != seat or aec.terminations[seat]:
                 break  # the moment is over (the claims resolved, or the hand ended)
