@@ -103,6 +103,20 @@ def test_a_seat_that_does_not_exist_is_refused(scorers, seat):
     assert g.legal_actions(seat) == []
 
 
+@pytest.mark.parametrize("seat", [["E"], {"E": 1}, ["S"]], ids=repr)
+def test_an_unhashable_seat_is_refused_while_claims_are_asked(scorers, seat):
+    """While a discard waits for claims the game first looks the seat up among those asked: a
+    list or dict seat raised TypeError there (found by a review), not IllegalAction."""
+    g = Game(scorers["nanchang"].rs, 7, scorer=scorers["nanchang"])
+    rng = random.Random(3)
+    while g.phase != "claim":
+        g.apply(rng.choice(g.legal_actions(g.to_act()[0])))
+    before = fingerprint(g)
+    with pytest.raises(IllegalAction, match="names no seat of this table"):
+        g.apply(Action(seat, "pass"))
+    assert fingerprint(g) == before
+
+
 @pytest.mark.parametrize("kind", ["fly", "", "Discard", 3, None], ids=repr)
 def test_an_unknown_kind_is_refused(scorers, kind):
     g = Game(scorers["nanchang"].rs, 7, scorer=scorers["nanchang"])

@@ -314,7 +314,7 @@ class Game:
         """Whether ``action`` is one of the very objects :meth:`legal_actions` offered and
         nothing has changed since (then it is legal without checking again)."""
         if self.phase in (CLAIM, ROB):
-            c = self.pending.get(action.seat) if type(action) is Action else None
+            c = self.pending.get(action.seat) if type(action) is Action and type(action.seat) is str else None
             legal = c.legal if c is not None and c.answer is None else ()
         elif self.phase == DRAW:
             return action is self.draw_actions.get(self.current)
