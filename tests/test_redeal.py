@@ -241,3 +241,23 @@ def test_no_redeal_outside_play():
     play_hand(g, {s: BOTS["random"](i) for i, s in enumerate(g.seats)})
     with pytest.raises(ValueError, match="phase 'over'"):
         redealt(g, g.seats[0], random.Random(1))
+
+
+def test_a_redeal_keeps_no_answer_of_another_seat_to_a_claim():
+    """While a discard waits for claims, the seats asked answer one after another, each unseen by
+    the others until all are in: a redeal for a seat asked after another must not carry that
+    seat's answer (it kept the game's last action, which was that answer; found by a review)."""
+    found = 0
+    for seed in range(40):
+        g = Game(RULES["nanchang-app"], seed)
+        bots = {s: BOTS["value"](seed + i) for i, s in enumerate(g.seats)}
+        while not g.over and found < 5:
+            asked = g.to_act()
+            if g.phase == "claim" and len(asked) == 1 and g.actions and g.actions[-1].kind in ("pass", "pung", "chow"):
+                seat, answered = asked[0], g.actions[-1]
+                if answered.seat != seat and answered.seat in g.pending:
+                    r = redealt(g, seat, random.Random(seed))
+                    assert all(a.seat == seat or a.kind not in ("pass", "pung", "chow", "kong", "win") for a in r.actions)
+                    found += 1
+            g.apply(bots[asked[0]](g, asked[0]))
+    assert found == 5, "positions where a seat answers after another were found"

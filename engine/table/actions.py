@@ -13,6 +13,7 @@ from engine.errors import IllegalAction
 DRAW, ACT, CLAIM, ROB, OVER, FLIP, PICK = "draw", "act", "claim", "rob", "over", "flip", "pick"
 KINDS = ("draw", "discard", "win", "pung", "kong", "chow", "concealed_kong", "added_kong", "pass", "stop", "pick")
 TILE_KINDS = ("discard", "concealed_kong", "added_kong", "pick")  # the kinds that name one tile
+ANSWERS = frozenset({"win", "pung", "kong", "chow", "pass"})  # what a seat asked to claim (or rob) may answer
 MEMO_LIMIT = 4096  # shared actions kept (seat names and tiles come from rule files): a bound on memory
 
 
