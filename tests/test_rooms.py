@@ -4,6 +4,7 @@ and nobody sees what they should not. A real server (uvicorn in a thread) and re
 from __future__ import annotations
 
 import json
+import time
 import urllib.request
 
 import pytest
@@ -351,3 +352,53 @@ def test_serve_rules_preselects_its_ruleset_and_options_for_the_pages(tmp_path):
         assert body["default"] == "nanchang" and body["default_options"] == {}  # the ruleset the others extend
     finally:
         plain.stop()
+
+
+def _played_out(srv, **body) -> dict:
+    """A two-hand room of four greedy bots, waited on until its match is over."""
+    out = _room(srv, hands=2, bots=dict.fromkeys("ESWN", "greedy"), **body)
+    deadline = time.monotonic() + 120
+    while True:
+        st, summary = srv.call("GET", f"/api/rooms/{out['room']}")
+        if st == 200 and summary["finished"]:
+            return out
+        assert time.monotonic() < deadline, summary
+        time.sleep(0.2)
+
+
+def _next_hand_seed_from(record_text: str) -> int:
+    """What anyone who reads a finished hand's record (the room id suffices) can work out of the
+    next hand, when the match's hand seeds follow by plain arithmetic (match.hand_seed below
+    2**31): the match's seed from the hand's, then the next hand's seed, which deals its tiles."""
+    from engine.lang.yamlio import load_text
+
+    first = load_text(record_text, "hand1.yaml")["seed"]
+    match_seed = first * pow(1_000_003, -1, 2**31) % 2**31  # hand 0's seed, (seed · 1000003 + 0) mod 2**31, inverted
+    return (match_seed * 1_000_003 + 1) % 2**31
+
+
+def test_a_finished_hands_record_tells_nothing_of_the_next_hand_in_a_room_the_server_seeds(srv):
+    """Found by a review: a room's hand records (served to anyone with the room id while the
+    match goes on) carry each hand's seed, from which the room's seed and every later deal
+    followed. The check is shown first to catch that on a room whose seed the host gave (such a
+    room deals as `mjrules play --seed`: its seed's holder may know every hand), then to find
+    nothing on a room the server seeds, whose seed is never sent."""
+    from engine.lang.yamlio import load_text
+
+    plain = _played_out(srv)  # seed 11, given by the host
+    second = load_text(_record(srv, plain["room"], 2), "hand2.yaml")["seed"]
+    assert _next_hand_seed_from(_record(srv, plain["room"], 1)) == second  # the check catches the leak
+
+    st, out = srv.call("POST", "/api/rooms", {"ruleset": "nanchang", "hands": 2, "bots": dict.fromkeys("ESWN", "greedy")})
+    assert st == 201 and "seed" not in out  # the room's secret stays on the server
+    row = srv.app.state.hub.store.room(out["room"])
+    assert row is not None and row.seed >= 2**31
+    secret = row.seed
+    deadline = time.monotonic() + 120
+    while not srv.call("GET", f"/api/rooms/{out['room']}")[1].get("finished"):
+        assert time.monotonic() < deadline
+        time.sleep(0.2)
+    first, second = _record(srv, out["room"], 1), _record(srv, out["room"], 2)
+    assert _next_hand_seed_from(first) != load_text(second, "hand2.yaml")["seed"]
+    shown = json.dumps([out, srv.call("GET", f"/api/rooms/{out['room']}")[1]]) + first + second
+    assert str(secret) not in shown

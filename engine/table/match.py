@@ -4,6 +4,7 @@ given the previous hand's indicators (for indicators declared ``previous …``).
 """
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -121,6 +122,19 @@ class Match:
         self.dealer, self.floor = next_deal(self.ruleset, self.seats, game.result, self.dealer, self.floor)
 
 
+PLAIN_SEEDS = 2**31  # seeds below: what `mjrules play --seed` takes; from here on, secret ones
+
+
 def hand_seed(seed: int, index: int) -> int:
-    """A distinct, reproducible seed for hand ``index`` of a match seeded ``seed``."""
-    return (seed * 1_000_003 + index) % (2**31)
+    """A distinct, reproducible seed (0 … 2**31-1) for hand ``index`` of a match seeded ``seed``.
+
+    A seed below :data:`PLAIN_SEEDS` (what ``mjrules play --seed`` takes) derives it by plain
+    arithmetic, which one hand's seed gives away (the match's seed and every other hand follow
+    from it): the seed's holder may know every hand. A larger seed is a secret key (a server
+    draws one of 62 bits or more for a room it seeds itself): the hand's seed is a keyed hash of
+    the index (BLAKE2b), so a finished hand's record, which carries its seed, tells nothing of
+    the hands still to come."""
+    if seed < PLAIN_SEEDS:
+        return (seed * 1_000_003 + index) % PLAIN_SEEDS
+    digest = hashlib.blake2b(index.to_bytes(8, "big", signed=True), key=seed.to_bytes(16, "big"), digest_size=8)
+    return int.from_bytes(digest.digest(), "big") % PLAIN_SEEDS

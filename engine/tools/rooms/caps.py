@@ -5,6 +5,7 @@ from __future__ import annotations
 
 MAX_ACTION_CHARS = 64  # an action's text
 SEED_SPACE = 2**31  # seeds are 0 … 2**31-1, as `mjrules play --seed`
+SECRET_SEEDS = 2**63  # a room the server seeds draws its secret seed below this (the store's column: 64 bits)
 CLIP = 80  # characters of a bad value quoted back in an error
 MAX_ROOMS = 256  # rooms open at once (beyond: 429)
 MAX_MATCH_HANDS = 64  # hands in one room's match (局数)

@@ -40,6 +40,7 @@ from engine.errors import MjError
 from engine.lang.compiler import compile_ruleset
 from engine.lang.ruleset import Ruleset
 from engine.table.bots import LIVE_BOTS
+from engine.table.match import PLAIN_SEEDS
 from engine.tools.rooms.actor import Turns
 from engine.tools.rooms.caps import (
     CLIP,
@@ -58,6 +59,7 @@ from engine.tools.rooms.caps import (
     MAX_TOKEN_CHARS,
     MAX_WATCHERS,
     MIN_TIMER_SECONDS,
+    SECRET_SEEDS,
     SEED_SPACE,
 )
 from engine.tools.rooms.conn import Conn, Lost, Refusal, error_text
@@ -122,9 +124,10 @@ def new_room(hub: Hub, data: dict[str, Any], base: str) -> tuple[Room, dict[str,
         raise Refused(http.HTTP_400_BAD_REQUEST, f"`hands`: a whole number from 1 to {MAX_MATCH_HANDS}",
                       hint="局数: 4, 8 or 16 hands a match")
     seed = data.get("seed")
-    if seed is None:
-        seed = secrets.randbelow(SEED_SPACE)
-    if type(seed) is not int or not 0 <= seed < SEED_SPACE:
+    given = seed is not None  # a host's seed deals as `mjrules play --seed` does: its holder may know every hand
+    if seed is None:  # the room's secret: never sent, each hand's seed a keyed hash of it (match.hand_seed)
+        seed = PLAIN_SEEDS + secrets.randbelow(SECRET_SEEDS - PLAIN_SEEDS)
+    elif type(seed) is not int or not 0 <= seed < SEED_SPACE:
         raise Refused(http.HTTP_400_BAD_REQUEST, f"`seed`: a whole number from 0 to {SEED_SPACE - 1}")
     timer = data.get("timer")
     if timer is not None and (type(timer) not in (int, float) or not MIN_TIMER_SECONDS <= timer <= MAX_TIMER_SECONDS):
@@ -155,7 +158,7 @@ def new_room(hub: Hub, data: dict[str, Any], base: str) -> tuple[Room, dict[str,
     hub.store.create_room(row, hashes, token_hash(host), hub.owner, hub.lease)
     room = Room(row, rs, hub.store)
     room.start(time.monotonic())
-    answer = {"room": room_id, "ruleset": row.ruleset, "hands": hands, "seed": seed, "host": host,
+    answer = {"room": room_id, "ruleset": row.ruleset, "hands": hands, **({"seed": seed} if given else {}), "host": host,
               "seats": {s: {"token": t, "url": f"{base}room/{room_id}#token={t}"} for s, t in tokens.items()},
               "watch": f"{base}room/{room_id}"}
     return room, hashes, token_hash(host), answer
