@@ -176,6 +176,24 @@ def test_replay_steps_through_a_record(srv):
     assert rep["result"]["net"] == g["result"]["net"]
 
 
+def test_a_hand_the_server_seeds_shows_no_seed_nor_record_until_it_is_over(srv):
+    """Found by a review: every state carried the seed the server drew, and the record (the whole
+    wall, the dice) was served mid-hand: either gave away the bots' hands and every draw."""
+    import urllib.error
+    import urllib.request
+
+    status, g = srv.call("POST", "/api/games", {"ruleset": "nanchang", "seat": "S"})
+    assert status == 200 and not g["table"]["over"] and g["seed"] is None
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(f"{srv.url}/api/games/{g['id']}/record")
+    assert refused.value.code == 409 and "still being played" in json.loads(refused.value.read())["error"]
+    while not g["table"]["over"]:
+        g = srv.call("POST", f"/api/games/{g['id']}/act", {"action": g["table"]["legal"][-1]["text"]})[1]
+        assert g["table"]["over"] or g["seed"] is None
+    assert g["seed"] == srv.app.state.server.sessions[g["id"]].seed  # shown once the hand is over
+    assert urllib.request.urlopen(f"{srv.url}/api/games/{g['id']}/record").status == 200
+
+
 def test_impact_runs_report_progress_and_are_capped_and_cancellable(srv):
     need("websockets")
     from websockets.sync.client import connect

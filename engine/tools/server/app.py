@@ -436,8 +436,13 @@ def create_app(data_dir: Path, db: str | None = None, preselect: dict[str, Any] 
         return JSONResponse({"id": request.path_params["id"], **state})
 
     async def record(request: Request) -> Response:
+        from starlette.concurrency import run_in_threadpool
+
         s = server.session(request.path_params["id"])
-        text = s.record_yaml()
+        try:
+            text = await run_in_threadpool(s.record_yaml)  # its lock is held while bots play: not on the loop
+        except MjError as exc:
+            raise Refused(http.HTTP_409_CONFLICT, exc.message) from None
         return Response(text, media_type="application/x-yaml",
                         headers={"Content-Disposition": f'attachment; filename="{s.record_name()}"'})
 

@@ -37,9 +37,11 @@ def page_names(game: Game) -> dict[str, Any]:
 class Session:
     """A person at one seat of a game, the other seats bots (see the module docstring)."""
 
-    def __init__(self, game: Game, seat: str, bots: dict[str, Bot], seed: int | None = None):
+    def __init__(self, game: Game, seat: str, bots: dict[str, Bot], seed: int | None = None, given: bool = True):
         self.game, self.seat, self.bots = game, seat, bots
         self.seed = game.seed if seed is None else seed  # the seed asked for (the match's), shown on the page
+        # a seed the server drew deals every hand and the bots: shown (and the record served) once the hand is over
+        self.given = given
         self.lock = threading.Lock()
         self.touched = time.monotonic()
         self.narrator = Narrator(None, seat)
@@ -60,10 +62,11 @@ class Session:
         bots = bots or "greedy"
         if not isinstance(bots, str) or bots not in LIVE_BOTS:  # a list or mapping is no bot, not a crash
             raise MjError(f"unknown bot {str(bots)[:CLIP]!r}", hint=f"one of: {', '.join(LIVE_BOTS)}")
+        given = seed is not None
         seed = seed if seed is not None else random.SystemRandom().randrange(SEED_SPACE)
         game = Match(rs, seed).deal()  # the first hand `mjrules play --seed SEED` deals
         players = {s: LIVE_BOTS[bots](seed + i) for i, s in enumerate(seats) if s != seat}
-        return cls(game, seat, players, seed)
+        return cls(game, seat, players, seed, given)
 
     def advance(self) -> None:
         """Let the bots play until the person has a choice or the hand ends (a lone draw is
@@ -95,15 +98,19 @@ class Session:
         recent = g.events[-MAX_LOG - MAX_LOG:]
         lines = [x for x in (self.narrator.line(g, e) for e in recent) if x][-MAX_LOG:]
         events = [x for x in (public_event(e, self.seat) for e in recent) if x][-MAX_LOG:]
-        return {"ruleset": g.rs.name, "label": g.rs.label or g.rs.name, "seed": self.seed,
+        return {"ruleset": g.rs.name, "label": g.rs.label or g.rs.name,
+                "seed": self.seed if self.given or g.over else None,
                 "table": view_of(g, self.seat), "you": self.seat,
                 "log": lines, "events": events, "result": result_json(g), **page_names(g)}
 
     def record_yaml(self) -> str:
-        """The hand's record (as ``mjrules play --record`` writes it), YAML."""
+        """The hand's record (as ``mjrules play --record`` writes it), YAML. Raises
+        :class:`MjError` while the hand is played: a record holds the whole wall."""
         from engine.table.records import game_record, to_yaml
 
         with self.lock:
+            if not self.game.over:
+                raise MjError("the hand is still being played: its record (the whole wall) comes when it is over")
             return to_yaml(game_record(self.game))
 
     def record_name(self) -> str:
