@@ -1,7 +1,8 @@
 """The rooms' commits (engine/tools/rooms/commit.py): a SQLite store is written on the event
 loop, every room's writes of one turn of the loop in one transaction, and its write-ahead log
 is checkpointed off the loop every CHECKPOINT_COMMITS commits (the writer connection's own
-automatic checkpoint is off)."""
+automatic checkpoint is off); and what a room loaded again from its store makes of its seats'
+people."""
 from __future__ import annotations
 
 import asyncio
@@ -103,3 +104,27 @@ def test_the_writers_log_grows_past_sqlites_own_checkpoint_until_checkpoint_copi
     log, copied = store.checkpoint()
     assert log > SQLITE_AUTOCHECKPOINT_PAGES  # SQLite's own checkpoint would have emptied it at 1000
     assert copied == log
+
+
+def test_a_restart_keeps_a_seat_nobody_opened_waiting_for_its_person(tmp_path):
+    """Found by a review: a restart set every person's seat "away since now", so once the grace
+    ran out a bot played the seats nobody had ever opened (the whole match, with nobody there).
+    A seat whose person played (or was stood in for) gets the grace from the restart; the others
+    wait, as before it (a lone draw taken for a seat is no sign of its person)."""
+    from engine.lang.compiler import compile_ruleset
+    from engine.tools.rooms.room import NEVER, Room
+
+    store = Store(str(tmp_path / "rooms.db"))
+    row = RoomRow("r1", "nanchang", {}, 1, 11, {}, None, False)  # four people's seats
+    store.create_room(row, {}, "h", "me", 60.0)
+    rs = compile_ruleset("nanchang")
+    room = Room(row, rs, store)
+    room.start(0.0)
+    discard = next(a for a in room.game.legal_actions("E") if a.kind == "discard")
+    room.act("E", discard.text(room.scorer), 1.0)  # the dealer's person plays
+    room.step(2.0, grace=30.0, bots=False)  # lone draws taken for the next seat, if any
+    store.write(room.take_writes())
+    again = Room.load(row, rs, store, now=100.0)
+    assert again.away_since["E"] == 100.0  # the grace runs from the restart
+    assert {s: again.away_since[s] for s in "SWN"} == dict.fromkeys("SWN", NEVER)
+    assert not any(again.stand_in(s, 1_000.0, 30.0) for s in "SWN")

@@ -159,7 +159,11 @@ class Room:
         load; a follower's replica writes nothing). Raises :class:`MjError` when a stored action
         no longer applies (the rule file changed under the room)."""
         room = cls(row, rs, store)
-        room.away_since = dict.fromkeys(room.away_since, now)  # the grace runs from the restart
+        # the grace runs from the restart for a seat whose person has played (or was stood in
+        # for); one that never has (a lone draw taken for it aside) still waits for its person
+        played = {a.seat for a in (Action.parse(text, room.scorer) for text in store.at_people_seats(row.id))
+                  if a.kind != "draw"}
+        room.away_since = {s: now if s in played else NEVER for s in room.away_since}
         room.turn_since = now
         stored = store.actions(row.id)
         room._deal()

@@ -312,6 +312,14 @@ class Store:
                 out.setdefault(r.hand, []).append(r.text)
         return out
 
+    def at_people_seats(self, room_id: str) -> list[str]:
+        """The texts of the stored actions of people's seats: chosen there (``by`` "seat", a lone
+        draw taken for the seat too) or by a stand-in while its person was away (托管)."""
+        with self.engine.connect() as c:
+            rows = c.execute(sa.select(ACTIONS.c.text).where(ACTIONS.c.room == room_id,
+                                                             ACTIONS.c.by.in_(("seat", "托管"))))
+            return [r.text for r in rows]
+
     def record(self, room_id: str, hand: int) -> str | None:
         """Finished hand ``hand``'s record as YAML (``mjrules replay`` reads it), or None."""
         with self.engine.connect() as c:
