@@ -298,3 +298,24 @@ def test_codes_table_of_docs_is_the_codes():
     text = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
     rows = dict(re.findall(r"^\| `([EW]\d{3})` \| (error|warning) \|", text, flags=re.M))
     assert rows == {code: sev for code, (sev, _) in CODES.items()}
+
+
+def test_check_compiles_every_choice_of_every_option(tmp_path):
+    """Found by a review: `check` compiled only the chosen options, so a house file passed while a
+    choice of its own option, or of a parent's option it broke by removing what that choice
+    overrides, did not compile (a host learnt it at the table, from `-o`). Each choice is now
+    compiled and each that fails is an error at its place."""
+    own = tmp_path / "own.rules"
+    own.write_text('ruleset own\nextends nanchang\noption z "z" = a {\n  a: { }\n'
+                   '  b: { override fan 不存在 = x2 when self_drawn }\n}\n', encoding="utf-8")
+    r = runner.invoke(app, ["check", str(own)])
+    assert r.exit_code == 2
+    assert f"{own}:5:8: error: option z = b does not compile: override of fan.不存在" in r.stderr
+    broke = tmp_path / "broke.rules"
+    broke.write_text("ruleset broke\nextends nanchang\nremove indicator lower\n", encoding="utf-8")
+    r = runner.invoke(app, ["check", str(broke)])
+    assert r.exit_code == 2 and "option 下精 = at_end does not compile: override of indicator.lower" in r.stderr
+    assert runner.invoke(app, ["check", str(broke), "-o", "下精=declared"]).exit_code == 0  # chosen: left as chosen
+    fine = tmp_path / "fine.rules"
+    fine.write_text("ruleset fine\nextends nanchang\noverride fan 大七对 = x4 when pattern 大七对\n", encoding="utf-8")
+    assert runner.invoke(app, ["check", str(fine)]).exit_code == 0
