@@ -243,8 +243,10 @@ def test_hostile_clients_are_refused_and_change_nothing(srv):
     east.ws.send(json.dumps({"type": "act", "action": "S discard 5p"}))  # another seat's action
     east.ws.send(json.dumps({"type": "act", "action": "E discard"}))
     east.ws.send(json.dumps({"type": "hello"}))
-    east.wait(lambda c: len(c.errors) >= 5)
+    east.ws.send(b'{"type": "act", "action": "E discard 5p"}')  # bytes: a traceback and a dropped socket once
+    east.wait(lambda c: len(c.errors) >= 6)
     assert [e["error"][:20] for e in east.errors][:2] == ["a message is JSON"[:20], "a message is at most "[:20]]
+    assert east.errors[5]["error"] == "a message is JSON text, not bytes" and not east.closed
     nothing_applied()
     forged = _ws(srv, room, "A" * 32)
     assert forged.wait(lambda c: c.closed)[0] == 4403

@@ -262,7 +262,13 @@ def routes(hub: Hub, handle: Callable[[Handler], Handler]) -> list[BaseRoute]:
         try:
             await actor.call(partial(actor.join, conn))
             while True:
-                raw = await ws.receive_text()
+                message = await ws.receive()
+                if message["type"] == "websocket.disconnect":
+                    raise WebSocketDisconnect(message.get("code", 1000))
+                raw = message.get("text")
+                if raw is None:  # a binary message (receive_text raised KeyError on one: a traceback)
+                    await conn.send(error_text("a message is JSON text, not bytes", '{"type": "act", "action": TEXT}'))
+                    continue
                 if len(raw) > MAX_FRAME_BYTES:
                     await conn.send(error_text(f"a message is at most {MAX_FRAME_BYTES} bytes"))
                     continue
