@@ -105,6 +105,7 @@ NOT_RULES = {
                        4096: "CELLS_LIMIT: rows of tiles whose cells are kept, a bound on memory"},
     "tools/rooms/caps.py": {64: "MAX_ACTION_CHARS / MAX_MATCH_HANDS", 2: "SEED_SPACE = 2**31; QUIET_LEASES",
                             63: "SECRET_SEEDS = 2**63: the store's 64-bit seed column",
+                            86_400.0: "OPEN_SECONDS: a day",
                             31: "SEED_SPACE = 2**31", 4: "SYNC_TRIES; EPOCH_BYTES",
                             80: "CLIP: characters quoted back", 256: "MAX_ROOMS", 32: "MAX_WATCHERS; COMPILED_KEPT",
                             4096: "MAX_FRAME_BYTES", 600: "MAX_TIMER_SECONDS", 10.0: "JOIN_RATE: per 10 s",

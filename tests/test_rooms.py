@@ -296,7 +296,7 @@ def test_a_flood_of_joins_is_rate_limited(srv):
 def test_a_bad_room_is_refused_with_what_to_fix_and_nothing_is_made(srv, body, says):
     st, out = srv.call("POST", "/api/rooms", {"ruleset": "nanchang", **body})
     assert st == 400 and says in out["error"] + (out.get("hint") or ""), out
-    assert srv.app.state.hub.store.count_open() == 0
+    assert srv.app.state.hub.store.count_open(0.0) == 0
 
 
 def test_the_host_closes_a_room_and_gives_a_seat_to_a_bot(srv):

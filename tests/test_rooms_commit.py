@@ -128,3 +128,22 @@ def test_a_restart_keeps_a_seat_nobody_opened_waiting_for_its_person(tmp_path):
     assert again.away_since["E"] == 100.0  # the grace runs from the restart
     assert {s: again.away_since[s] for s in "SWN"} == dict.fromkeys("SWN", NEVER)
     assert not any(again.stand_in(s, 1_000.0, 30.0) for s in "SWN")
+
+
+def test_a_room_over_closed_or_a_day_old_no_longer_counts_as_open(tmp_path):
+    """Found by a review: a finished match counted as an open room for ever (only the host's
+    close ended one), so 256 rooms made in a minute refused every new room, also after restarts."""
+    import time
+
+    store = Store(str(tmp_path / "rooms.db"))
+    for rid, hands in (("playing", 2), ("over", 1), ("closed", 1), ("old", 1)):
+        store.create_room(RoomRow(rid, "nanchang", {}, hands, 1, {}, None, False), {}, "h", "me", 60.0)
+    store.write([Write.hand("over", 0, "record", {"E": 0}), Write.hand("playing", 0, "record", {"E": 0})])
+    store.close("closed")
+    now = time.time()
+    assert store.count_open(now - 86_400) == 2  # playing (1 hand of 2 stored) and old (none of 1)
+    with store.engine.begin() as c:
+        from engine.tools.rooms.store import ROOMS
+
+        c.execute(ROOMS.update().where(ROOMS.c.id == "old").values(created=now - 2 * 86_400))
+    assert store.count_open(now - 86_400) == 1  # old, made two days ago, is taken as abandoned

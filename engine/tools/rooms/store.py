@@ -191,10 +191,13 @@ class Store:
             r = c.execute(sa.select(ROOMS.c.host_sha256).where(ROOMS.c.id == room_id)).first()
         return None if r is None else str(r[0])
 
-    def count_open(self) -> int:
+    def count_open(self, since: float) -> int:
+        """Rooms open: not closed, their match not over (fewer hands stored than it plays) and
+        made at ``since`` (wall-clock seconds) or later (an older one is taken as abandoned)."""
+        played = sa.select(sa.func.count()).select_from(HANDS).where(HANDS.c.room == ROOMS.c.id).scalar_subquery()
         with self.engine.connect() as c:
-            return int(c.execute(sa.select(sa.func.count()).select_from(ROOMS).where(ROOMS.c.closed.is_(False)))
-                       .scalar_one())
+            return int(c.execute(sa.select(sa.func.count()).select_from(ROOMS).where(
+                ROOMS.c.closed.is_(False), ROOMS.c.created >= since, played < ROOMS.c.hands)).scalar_one())
 
     def close(self, room_id: str) -> None:
         with self.engine.begin() as c:

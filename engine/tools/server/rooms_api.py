@@ -59,6 +59,7 @@ from engine.tools.rooms.caps import (
     MAX_TOKEN_CHARS,
     MAX_WATCHERS,
     MIN_TIMER_SECONDS,
+    OPEN_SECONDS,
     SECRET_SEEDS,
     SEED_SPACE,
 )
@@ -139,8 +140,9 @@ def new_room(hub: Hub, data: dict[str, Any], base: str) -> tuple[Room, dict[str,
         if kind not in LIVE_BOTS:
             raise Refused(http.HTTP_400_BAD_REQUEST, f"`bots`: unknown bot {kind[:CLIP]!r} for {s[:CLIP]!r}",
                           hint=f"one of: {', '.join(LIVE_BOTS)}")
-    if hub.store.count_open() >= MAX_ROOMS:
-        raise Refused(http.HTTP_429_TOO_MANY_REQUESTS, f"{MAX_ROOMS} rooms are open: close one first")
+    if hub.store.count_open(time.time() - OPEN_SECONDS) >= MAX_ROOMS:
+        raise Refused(http.HTTP_429_TOO_MANY_REQUESTS, f"{MAX_ROOMS} rooms are open: close one first",
+                      hint="a room counts until it is closed, its match is over or a day has passed")
     if not isinstance(name, str):
         raise Refused(http.HTTP_400_BAD_REQUEST, "`ruleset`: a ruleset's name", hint="GET /api/rulesets lists them")
     rs = hub.compile(name, options)
@@ -264,7 +266,7 @@ def routes(hub: Hub, handle: Callable[[Handler], Handler]) -> list[BaseRoute]:
             while True:
                 message = await ws.receive()
                 if message["type"] == "websocket.disconnect":
-                    raise WebSocketDisconnect(message.get("code", 1000))
+                    raise WebSocketDisconnect(message.get("code", http.WS_1000_NORMAL_CLOSURE))
                 raw = message.get("text")
                 if raw is None:  # a binary message (receive_text raised KeyError on one: a traceback)
                     await conn.send(error_text("a message is JSON text, not bytes", '{"type": "act", "action": TEXT}'))
