@@ -2,7 +2,7 @@
 // nothing fetched from elsewhere. Every change of a game goes through the server's game API.
 // Every word shown comes from the message catalogue (i18n.js): 简体中文 by default, English by the switch;
 // tiles, their names and the actions' labels are drawn by tiles.js, as the room page draws them.
-import { has, lang, seatName, setLang, t, translatePage } from "./i18n.js";
+import { has, lang, named, seatName, setLang, t, translatePage } from "./i18n.js";
 import { Tiles } from "./tiles.js";
 
 const $ = (sel, root = document) => root.querySelector(sel);
@@ -80,7 +80,6 @@ function renderBoard(root, table, tiles, opts = {}) {
 }
 
 // a ledger word: the catalogue's when/part/rule name, else an indicator's label from the rule file, else as written
-const named = (kind, v, labels) => (has(`${kind}.${v}`) ? t(`${kind}.${v}`) : (labels && labels[v]) || v);
 function ledgerEl(result, seats) {
   const box = el("div");
   const how = result.winner
@@ -134,7 +133,7 @@ async function loadRulesets(select) {
   }
   if (select) $("#ruleset").value = select;
   $("#bots").innerHTML = "";
-  for (const b of r.data.bots) $("#bots").append(el("option", { value: b, text: b }));
+  for (const b of r.data.bots) $("#bots").append(el("option", { value: b, text: named("bot", b) }));
   $("#bots").value = r.data.bots.includes("greedy") ? "greedy" : r.data.bots[0];
   $("#impact-hands").max = r.data.caps.impact_hands;
   showOptions();
@@ -447,7 +446,7 @@ function showImpact(j) {
   if (!j) return;
   $("#impact-progress").max = j.total || 1;
   $("#impact-progress").value = j.done || 0;
-  $("#impact-state").textContent = j.state === "running" ? t("pg.running", { done: j.done, total: j.total }) : j.state === "done" ? t("pg.done", { s: j.seconds }) : `${j.state}${j.error ? ": " + errText(j.error) : ""}`;
+  $("#impact-state").textContent = j.state === "running" ? t("pg.running", { done: j.done, total: j.total }) : j.state === "done" ? t("pg.done", { s: j.seconds }) : `${named("job", j.state)}${j.error ? ": " + errText(j.error) : ""}`;
   $("#impact-state").dataset.state = j.state;
   if (j.state !== "running") {
     $("#impact-cancel").disabled = true;

@@ -64,6 +64,8 @@ export const CATALOGUE = {
     "pg.noDiff": "没有差异", "pg.diffSummary": "{n} 处差异：增 {added}，删 {removed}，改 {changed}",
     "pg.passed": "{passed} 通过，{failed} 失败", "pg.caseErrors": "，{n} 个出错",
     "pg.running": "已打 {done} / {total} 局…", "pg.done": "完成，用时 {s} 秒",
+    "job.failed": "失败", "job.cancelled": "已取消", "job.timeout": "超时",
+    "bot.random": "随机", "bot.greedy": "贪心", "bot.value": "估值",
     "room.title": "房间", "room.new": "开房间", "room.hands": "局数", "room.create": "开房", "room.bot": "机器人",
     "room.person": "真人", "room.inHand": "手牌 {n} 张", "room.finished": "本场结束", "room.handOf": "第 {k} 局 / 共 {n} 局",
     "room.clickToDiscard": "点手牌打出", "room.handEnded": "第 {k} 局：", "room.connected": "已连接",
@@ -130,6 +132,8 @@ export const CATALOGUE = {
     "pg.noDiff": "no differences", "pg.diffSummary": "{n} differences: {added} added, {removed} removed, {changed} changed",
     "pg.passed": "{passed} passed, {failed} failed", "pg.caseErrors": ", {n} errors",
     "pg.running": "{done} of {total} hands played…", "pg.done": "done in {s} s",
+    "job.failed": "failed", "job.cancelled": "cancelled", "job.timeout": "timed out",
+    "bot.random": "random", "bot.greedy": "greedy", "bot.value": "value",
     "err.generic": "error", "err.at": " (line {line}, column {column})", "err.hint": "hint: {hint}",
   },
 };
@@ -175,6 +179,10 @@ export function t(key, vars = {}) {
 
 /** Whether the catalogue has `key` (for names that may or may not be translated, like a ledger part). */
 export function has(key) { return key in CATALOGUE[current]; }
+
+/** A name the server sends (a ledger part, a rule, a bot kind, a job's state) in the current
+ * language: the catalogue's `kind.v`, else what the rule file labels it (`labels[v]`), else `v`. */
+export function named(kind, v, labels) { return has(`${kind}.${v}`) ? t(`${kind}.${v}`) : (labels && labels[v]) || v; }
 
 /** Fill the text of every element under `root` marked data-i18n="key" (and -title, -placeholder). */
 export function translatePage(root) {

@@ -4,7 +4,7 @@
 // `hello` once per connection (the seats, the tile set, the indicators' labels) and then a
 // `state` on every change (the VIEW, totals, the hand before); an action goes back as its text.
 "use strict";
-import { t, lang, setLang, translatePage, seatName } from "/static/i18n.js";
+import { t, lang, named, setLang, translatePage, seatName } from "/static/i18n.js";
 import { Tiles } from "/static/tiles.js";
 
 const $ = (id) => document.getElementById(id);
@@ -142,8 +142,8 @@ function drawLast() {
   for (const row of r.ledger) {
     const tr = el("tr", "ledger-row");
     Object.assign(tr.dataset, { when: row.when, payer: row.payer, payee: row.payee, amount: String(row.amount) });
-    tr.append(el("td", "", t("when." + row.when)), el("td", "", row.part), el("td", "", `${seatTitle(row.payer)} → ${seatTitle(row.payee)}`),
-      el("td", "num", String(row.amount)), el("td", "", row.rule), el("td", "", row.how));
+    tr.append(el("td", "", t("when." + row.when)), el("td", "", named("part", row.part, r.labels)), el("td", "", `${seatTitle(row.payer)} → ${seatTitle(row.payee)}`),
+      el("td", "num", String(row.amount)), el("td", "", named("rule", row.rule, r.labels)), el("td", "", row.how));
     table.append(tr);
   }
   box.append(table);
@@ -213,7 +213,7 @@ async function host() {
     const who = el("select");
     who.name = s;
     who.append(new Option(t("room.person"), "human"));
-    for (const b of rulesets.bots) who.append(new Option(t("room.bot") + " " + b, b));
+    for (const b of rulesets.bots) who.append(new Option(t("room.bot") + " " + named("bot", b), b));
     lab.append(who);
     seats.append(lab);
   }
