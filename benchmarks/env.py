@@ -41,6 +41,7 @@ import numpy as np
 from pettingzoo import AECEnv
 
 from engine.env import MahjongEnv, mjrules_env
+from engine.env.aec import open_turns
 from engine.table.match import Match
 
 
@@ -94,12 +95,7 @@ class FloorEnv(AECEnv):  # type: ignore[misc]  # pettingzoo has no types
         self.length, self.played = length, 0
 
     def reset(self, seed: int | None = None, options: dict[str, object] | None = None) -> None:
-        self.agents = list(self.possible_agents)
-        self.rewards = dict.fromkeys(self.agents, 0.0)
-        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
-        self.terminations = dict.fromkeys(self.agents, False)
-        self.truncations = dict.fromkeys(self.agents, False)
-        self.infos: dict[str, dict[str, object]] = {a: {} for a in self.agents}
+        open_turns(self)
         self.agent_selection, self.played = self.agents[0], 0
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:

@@ -131,12 +131,7 @@ class MahjongEnv(AECEnv[str, Observation, int | None]):  # type: ignore[misc]  #
                                scorer=self.scorer, keep=False)
         self.game = self.match.deal()
         self.moment += 1
-        self.agents = list(self.possible_agents)
-        self.rewards = dict.fromkeys(self.agents, 0.0)
-        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
-        self.terminations = dict.fromkeys(self.agents, False)
-        self.truncations = dict.fromkeys(self.agents, False)
-        self.infos: dict[str, dict[str, object]] = {a: {} for a in self.agents}
+        open_turns(self)
         self._pay_if_over(self.game)  # the deal itself may end the hand (发电 with no seat to stop the flips)
         self._select()
 
@@ -259,6 +254,17 @@ class MahjongEnv(AECEnv[str, Observation, int | None]):  # type: ignore[misc]  #
 
     def close(self) -> None:
         """Nothing to release (no window, no process)."""
+
+
+def open_turns(env: AECEnv) -> None:
+    """PettingZoo's bookkeeping of an episode's start: every possible agent live, with no
+    reward, termination, truncation or info yet (an AEC environment's ``reset`` does this)."""
+    env.agents = list(env.possible_agents)
+    env.rewards = dict.fromkeys(env.agents, 0.0)
+    env._cumulative_rewards = dict.fromkeys(env.agents, 0.0)
+    env.terminations = dict.fromkeys(env.agents, False)
+    env.truncations = dict.fromkeys(env.agents, False)
+    env.infos = {a: {} for a in env.agents}
 
 
 def _seed(seed: object) -> int:
