@@ -9,7 +9,7 @@ import urllib.request
 
 import pytest
 
-from .rooms_support import Client, drive
+from .rooms_support import Client, choose, drive
 from .serve_support import Running, need
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
@@ -404,3 +404,20 @@ def test_a_finished_hands_record_tells_nothing_of_the_next_hand_in_a_room_the_se
     assert _next_hand_seed_from(first) != load_text(second, "hand2.yaml")["seed"]
     shown = json.dumps([out, srv.call("GET", f"/api/rooms/{out['room']}")[1]]) + first + second
     assert str(secret) not in shown
+
+
+def test_a_late_click_from_an_earlier_turn_is_refused_over_the_socket(srv):
+    """The page sends the version of the table it clicked on; the server refuses a click made on a
+    table from before the seat was last asked (the rooms' logic: tests/test_rooms_commit.py)."""
+    out = _room(srv, bots=dict.fromkeys("SWN", "greedy"))
+    east = _ws(srv, out["room"], out["seats"]["E"]["token"])
+    first = east.wait(lambda c: (f := c.latest()) and f["view"]["legal"] and f)
+    east.ws.send(json.dumps({"type": "act", "action": choose(first), "version": first["version"]}))
+    east.wait(lambda c: len(c.oks) >= 1)
+    later = east.wait(lambda c: (f := c.latest()) and (f["view"]["legal"] or f["finished"]) and f["version"] > first["version"] and f)
+    assert not later["finished"]  # seed 11: east is asked again
+    east.ws.send(json.dumps({"type": "act", "action": choose(later), "version": first["version"]}))
+    east.wait(lambda c: c.errors)
+    assert east.errors[-1]["error"] == "that click was made on an earlier table: nothing was played"
+    assert len(east.oks) == 1
+    east.close()

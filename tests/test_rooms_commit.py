@@ -147,3 +147,33 @@ def test_a_room_over_closed_or_a_day_old_no_longer_counts_as_open(tmp_path):
 
         c.execute(ROOMS.update().where(ROOMS.c.id == "old").values(created=now - 2 * 86_400))
     assert store.count_open(now - 86_400) == 1  # old, made two days ago, is taken as abandoned
+
+
+def test_a_click_made_on_a_table_before_the_seat_was_last_asked_plays_nothing(tmp_path):
+    """Found by a review: an action carried no version, so a late duplicate of an earlier turn's
+    click (the same text legal again) played the later turn. The page now says the version of
+    the table it clicked on; one from before the seat was last asked is refused."""
+    import pytest
+
+    from engine.errors import IllegalAction
+    from engine.lang.compiler import compile_ruleset
+    from engine.tools.rooms.room import Room
+
+    store = Store(str(tmp_path / "rooms.db"))
+    row = RoomRow("r1", "nanchang", {}, 1, 11, dict.fromkeys("SWN", "greedy"), None, False)  # E a person
+    store.create_room(row, {}, "h", "me", 60.0)
+    room = Room(row, compile_ruleset("nanchang"), store)
+    room.start(0.0)
+    first = room.version
+    discards = [a.text(room.scorer) for a in room.game.legal_actions("E") if a.kind == "discard"]
+    room.act("E", discards[0], 1.0, first)  # clicked on the table shown: played
+    while not room.finished and "E" not in room.game.to_act():
+        assert room.step(2.0, grace=30.0)  # the bots play until E is asked again
+    assert not room.finished
+    again = [a.text(room.scorer) for a in room.game.legal_actions("E")]  # a claim to answer, or its turn
+    played = len(room.game.actions)
+    with pytest.raises(IllegalAction, match="earlier table"):
+        room.act("E", again[0], 3.0, first)  # the first turn's click arriving late
+    assert len(room.game.actions) == played
+    room.act("E", again[0], 3.0, room.version)  # clicked on the table as it is: played
+    assert len(room.game.actions) > played

@@ -176,8 +176,8 @@ class Turns:
         """The host gives ``seat`` to ``bot``."""
         raise NotImplementedError
 
-    async def act(self, conn: Conn, text: str) -> None:
-        """``conn``'s seat plays ``text``."""
+    async def act(self, conn: Conn, text: str, version: int | None = None) -> None:
+        """``conn``'s seat plays ``text`` (``version``: the table's the click was made on, if said)."""
         raise NotImplementedError
 
     async def join(self, conn: Conn) -> None:
@@ -284,21 +284,21 @@ class RoomActor(Turns):
         return any(c.seat == seat for c in self.conns) or bool(self.remote.get(seat))
 
     # ---- jobs ----------------------------------------------------------------------------------------
-    def _act(self, seat: str, text: str) -> str:
+    def _act(self, seat: str, text: str, version: int | None = None) -> str:
         """Apply ``seat``'s action and the lone draws after it; the ``ok`` message (``version``:
         the table that shows it has that version or a later one). Raises
         :class:`~engine.errors.MjError` (nothing changed)."""
         room = self.room
-        hand, seq = room.act(seat, text, time.monotonic())
+        hand, seq = room.act(seat, text, time.monotonic(), version)
         room.step(time.monotonic(), self.hub.grace, bots=False)  # the lone draws that follow
         return dumps({"type": "ok", "action": text, "hand": hand + 1, "seq": seq, "version": room.version})
 
-    async def act(self, conn: Conn, text: str) -> None:
+    async def act(self, conn: Conn, text: str, version: int | None = None) -> None:
         """``conn``'s seat plays ``text``; answered ``ok`` (after the commit, before the table
         that shows it) or ``error`` (at once: nothing changed)."""
         assert conn.seat is not None, "a spectator's action is refused before it is queued"
         try:
-            ok = self._act(conn.seat, text)
+            ok = self._act(conn.seat, text, version)
         except MjError as exc:
             await conn.send(error_text(exc.message, exc.hint))
             raise
@@ -402,7 +402,8 @@ class RoomActor(Turns):
                 self._gone(seat)
                 self.room.writes.append(Write.note(dumps(reply(ok=True)), frm))
             elif op == "act" and seat is not None and isinstance(msg.get("text"), str):
-                self.room.writes.append(Write.note(dumps(reply(ok=self._act(seat, str(msg["text"])))), frm))
+                version = msg.get("version") if type(msg.get("version")) is int else None
+                self.room.writes.append(Write.note(dumps(reply(ok=self._act(seat, str(msg["text"]), version))), frm))
             elif op == "close":
                 self.check_host(msg.get("host"))
                 await self.close()

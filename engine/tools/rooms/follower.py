@@ -134,11 +134,11 @@ class Follower(Turns):
             self.sync()
 
     # ---- jobs ----------------------------------------------------------------------------------------
-    async def act(self, conn: Conn, text: str) -> None:
+    async def act(self, conn: Conn, text: str, version: int | None = None) -> None:
         """``conn``'s seat plays ``text``: the owner applies it; ``ok`` or ``error`` as there."""
         assert conn.seat is not None, "a spectator's action is refused before it is queued"
         try:
-            got = await self.ask("act", seat=conn.seat, text=text)
+            got = await self.ask("act", seat=conn.seat, text=text, version=version)
         except Refusal as exc:
             await conn.send(error_text(exc.message, exc.hint))
             raise IllegalAction(exc.message, hint=exc.hint) from exc

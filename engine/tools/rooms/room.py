@@ -118,6 +118,8 @@ class Room:
     version: int = 0  # bumped on every change (frames are sent when it moves)
     writes: list[Write] = field(default_factory=list)  # applied, not yet committed (take_writes)
     action_json: dict[ActionView, str] = field(default_factory=dict)  # legal actions' JSON (ViewText)
+    asked: dict[str, int] = field(default_factory=dict)  # seat -> the version at which it was last asked to act
+    asking: frozenset[str] = frozenset()  # the seats to act now (as _note_asked last saw them)
 
     def __post_init__(self) -> None:
         self.scorer = Scorer(self.rs)
@@ -151,6 +153,7 @@ class Room:
         """Deal the first hand (a new room); the first turn's timer runs from ``now``."""
         self._deal()
         self.turn_since = now
+        self._note_asked()
 
     @classmethod
     def load(cls, row: RoomRow, rs: Ruleset, store: Store, now: float, repair: bool = True) -> Room:
@@ -179,6 +182,7 @@ class Room:
             if not game.over:
                 break
             room._end_hand(store_record=not store.has_record(row.id, room.hand))
+        room._note_asked()
         writes = room.take_writes()  # a hand whose record a crash lost
         if repair:
             room.store.write(writes)
@@ -192,6 +196,16 @@ class Room:
         self.version += 1
         if game.over:
             self._end_hand(store_record=True)
+        self._note_asked()
+
+    def _note_asked(self) -> None:
+        """Keep the version at which each seat to act began to be asked: :meth:`act` refuses a
+        click made on a table before it (a late duplicate must not play a later turn)."""
+        game = self.game
+        now = frozenset(game.to_act()) if game is not None and not game.over and not self.finished else frozenset()
+        for s in now - self.asking:
+            self.asked[s] = self.version
+        self.asking = now
 
     def _end_hand(self, store_record: bool) -> None:
         game = self.game
@@ -213,13 +227,18 @@ class Room:
         out, self.writes = self.writes, []
         return out
 
-    def act(self, seat: str, text: str, now: float) -> tuple[int, int]:
+    def act(self, seat: str, text: str, now: float, version: int | None = None) -> tuple[int, int]:
         """Apply ``seat``'s action ``text`` (one of its legal actions' texts); returns (hand,
-        action number) where it is stored (both 0-based). Raises :class:`IllegalAction`
-        (nothing changed) when it is not ``seat``'s to play now."""
+        action number) where it is stored (both 0-based). ``version``: the version of the table
+        the click was made on, when the page says it. Raises :class:`IllegalAction` (nothing
+        changed) when it is not ``seat``'s to play now, or the click was made on a table from
+        before the seat was last asked (a late duplicate of an earlier turn's click)."""
         game = self.game
         if self.finished or game is None:
             raise IllegalAction("the match is over")
+        if version is not None and version < self.asked.get(seat, 0):
+            raise IllegalAction("that click was made on an earlier table: nothing was played",
+                                hint="look at the table as it is now and choose again")
         offered = {a.text(self.scorer): a for a in game.legal_actions(seat)}
         action = offered.get(text)
         if action is None:
@@ -269,6 +288,7 @@ class Room:
             if not game.over:
                 break
             self._end_hand(store_record=True)
+        self._note_asked()
         return changed
 
     def _bot_for(self, game: Game, now: float, grace: float) -> Callable[[str], Bot | None]:

@@ -296,8 +296,9 @@ def routes(hub: Hub, handle: Callable[[Handler], Handler]) -> list[BaseRoute]:
                 if side is None:
                     await conn.close(CLOSE_ELSEWHERE, "this room moved to another server")
                     break
+                version = msg.get("version")  # the table the click was made on (the page says it)
                 try:
-                    await side.call(partial(side.act, conn, action))
+                    await side.call(partial(side.act, conn, action, version if type(version) is int else None))
                 except MjError:
                     continue  # refused: the seat was told why
                 except Refusal as exc:

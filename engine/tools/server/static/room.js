@@ -26,7 +26,8 @@ const FINAL = [4400, 4403, 4404, 4409];  // close codes no retry changes (the ro
 
 function send(text) {
   $("error").textContent = "";
-  if (ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ type: "act", action: text }));
+  // the table's version the click was made on: a late duplicate of an earlier turn's click is refused
+  if (ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ type: "act", action: text, version: frame ? frame.version : undefined }));
 }
 
 // ---- drawing the table ------------------------------------------------------------------------------
