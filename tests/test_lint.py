@@ -149,6 +149,7 @@ WARNS = {
     "W204": ("jing 负 = score n - 3 when n >= 1\n", 2, 16),
     "W301": ("override fan 大七对 = x2 when pattern 大七对\n", 2, 1),
     "W302": ("option 选 = a {\n  a: { }\n  b: { }\n}\n", 4, 3),
+    "W303": ("set 下精 = at_end\noverride indicator lower \"下精\" = under upper, settle after deal\n", 3, 1),
 }
 
 

@@ -73,6 +73,7 @@ CODES: dict[str, tuple[str, str]] = {
     "W204": (WARNING, "a formula or factor that can be negative"),
     "W301": (WARNING, "an override that changes nothing"),
     "W302": (WARNING, "an option choice identical to the option's default choice"),
+    "W303": (WARNING, "an override an option's choice replaces (options apply after every file)"),
 }
 
 _PHASE_CODES = {"file": "E001", "syntax": "E101", "declaration": "E201", "resolve": "E301", "check": "E401",
@@ -227,6 +228,7 @@ class _Linter:
         self.formulas()
         self.overrides()
         self.options()
+        self.replaced()
         return self.found
 
     # -- helpers
@@ -396,6 +398,21 @@ class _Linter:
                           st.location.line, st.location.column, hint="drop the override",
                           related=[(f"{st.path} is declared here", Location(old.file, old.line, old.column))]
                           if old else [])
+
+    # -- W303: an override an option's choice replaces
+    def replaced(self) -> None:
+        own = {id(st) for st in self.checked.parsed.stmts}
+        for st in self.checked.parsed.stmts:
+            e = self.checked.entries.get(st.path)
+            # a parent's statement comes before this file's: one that won over this file's came after
+            # every file, from an option's choice (a later statement of this file is another matter)
+            if st.op != "override" or e is None or e.stmt is st or id(e.stmt) in own:
+                continue
+            at = e.stmt.location
+            self.warn("W303", f"override of {st.path} changes nothing: an option's choice replaces it "
+                              "(options apply after every file)", st.location.line, st.location.column,
+                      hint="drop the override, or set the option to the choice that says what you mean",
+                      related=[(f"{st.path} is set by an option's choice here", Location(at.file, at.line, at.column))])
 
     # -- W302: an option choice identical to its default
     def options(self) -> None:
