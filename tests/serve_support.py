@@ -15,6 +15,9 @@ import pytest
 REQUIRED = os.environ.get("MJRULES_REQUIRE_BROWSER") == "1"  # CI: a missing piece is a failure
 
 
+EXTRA_OF = {"selenium": "browser", "websockets": "browser", "psycopg": "postgres"}  # pyproject.toml's extras
+
+
 def need(module: str):
     """Import ``module`` or skip (fail when MJRULES_REQUIRE_BROWSER=1)."""
     try:
@@ -22,7 +25,8 @@ def need(module: str):
     except ImportError:
         if REQUIRED:
             pytest.fail(f"{module} is not installed, and MJRULES_REQUIRE_BROWSER=1")
-        pytest.skip(f"{module} is not installed (pip install '.[serve,browser]')")
+        extra = EXTRA_OF.get(module, "serve")
+        pytest.skip(f"{module} is not installed (pip install '.[{extra}]')")
 
 
 def free_port() -> int:

@@ -316,6 +316,8 @@ def test_check_compiles_every_choice_of_every_option(tmp_path):
     broke.write_text("ruleset broke\nextends nanchang\nremove indicator lower\n", encoding="utf-8")
     r = runner.invoke(app, ["check", str(broke)])
     assert r.exit_code == 2 and "option 下精 = at_end does not compile: override of indicator.lower" in r.stderr
+    assert f"{broke}:3:1: note: indicator.lower: remove here" in r.stderr  # the file's own line that broke it
+    assert "this file removes or changes what that choice of a parent's option needs" in r.stderr
     assert runner.invoke(app, ["check", str(broke), "-o", "下精=declared"]).exit_code == 0  # chosen: left as chosen
     fine = tmp_path / "fine.rules"
     fine.write_text("ruleset fine\nextends nanchang\noverride fan 大七对 = x4 when pattern 大七对\n", encoding="utf-8")

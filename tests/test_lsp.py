@@ -147,6 +147,29 @@ def test_lsp_over_stdio(tmp_path):
     run(tmp_path, steps)
 
 
+def test_lsp_on_save_reports_the_option_choices_a_file_breaks(tmp_path):
+    """As `mjrules check` does (found by a fresh-clone walk: the editor said fine while `check`
+    did not): on save, each other choice of every option is compiled; typing stays fast."""
+    text = "extends nanchang\nremove indicator lower\n"
+    path = tmp_path / "nolower.rules"
+    path.write_text(text, encoding="utf-8")
+    uri = path.as_uri()
+
+    async def steps(client, diagnostics, result):
+        client.text_document_did_open(T.DidOpenTextDocumentParams(text_document=T.TextDocumentItem(
+            uri=uri, language_id="mjrules", version=1, text=text)))
+        got = await asyncio.wait_for(diagnostics.get(), WAIT)
+        assert [d.code for d in got.diagnostics if d.severity == T.DiagnosticSeverity.Error] == []
+        client.text_document_did_save(T.DidSaveTextDocumentParams(text_document=T.TextDocumentIdentifier(uri=uri)))
+        got = await asyncio.wait_for(diagnostics.get(), WAIT)
+        broken = [d for d in got.diagnostics if "option 下精 = " in d.message]
+        assert {d.message.split(" does not compile")[0].split(": ", 1)[1] for d in broken} == {
+            "option 下精 = after_deal", "option 下精 = at_end", "option 下精 = hidden_at_end"}
+        assert all(d.range.start.line == 0 for d in broken)  # in the parent file: shown at the extends line
+
+    run(tmp_path, steps)
+
+
 def test_lsp_formatting_over_stdio(tmp_path):
     from engine.lang import fmt
 
@@ -189,4 +212,4 @@ def test_lsp_without_pygls_is_a_clear_error(monkeypatch):
     r = CliRunner().invoke(app, ["lsp"])
     assert r.exit_code == 2
     assert r.output.splitlines() == ["error: `mjrules lsp` needs pygls, which is not installed",
-                                     "hint: pip install 'mjrules[lsp]'"]
+                                     "hint: pip install 'mjrules[lsp]' (from a clone: pip install '.[lsp]')"]

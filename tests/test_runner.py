@@ -142,7 +142,7 @@ def test_ray_not_installed_says_how_to_install_it(monkeypatch):
     r = CliRunner().invoke(app, ["simulate", "nanchang", "-n", "1", "--backend", "ray"])
     assert r.exit_code == 2
     assert "error: --backend ray: Ray is not installed" in r.output and f"hint: {RAY_HINT}" in r.output
-    assert RAY_HINT == "pip install 'mjrules[ray]'"
+    assert RAY_HINT == "pip install 'mjrules[ray]' (from a clone: pip install '.[ray]')"
     with pytest.raises(MjError, match="Ray is not installed"):
         list(run_blocks(_square, [1], backend="ray"))
 

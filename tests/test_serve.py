@@ -260,7 +260,7 @@ def test_serve_needs_its_extra_and_says_how(monkeypatch):
     monkeypatch.setattr(builtins, "__import__", no_uvicorn)
     r = CliRunner().invoke(app, ["serve", "--json"])
     assert r.exit_code == 2
-    assert json.loads(r.stdout)["hint"] == "pip install 'mjrules[serve]'"
+    assert json.loads(r.stdout)["hint"] == "pip install 'mjrules[serve]' (from a clone: pip install '.[serve]')"
 
 
 def test_a_request_past_its_time_cap_is_stopped(srv):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
@@ -17,10 +17,6 @@ from engine.cli.output import EXIT_BAD_INPUT, EXIT_NO, check_summary, err, fail,
 from engine.errors import MjError, OptionError, RuleError
 from engine.lang.resources import bundled_ruleset_names as list_bundled
 from engine.lang.resources import rulesets_dir
-
-if TYPE_CHECKING:
-    from engine.lang.lint import Diagnostic
-    from engine.lang.ruleset import Ruleset
 
 CodesOpt = Optional[list[str]]  # noqa: UP045 (a run-time alias typer reads)
 
@@ -40,7 +36,7 @@ def check(files: Annotated[list[str], typer.Argument(metavar="FILE", help="Rule 
     A file with no error also gets its summary (what it declares, its options). Warnings alone
     exit 0 (1 with --strict). `# noqa` or `# noqa: W201` on a line drops its warnings."""
     from engine.lang.compiler import check_text, read_rule_file
-    from engine.lang.lint import Selection, diagnose, from_error
+    from engine.lang.lint import Selection, diagnose, from_error, option_choice_errors
     from engine.lang.resources import resolve_ruleset_path
 
     def codes(flag: str, values: list[str] | None) -> list[str] | None:
@@ -85,7 +81,7 @@ def check(files: Annotated[list[str], typer.Argument(metavar="FILE", help="Rule 
             if not checked.errors:
                 rs = checked.ruleset
                 if rs is not None and path.parent.resolve() != rulesets_dir().resolve():  # bundled: CI compiles each
-                    found += _other_choices(rs, text, path, options or {})
+                    found += option_choice_errors(checked, str(path), path.parent, options or {})
                     if any(d.severity != "warning" for d in found):
                         rs = None
         diagnostics += found
@@ -114,35 +110,6 @@ def check(files: Annotated[list[str], typer.Argument(metavar="FILE", help="Rule 
         raise typer.Exit(EXIT_BAD_INPUT)
     if n_warn and strict:
         raise typer.Exit(EXIT_NO)
-
-
-MAX_CHOICES_CHECKED = 200  # option choices `check` compiles besides the chosen ones (a bound on its work)
-
-
-def _other_choices(rs: Ruleset, text: str, path: Path, given: dict[str, str]) -> list[Diagnostic]:
-    """An error for each choice of an option (one at a time, the others as chosen) that does not
-    compile: a file may remove or override what a parent's option choice changes, or declare an
-    option whose choice is broken, and the chosen ones alone would not show it. Options the
-    command line chose are left as chosen. At most :data:`MAX_CHOICES_CHECKED` compiles."""
-    from engine.lang.compiler import compile_text
-    from engine.lang.lint import from_error
-
-    out: list[Diagnostic] = []
-    budget = MAX_CHOICES_CHECKED
-    for o in rs.options.values():
-        if o.name in given:
-            continue
-        for choice in o.choices:
-            if choice == o.chosen or budget <= 0:
-                continue
-            budget -= 1
-            try:
-                compile_text(text, str(path), {**given, o.name: choice}, path.parent)
-            except RuleError as exc:
-                exc.message = f"option {o.name} = {choice} does not compile: {exc.message}"
-                exc.hint = exc.hint or f"check it alone: mjrules check {path} -o {o.name}={choice}"
-                out.append(from_error(exc, str(path), text))
-    return out
 
 
 def export(file: FileArg, option: OptionOpt = None, as_json: JsonOpt = False) -> None:

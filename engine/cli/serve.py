@@ -21,7 +21,7 @@ def lsp() -> None:
         import pygls  # noqa: F401
     except ImportError:
         fail(MjError("`mjrules lsp` needs pygls, which is not installed",
-                      hint="pip install 'mjrules[lsp]'"), False)
+                      hint="pip install 'mjrules[lsp]' (from a clone: pip install '.[lsp]')"), False)
     from engine.tools.lsp import serve
 
     serve()
@@ -48,7 +48,7 @@ def serve(
         import uvicorn  # noqa: F401
     except ImportError:
         fail(MjError("`mjrules serve` needs starlette and uvicorn, which are not installed",
-                      hint="pip install 'mjrules[serve]'"), as_json)
+                      hint="pip install 'mjrules[serve]' (from a clone: pip install '.[serve]')"), as_json)
     from engine.tools.server import default_data_dir, listen
     from engine.tools.server import serve as run
 
@@ -127,7 +127,7 @@ def _open_db(db: str | None, folder: Path, as_json: bool) -> str:
 
         Store(url).dispose()
     except ImportError as exc:
-        fail(MjError(f"--db {url}: {exc}", hint="pip install 'mjrules[serve]' (and 'mjrules[postgres]' for PostgreSQL)"), as_json)
+        fail(MjError(f"--db {url}: {exc}", hint="pip install 'mjrules[serve]' (and 'mjrules[postgres]' for PostgreSQL; from a clone: '.[serve,postgres]')"), as_json)
     except Exception as exc:  # SQLAlchemy's errors: a URL it cannot read or a database it cannot reach
         fail(MjError(f"--db {url}: cannot open the rooms' database: {str(exc).splitlines()[0][:300]}",
                      hint="postgresql://user:password@host/dbname, or a SQLite file path"), as_json)

@@ -26,7 +26,7 @@ try:
     from engine.env.aec import MahjongEnv
     from engine.env.parallel import MahjongParallelEnv
 except ImportError as e:  # pettingzoo, gymnasium or numpy is missing
-    raise ImportError(f"engine.env needs the rl extra: pip install 'mjrules[rl]' ({e})") from e
+    raise ImportError(f"engine.env needs the rl extra: pip install 'mjrules[rl]' (from a clone: pip install '.[rl]') ({e})") from e
 
 __all__ = ["MahjongEnv", "MahjongParallelEnv", "mjrules_env", "mjrules_parallel_env"]
 

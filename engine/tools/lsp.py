@@ -27,7 +27,7 @@ from engine.errors import MjError, RuleError
 from engine.lang import facts as F
 from engine.lang import flow as FLOW
 from engine.lang.compiler import SECTIONS, Checked, check_text, compile_ruleset, statement_chunks
-from engine.lang.lint import Diagnostic, diagnose
+from engine.lang.lint import Diagnostic, diagnose, option_choice_errors
 from engine.lang.resources import data_dir
 from engine.lang.syntax import STATEMENT_STARTS, strip_comment
 
@@ -449,14 +449,20 @@ def make_server() -> Any:
             return T.Position(line=max(ln - 1, 0), character=_units(row, max(c - 1, 0)))
         return T.Range(start=pos(line, col), end=pos(end_line, end_col))
 
-    def publish(uri: str) -> None:
+    def publish(uri: str, every_choice: bool = False) -> None:
+        """Send the document's diagnostics; ``every_choice`` (on save: it compiles the file once
+        per option choice) adds the choices that do not compile, as ``mjrules check`` does."""
         try:
             doc, a = doc_analysis(uri)
+            found = list(a.diagnostics)
+            if every_choice and not a.checked.errors:
+                path = uri_to_path(uri)
+                found += option_choice_errors(a.checked, a.file, Path(path).parent if path else Path.cwd(), {})
         except Exception:  # a bug of ours must not take the editor's server down
             return
         rows = a.text.split("\n")
         diags = []
-        for d in a.diagnostics:
+        for d in found:
             if d.file == a.file:
                 r = rng(rows, d.line, d.column, d.end_line, d.end_column)
                 message = d.message + (f"\nhint: {d.hint}" if d.hint else "")
@@ -485,7 +491,7 @@ def make_server() -> Any:
 
     @server.feature(T.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: LanguageServer, params: T.DidSaveTextDocumentParams) -> None:
-        publish(params.text_document.uri)
+        publish(params.text_document.uri, every_choice=True)
 
     @server.feature(T.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: LanguageServer, params: T.DidCloseTextDocumentParams) -> None:

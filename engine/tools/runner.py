@@ -19,7 +19,7 @@ from typing import Any
 from engine.errors import MjError
 
 BACKENDS = ("local", "ray")
-RAY_HINT = "pip install 'mjrules[ray]'"
+RAY_HINT = "pip install 'mjrules[ray]' (from a clone: pip install '.[ray]')"
 RAY_TASKS_PER_CPU = 2      # Ray tasks in flight per cluster CPU: every CPU busy, memory bounded
 RAY_POLL_SECONDS = 0.2     # how often the driver looks up from waiting for a task (to take Ctrl-C)
 RAY_CONNECT_SECONDS = 10   # how long to wait for a cluster's address to answer before giving up
