@@ -193,7 +193,7 @@ def main() -> None:
     if a.json:
         print(json.dumps(out, indent=2, ensure_ascii=False))
         return
-    print(f"{a.rules}: {a.rounds} rounds of {a.hands} hands a side (CPU time)")
+    print(f"{a.rules}: {a.rounds} round{'s' * (a.rounds != 1)} of {a.hands} hand{'s' * (a.hands != 1)} a side (CPU time)")
     for k, v in us.items():
         print(f"  {k:<11} {v:8.1f} µs a step   {1e6 / v:9.0f} steps per CPU second")
     print(f"  env / loop = {out['env_to_loop']}× (goal ≤ 1.3×); without the observation "

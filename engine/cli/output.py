@@ -123,12 +123,17 @@ def check_summary(rs: Ruleset) -> dict[str, Any]:
             "options": {k: o.chosen for k, o in rs.options.items()}}
 
 
+def _one(plural: str) -> str:
+    """The summary's count name for one (``flow policies`` → ``flow policy``)."""
+    return plural[:-3] + "y" if plural.endswith("ies") else plural[:-1] if plural.endswith("s") else plural
+
+
 def print_check_summary(rs: Ruleset) -> None:
     """:func:`check_summary` as the lines ``check`` prints (``ok: NAME …``)."""
     counts = check_summary(rs)["counts"]
     chain = f" (extends {' ← '.join(reversed(rs.extends))})" if rs.extends else ""
     out.print(f"ok: {rs.name}{chain} — {rs.label or ''}".rstrip(" —"), markup=False)
-    out.print("  " + ", ".join(f"{v} {k}" for k, v in counts.items()), markup=False)
+    out.print("  " + ", ".join(f"{v} {_one(k) if v == 1 else k}" for k, v in counts.items()), markup=False)
     for o in rs.options.values():
         set_at = f"; set at {where_origin(o.set_at)}" if o.set_at else ""
         out.print(f"  option {o.name} = {o.chosen} (default {o.default}; choices {', '.join(o.choices)}{set_at})",
