@@ -35,8 +35,9 @@ def check(files: Annotated[list[str], typer.Argument(metavar="FILE", help="Rule 
 
     A file with no error also gets its summary (what it declares, its options). Warnings alone
     exit 0 (1 with --strict). `# noqa` or `# noqa: W201` on a line drops its warnings."""
+    from engine.lang.choices import option_choice_errors
     from engine.lang.compiler import check_text, read_rule_file
-    from engine.lang.lint import Selection, diagnose, from_error, option_choice_errors
+    from engine.lang.lint import Selection, diagnose, from_error
     from engine.lang.resources import resolve_ruleset_path
 
     def codes(flag: str, values: list[str] | None) -> list[str] | None:

@@ -26,8 +26,9 @@ from urllib.parse import unquote, urlparse
 from engine.errors import MjError, RuleError
 from engine.lang import facts as F
 from engine.lang import flow as FLOW
+from engine.lang.choices import option_choice_errors
 from engine.lang.compiler import SECTIONS, Checked, check_text, compile_ruleset, statement_chunks
-from engine.lang.lint import Diagnostic, diagnose, option_choice_errors
+from engine.lang.lint import Diagnostic, diagnose
 from engine.lang.resources import data_dir
 from engine.lang.syntax import STATEMENT_STARTS, strip_comment
 
