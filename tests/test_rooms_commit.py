@@ -177,3 +177,32 @@ def test_a_click_made_on_a_table_before_the_seat_was_last_asked_plays_nothing(tm
     assert len(room.game.actions) == played
     room.act("E", again[0], 3.0, room.version)  # clicked on the table as it is: played
     assert len(room.game.actions) > played
+
+
+def test_a_load_leaves_the_record_a_crash_lost_for_the_actor_to_commit(tmp_path):
+    """Found by a review: Room.load stored a finished hand's lost record itself, from the worker
+    thread it runs in, on the writer connection that only the committer's thread may use. It now
+    leaves the record in the room's writes, which the owner's actor commits on the loop."""
+    from engine.lang.compiler import compile_ruleset
+    from engine.tools.rooms.room import Room
+
+    store = Store(str(tmp_path / "rooms.db"))
+    row = RoomRow("r1", "nanchang", {}, 2, 11, dict.fromkeys("ESWN", "greedy"), None, False)
+    store.create_room(row, {}, "h", "me", 60.0)
+    rs = compile_ruleset("nanchang")
+    room = Room(row, rs, store)
+    room.start(0.0)
+    while room.hand == 0:
+        room.step(1.0, grace=30.0, limit=1)
+    kept = [w for w in room.take_writes() if w.table == "actions"]  # the hand's record "lost in a crash"
+    store.write(kept)
+    assert not store.has_record("r1", 0)
+    calls = []
+    real = store.write
+    store.write = lambda writes: calls.append(writes) or real(writes)  # type: ignore[method-assign]
+    again = Room.load(row, rs, store, now=2.0)
+    assert calls == [] and not store.has_record("r1", 0)  # nothing written from the loading thread
+    lost = [w for w in again.take_writes() if w.table == "hands"]
+    assert len(lost) == 1
+    real(lost)  # what the actor's first commit does
+    assert store.has_record("r1", 0)

@@ -158,8 +158,8 @@ class Room:
     @classmethod
     def load(cls, row: RoomRow, rs: Ruleset, store: Store, now: float, repair: bool = True) -> Room:
         """The room as its stored actions left it: every hand dealt again from the seed and its
-        actions applied; ``repair`` stores a finished hand's record a crash lost (the owner's
-        load; a follower's replica writes nothing). Raises :class:`MjError` when a stored action
+        actions applied; ``repair`` keeps a finished hand's record a crash lost in ``writes``,
+        which the owner's actor commits (a follower's replica stores nothing). Raises :class:`MjError` when a stored action
         no longer applies (the rule file changed under the room)."""
         room = cls(row, rs, store)
         # the grace runs from the restart for a seat whose person has played (or was stood in
@@ -183,9 +183,11 @@ class Room:
                 break
             room._end_hand(store_record=not store.has_record(row.id, room.hand))
         room._note_asked()
-        writes = room.take_writes()  # a hand whose record a crash lost
-        if repair:
-            room.store.write(writes)
+        if not repair:
+            room.take_writes()  # a follower's replica stores nothing
+        # else the records a crash lost wait in ``writes``: the owner's actor commits them with its
+        # first commit, on the event loop (Store.write is for the committer's thread alone; a load
+        # runs in a worker thread)
         return room
 
     # ---- playing ----------------------------------------------------------------------------------
