@@ -362,6 +362,17 @@ def test_a_bad_file_is_reported_and_nothing_is_written(tmp_path):
     assert r.exit_code == 2 and f"error: {tmp_path / 'missing.rules'}: no such file or folder" in r.stderr
 
 
+def test_check_with_a_bad_file_still_names_the_files_that_would_change(tmp_path):
+    """Found by a fresh-clone walkthrough: `fmt --check` with one file that does not parse said
+    only that, not which of the others would change (ruff format --check names both)."""
+    good = _write(tmp_path / "a.rules", "extends nanchang\noverride table hand=13\n")
+    _write(tmp_path / "b.rules", "extends nanchang\noverride table hand =\n")
+    _write(tmp_path / "c.rules", "extends nanchang\n")
+    r = runner.invoke(app, ["fmt", "--check", str(tmp_path)])
+    assert r.exit_code == 2
+    assert r.stdout == f"would reformat: {good}\n" and "the file ends in the middle of a declaration" in r.stderr
+
+
 def test_a_folder_without_rule_files(tmp_path):
     r = runner.invoke(app, ["fmt", str(tmp_path)])
     assert r.exit_code == 0 and "warning: no .rules files found" in r.stderr

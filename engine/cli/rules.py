@@ -180,6 +180,10 @@ def fmt_(
                 except MjError as exc:
                     errors.append(exc)
             if errors:  # nothing is written while any file is bad
+                if check and not as_json:  # the other files' verdicts too, as ruff format --check gives them
+                    for f in done:
+                        if f.changed:
+                            out.print(f"would reformat: {f.file}", markup=False)
                 for bad_file in errors[:-1] if not as_json else []:
                     err.print(bad_file.render(), markup=False)
                 fail(errors[0] if as_json else errors[-1], as_json)
