@@ -36,6 +36,15 @@ def bundled_ruleset_names() -> list[str]:
     return sorted(p.stem for p in rulesets_dir().glob("*.rules"))
 
 
+def is_bundled_file(file: str | Path) -> bool:
+    """True when ``file`` is one of the bundled rule files (in :func:`rulesets_dir`), however it
+    was named; False for any other file, or one that cannot be resolved."""
+    try:
+        return Path(file).resolve().parent == rulesets_dir().resolve()
+    except OSError:
+        return False
+
+
 def is_bundled_ref(ref: str) -> bool:
     """True when ``ref`` names a bundled ruleset: a bare name, with no ``/`` (or ``\\``) and no
     ``.rules`` suffix. Anything else is a path to a file."""

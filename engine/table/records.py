@@ -23,7 +23,7 @@ from engine.core.scoring import Scorer
 from engine.errors import MjError, ScenarioError
 from engine.lang.compiler import compile_ruleset
 from engine.lang.playable import DIE_FACES
-from engine.lang.resources import rulesets_dir
+from engine.lang.resources import is_bundled_file, rulesets_dir
 from engine.lang.ruleset import Ruleset
 from engine.lang.yamlio import (
     MAX_FILE_BYTES,
@@ -115,7 +115,7 @@ def _origin_files(rs: Ruleset) -> list[str]:
 def _file_key(file: str) -> str:
     """A bundled rule file by its file name (the record stays valid on another machine),
     another by its path."""
-    return Path(file).name if _bundled(file) else file
+    return Path(file).name if is_bundled_file(file) else file
 
 
 def _key_path(key: str) -> Path:
@@ -219,7 +219,7 @@ def game_record(g: Game) -> Record:
         format=FORMAT,
         ruleset=g.rs.name,
         # a bundled ruleset is named; another file is kept by its path
-        ruleset_file=None if _bundled(g.rs.file) else g.rs.file,
+        ruleset_file=None if is_bundled_file(g.rs.file) else g.rs.file,
         ruleset_sha256=ruleset_hashes(g.rs),
         options={k: o.chosen for k, o in g.rs.options.items()},
         seed=g.seed,
@@ -262,15 +262,6 @@ def load(path: Path) -> dict[str, object]:
         raise ScenarioError(f"{path} is not an mjrules record (format {FORMAT})")
     validate(RecordSpec, rec, str(path), text)
     return rec
-
-
-def _bundled(file: str) -> bool:
-    from engine.lang.resources import rulesets_dir
-
-    try:
-        return Path(file).resolve().parent == rulesets_dir().resolve()
-    except OSError:
-        return False
 
 
 def _check_ruleset(rec: RecordSpec) -> None:

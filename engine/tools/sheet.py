@@ -62,9 +62,9 @@ def _cell(text: str) -> str:
 
 def _ref(rs: Ruleset) -> str:
     """How to name ``rs`` on the command line: a bundled ruleset by its name, a file by its path."""
-    from engine.lang.resources import rulesets_dir
+    from engine.lang.resources import is_bundled_file
 
-    if Path(rs.file).resolve().parent == rulesets_dir().resolve():
+    if is_bundled_file(rs.file):
         return rs.name
     ref = short_path(rs.file)
     return ref if "/" in ref else f"./{ref}"
