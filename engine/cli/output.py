@@ -123,9 +123,12 @@ def check_summary(rs: Ruleset) -> dict[str, Any]:
             "options": {k: o.chosen for k, o in rs.options.items()}}
 
 
-def _one(plural: str) -> str:
-    """The summary's count name for one (``flow policies`` → ``flow policy``)."""
-    return plural[:-3] + "y" if plural.endswith("ies") else plural[:-1] if plural.endswith("s") else plural
+def counted(n: int, many: str) -> str:
+    """``n`` and the plural noun ``many`` as a person writes it: ``1 file``, ``2 files``, ``1 flow
+    policy`` (every count the commands print goes through here)."""
+    if n != 1:
+        return f"{n} {many}"
+    return f"{n} {many[:-3] + 'y' if many.endswith('ies') else many[:-1] if many.endswith('s') else many}"
 
 
 def print_check_summary(rs: Ruleset) -> None:
@@ -133,7 +136,7 @@ def print_check_summary(rs: Ruleset) -> None:
     counts = check_summary(rs)["counts"]
     chain = f" (extends {' ← '.join(reversed(rs.extends))})" if rs.extends else ""
     out.print(f"ok: {rs.name}{chain} — {rs.label or ''}".rstrip(" —"), markup=False)
-    out.print("  " + ", ".join(f"{v} {_one(k) if v == 1 else k}" for k, v in counts.items()), markup=False)
+    out.print("  " + ", ".join(counted(v, k) for k, v in counts.items()), markup=False)
     for o in rs.options.values():
         set_at = f"; set at {where_origin(o.set_at)}" if o.set_at else ""
         out.print(f"  option {o.name} = {o.chosen} (default {o.default}; choices {', '.join(o.choices)}{set_at})",

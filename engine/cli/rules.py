@@ -13,7 +13,7 @@ import typer
 
 import engine.cli.inputs as inputs
 from engine.cli.inputs import FileArg, JsonOpt, OptionOpt, compile_or_fail, option_error, parse_options
-from engine.cli.output import EXIT_BAD_INPUT, EXIT_NO, check_summary, err, fail, out, print_check_summary
+from engine.cli.output import EXIT_BAD_INPUT, EXIT_NO, check_summary, counted, err, fail, out, print_check_summary
 from engine.errors import MjError, OptionError, RuleError
 from engine.lang.resources import bundled_ruleset_names as list_bundled
 from engine.lang.resources import is_bundled_file
@@ -106,7 +106,7 @@ def check(files: Annotated[list[str], typer.Argument(metavar="FILE", help="Rule 
                          if k not in data})
         print(json.dumps(data, ensure_ascii=False, indent=2))
     elif diagnostics or (bad and len(files) > 1):
-        err.print(f"Found {n_err} error{'s' * (n_err != 1)}, {n_warn} warning{'s' * (n_warn != 1)}.", markup=False)
+        err.print(f"Found {counted(n_err, 'errors')}, {counted(n_warn, 'warnings')}.", markup=False)
     if bad or n_err:
         raise typer.Exit(EXIT_BAD_INPUT)
     if n_warn and strict:
@@ -161,9 +161,6 @@ def fmt_(
     from engine.lang.fmt import Formatted, format_file, format_text, rule_files, write_formatted
     from engine.lang.limits import MAX_FILE_BYTES
 
-    def plural(n: int) -> str:
-        return f"{n} file{'s' if n != 1 else ''}"
-
     if "-" in files and len(files) > 1:
         fail(MjError("- (standard input) cannot be formatted together with files", hint="format them in two runs"),
               as_json)
@@ -214,10 +211,10 @@ def fmt_(
         if not done:
             err.print("warning: no .rules files found", markup=False)
         elif check or diff:
-            (err if diff else out).print(f"{plural(len(changed))} would be reformatted, "
-                                         f"{plural(len(done) - len(changed))} already formatted", markup=False)
+            (err if diff else out).print(f"{counted(len(changed), 'files')} would be reformatted, "
+                                         f"{counted(len(done) - len(changed), 'files')} already formatted", markup=False)
         else:
-            out.print(f"{plural(len(changed))} reformatted, {plural(len(done) - len(changed))} left unchanged",
+            out.print(f"{counted(len(changed), 'files')} reformatted, {counted(len(done) - len(changed), 'files')} left unchanged",
                       markup=False)
     if (check or diff) and changed:
         raise typer.Exit(EXIT_NO)

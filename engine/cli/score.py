@@ -12,7 +12,7 @@ import typer
 
 import engine.cli.inputs as inputs
 from engine.cli.inputs import MAX_FLOOR, JsonOpt, OptionOpt, RulesOpt, name_values, option_error, parse_options
-from engine.cli.output import err, fail, out, print_score
+from engine.cli.output import counted, err, fail, out, print_score
 from engine.errors import IllegalAction, ImpossibleState, MjError, OptionError, ScenarioError
 
 if TYPE_CHECKING:
@@ -235,6 +235,6 @@ def test(
                     out.print(f"    fired: {', '.join(r.fired)}", markup=False)
                 for e in r.explanation:
                     out.print(f"    {e}", markup=False)
-        out.print(f"{passed} passed, {failed} failed" + (f", {errors} error{'s' * (errors != 1)}" if errors else ""),
+        out.print(f"{passed} passed, {failed} failed" + (f", {counted(errors, 'errors')}" if errors else ""),
                   markup=False)
     raise typer.Exit(2 if errors else 1 if failed else 0)

@@ -30,7 +30,7 @@ from engine.cli.inputs import (
     parse_options,
     writable_dir,
 )
-from engine.cli.output import err, fail, out, print_impact, print_summary, where_file
+from engine.cli.output import counted, err, fail, out, print_impact, print_summary, where_file
 from engine.errors import MjError, OptionError
 
 if TYPE_CHECKING:
@@ -83,7 +83,7 @@ def diff(
     effect = _impact(a, b, opts_a, opts_b, impact, seed, bots, workers, show=not as_json and err.is_terminal,
                      as_json=as_json) if impact else None
     counts = {op: sum(c.op == op for c in changes) for op in "+-~"}
-    summary = (f"{len(changes)} difference{'s' if len(changes) != 1 else ''}: {counts['+']} added, "
+    summary = (f"{counted(len(changes), 'differences')}: {counts['+']} added, "
                f"{counts['-']} removed, {counts['~']} changed") if changes else "no differences"
     if as_json:
         print(json.dumps({"a": ra.name, "b": rb.name, "changes": [c.to_json() for c in changes],
