@@ -13,7 +13,9 @@ from engine.errors import IllegalAction
 DRAW, ACT, CLAIM, ROB, OVER, FLIP, PICK = "draw", "act", "claim", "rob", "over", "flip", "pick"
 KINDS = ("draw", "discard", "win", "pung", "kong", "chow", "concealed_kong", "added_kong", "pass", "stop", "pick")
 TILE_KINDS = ("discard", "concealed_kong", "added_kong", "pick")  # the kinds that name one tile
-ANSWERS = frozenset({"win", "pung", "kong", "chow", "pass"})  # what a seat asked to claim (or rob) may answer
+TAKES_OFFERED = frozenset({"win", "pung", "kong", "chow"})  # answers that take the claimed (or robbed) tile
+ANSWERS = TAKES_OFFERED | {"pass"}  # what a seat asked to claim (or rob) may answer
+SECRET_TURNS = frozenset({CLAIM, ROB})  # phases whose seats' answers are each one's own secret until all are in
 MEMO_LIMIT = 4096  # shared actions kept (seat names and tiles come from rule files): a bound on memory
 
 

@@ -27,7 +27,7 @@ import copy
 import random
 
 from engine.core.handparts import MeldTiles
-from engine.table.actions import ANSWERS, CLAIM, FLIP, OVER, PICK, ROB, Lock
+from engine.table.actions import ANSWERS, CLAIM, FLIP, OVER, PICK, ROB, SECRET_TURNS, Lock
 from engine.table.game import Game
 from engine.table.picks import likely_pick
 from engine.table.turn import claims_on, robbers
@@ -109,7 +109,7 @@ def redealt(game: Game, seat: str, rng: random.Random) -> Game:
     # the last action (a view reads it); the others hold others' picks and kongs. Another seat's
     # answer to a claim is its secret until every seat asked has answered.
     g.actions = [a for a in game.actions[-1:]
-                 if not (game.phase in (CLAIM, ROB) and a.seat != seat and a.kind in ANSWERS)]
+                 if not (game.phase in SECRET_TURNS and a.seat != seat and a.kind in ANSWERS)]
     g.seed = 0  # the real hand's seed deals its wall: not the copy's
     g.wins = Wins(g)
     if g.current != seat and g.last_drawn is not None:

@@ -28,7 +28,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, NamedTuple, TypedDict, cast
 
 from engine.core.handparts import MeldTiles
-from engine.table.actions import ACT, FLIP, ROB
+from engine.table.actions import ACT, FLIP, ROB, SECRET_TURNS, TAKES_OFFERED
 from engine.table.events import Event
 
 if TYPE_CHECKING:
@@ -82,7 +82,6 @@ class SeatView(TypedDict):
     flip: dict[str, object] | None
     pick: str | None
 MAIN, NEXT = "正精", "副精"  # the marks of a wild indicator's kinds (RULES.md §2)
-CLAIM_KINDS = frozenset({"pung", "kong", "win", "chow"})  # kinds that take the claimed (or robbed) tile
 
 
 class ActionView(NamedTuple):
@@ -312,7 +311,7 @@ def snapshot(game: Game) -> TableSnapshot:
             if got is not None and got[0] is a:
                 view = got[1]
             else:
-                claim = a.kind in CLAIM_KINDS
+                claim = a.kind in TAKES_OFFERED
                 tiles = tuple([codes[k] for k in a.tiles]) if a.tiles else \
                     ((codes[a.tile],) if a.tile is not None and not claim else ())
                 view = ActionView(a.kind, a.text(game.scorer), tiles, claims if claim else None)
@@ -352,7 +351,6 @@ def snapshot(game: Game) -> TableSnapshot:
 
 
 PRIVATE = ("seat", "to_act", "hand", "drawn", "hands", "drawn_by", "melds", "jing", "legal", "pick")  # per-viewer fields
-SECRET_TURNS = frozenset({"claim", "rob"})  # phases whose seats to act are each one's own secret
 
 
 class SeatParts(NamedTuple):
