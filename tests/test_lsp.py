@@ -70,6 +70,18 @@ def run(tmp_path: Path, steps) -> None:
     asyncio.run(_session(tmp_path, steps))
 
 
+def _file_uri(path: Path, text: str) -> str:
+    path.write_text(text, encoding="utf-8")
+    return path.as_uri()
+
+
+async def _open(client, diagnostics, uri: str, text: str):
+    """didOpen ``text`` at ``uri``; the diagnostics the server publishes for it."""
+    client.text_document_did_open(T.DidOpenTextDocumentParams(text_document=T.TextDocumentItem(
+        uri=uri, language_id="mjrules", version=1, text=text)))
+    return await asyncio.wait_for(diagnostics.get(), WAIT)
+
+
 def test_lsp_over_stdio(tmp_path):
     path = tmp_path / "house.rules"
     path.write_text(TEXT, encoding="utf-8")
@@ -151,14 +163,10 @@ def test_lsp_on_save_reports_the_option_choices_a_file_breaks(tmp_path):
     """As `mjrules check` does (found by a fresh-clone walk: the editor said fine while `check`
     did not): on save, each other choice of every option is compiled; typing stays fast."""
     text = "extends nanchang\nremove indicator lower\n"
-    path = tmp_path / "nolower.rules"
-    path.write_text(text, encoding="utf-8")
-    uri = path.as_uri()
+    uri = _file_uri(tmp_path / "nolower.rules", text)
 
     async def steps(client, diagnostics, result):
-        client.text_document_did_open(T.DidOpenTextDocumentParams(text_document=T.TextDocumentItem(
-            uri=uri, language_id="mjrules", version=1, text=text)))
-        got = await asyncio.wait_for(diagnostics.get(), WAIT)
+        got = await _open(client, diagnostics, uri, text)
         assert [d.code for d in got.diagnostics if d.severity == T.DiagnosticSeverity.Error] == []
         client.text_document_did_save(T.DidSaveTextDocumentParams(text_document=T.TextDocumentIdentifier(uri=uri)))
         got = await asyncio.wait_for(diagnostics.get(), WAIT)
@@ -176,14 +184,10 @@ def test_lsp_formatting_over_stdio(tmp_path):
     messy = "extends   nanchang\nfan  新 =  x2   when discard\n"
     want = fmt.format_text(messy)
     assert want != messy
-    path = tmp_path / "messy.rules"
-    path.write_text(messy, encoding="utf-8")
-    uri = path.as_uri()
+    uri = _file_uri(tmp_path / "messy.rules", messy)
 
     async def steps(client, diagnostics, result):
-        client.text_document_did_open(T.DidOpenTextDocumentParams(text_document=T.TextDocumentItem(
-            uri=uri, language_id="mjrules", version=1, text=messy)))
-        await asyncio.wait_for(diagnostics.get(), WAIT)
+        await _open(client, diagnostics, uri, messy)
         edits = await client.text_document_formatting_async(T.DocumentFormattingParams(
             text_document=T.TextDocumentIdentifier(uri=uri), options=T.FormattingOptions(tab_size=4, insert_spaces=True)))
         [edit] = edits
