@@ -37,9 +37,10 @@ class JingSettlement:
         applied to *each* such player): when a seat reaches the liability rule's formula only by
         claiming a 精 someone discarded, that discarder pays the seat's real score once for
         every payer; every other transfer is made as if the liable claims had not happened
-        (000's example). A ``liability over N`` rule: a seat whose score is over N and that
-        claimed a 精 of this indicator from a discard is paid by that discarder alone (its score
-        for every payer; the last such claim in meld order). Raises :class:`MjError` if the
+        (000's example). A ``liability over N`` rule: a seat whose score is over N (or whose
+        count makes ``over FORMULA`` fire) and that claimed a 精 of this indicator from a
+        discard is paid by that discarder alone (its score for every payer; the last such claim
+        in meld order, or the first with ``first``: :meth:`Liability.over_claims`). Raises :class:`MjError` if the
         snapshot has no tile for the indicator, :class:`IllegalAction` if a meld is one the game
         could not make (:meth:`Legality.check_melds`)."""
         self.legal.check_melds(snap)
@@ -92,7 +93,7 @@ class JingSettlement:
             ledger.fired += [x.name for x in self.rs.jing_rules("kongs_hold")]  # a 精 kong made a holder
         liable, fired = self.liability.liable_claims(snap, jing, counts, lambda claims: scores(*undo(claims))[1])
         ledger.fired += fired
-        over_liable, fired = self.liability.over_claims(snap, name, jing, actual, set(liable))
+        over_liable, fired = self.liability.over_claims(snap, name, jing, actual, counts, set(liable))
         ledger.fired += fired
         as_if = scores(*undo([(s, m) for s, (_, m) in liable.items()]))[0] if liable else actual
         for js in actual.values():

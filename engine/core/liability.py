@@ -69,21 +69,30 @@ class Liability:
         return liable, fired
 
     def over_claims(self, snap: Snapshot, name: str, jing: set[int], scores: dict[str, JingScore],
-                    skip: set[str]) -> tuple[dict[str, str], list[str]]:
-        """Each seat (not in ``skip``) whose score in indicator ``name``'s settlement is over a
-        ``liability over N`` rule's N and that claimed a 精 of the kinds ``jing``: seat → the
-        discarder of its last such claim (who pays its whole score), and the rules that fired."""
+                    counts: dict[str, int], skip: set[str]) -> tuple[dict[str, str], list[str]]:
+        """Each seat (not in ``skip``) over a ``liability over`` rule's threshold in indicator
+        ``name``'s settlement — its score (``scores``) over N, or its count (``counts``) making
+        the named formula fire (:meth:`fires`) — and that claimed a 精 of the kinds ``jing`` from
+        another seat's discard: seat → the discarder of its last such claim in meld order (its
+        first with ``first``), who pays its whole score; and the rules that fired. RULES.md §2
+        Liability; docs/language.md, Liability (which rule files use which form)."""
         out: dict[str, str] = {}
         fired: list[str] = []
         for over in self.rs.jing_rules("liability_over"):
             if over.indicator not in (None, name):
                 continue
             for s in snap.seats:
-                if s in skip or s in out or scores[s].score <= over.over:
+                if s in skip or s in out:
+                    continue
+                if over.rule is not None:
+                    if not self.fires(over.rule, counts[s], snap.floor):
+                        continue
+                elif over.over is None or scores[s].score <= over.over:
                     continue
                 fed = [m.from_seat for m in snap.hands.get(s, SeatHand()).melds
                        if m.claimed in jing and m.from_seat in snap.seats and m.from_seat != s]
-                if fed and fed[-1] is not None:
-                    out[s] = fed[-1]
+                giver = fed[0] if over.first and fed else fed[-1] if fed else None
+                if giver is not None:
+                    out[s] = giver
                     fired.append(over.name)
         return out, fired

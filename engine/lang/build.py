@@ -368,10 +368,19 @@ class Build(BuildBase):
         return JingLiability, {"rule": str(c[0])}
 
     def jing_liability_over(self, meta: Meta, c: Children) -> JingBody:
-        if len(c) > 1:
-            self.ref(REF_INDICATOR, c[1])
-        return JingLiabilityOver, {"over": self.int_in("liability threshold", c[0], 0, L.MAX_AMOUNT),
-                                   "indicator": str(c[1]) if len(c) > 1 else None}
+        at, rest = c[0], c[1:]
+        first = bool(rest) and getattr(rest[0], "type", None) == "FIRST_CLAIMED"
+        if first:
+            rest = rest[1:]
+        if rest:
+            self.ref(REF_INDICATOR, rest[0])
+        body: dict[str, object] = {"first": first, "indicator": str(rest[0]) if rest else None}
+        if getattr(at, "type", None) == "NAME":  # a formula's name: the threshold is where it fires
+            self.ref(REF_JING_FORMULA, at)
+            body["rule"] = str(at)
+        else:
+            body["over"] = self.int_in("liability threshold", at, 0, L.MAX_AMOUNT)
+        return JingLiabilityOver, body
 
     def jing_add(self, meta: Meta, c: Children) -> JingBody:
         self.check_expr(c[1], F.JING)

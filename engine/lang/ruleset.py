@@ -299,13 +299,17 @@ class JingLiability(JingDecl):
 
 
 class JingLiabilityOver(JingDecl):
-    """``jing NAME = liability over N on claimed discard [of IND]``: a seat whose 精 score (after
-    formula, multipliers and bonuses) is over ``over`` and that claimed a 精 from another seat's
-    discard is paid by that discarder alone, its score for every payer (the others pay it
-    nothing); only in the settlement of ``indicator`` when one is named."""
+    """``jing NAME = liability over N|FORMULA on [first] claimed discard [of IND]``: a seat whose
+    精 score (after formula, multipliers and bonuses) is over ``over`` — or, with ``rule``, whose
+    count makes that formula fire — and that claimed a 精 from another seat's discard is paid by
+    that discarder alone, its score for every payer (the others pay it nothing). The discarder of
+    its last such claim in meld order, or of its first with ``first``; only in the settlement of
+    ``indicator`` when one is named. Exactly one of ``over`` and ``rule`` is set."""
 
     type: Literal["liability_over"] = "liability_over"
-    over: int
+    over: int | None = None
+    rule: str | None = None
+    first: bool = False
     indicator: str | None = None
 
 

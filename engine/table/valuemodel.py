@@ -82,8 +82,10 @@ class ValueModel:
         self.other_indicators = [n for n, ind in rs.indicators.items() if ind.settle == "at_end" and not ind.with_kongs
                                  and not ind.hidden] if any(b.each_indicator for b in rs.jing_rules("kong_bonus")) else []
         self.liability = 0.0
-        for lia in rs.jing_rules("liability"):  # what a liable claim costs at the formula's threshold
-            n = scorer.liability.threshold(lia.rule, 1, MAX_JING_COUNT)
+        formulas = [lia.rule for lia in rs.jing_rules("liability")] + \
+            [o.rule for o in rs.jing_rules("liability_over") if o.rule is not None]
+        for rule in formulas:  # what a liable claim costs at the formula's threshold
+            n = scorer.liability.threshold(rule, 1, MAX_JING_COUNT)
             if n is not None:
                 self.liability = max(self.liability, scorer.liability.paid(
                     n, sole=False, floor=1, payer_is_dealer=False, collector_is_dealer=False))

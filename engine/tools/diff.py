@@ -142,7 +142,9 @@ def decl_text(d: Decl) -> str:
     if isinstance(d, JingLiability):
         return f"liability {d.rule} on claimed discard"
     if isinstance(d, JingLiabilityOver):
-        return f"liability over {d.over} on claimed discard" + (f" of {d.indicator}" if d.indicator else "")
+        at = d.rule if d.rule is not None else d.over
+        return (f"liability over {at} on {'first ' if d.first else ''}claimed discard"
+                + (f" of {d.indicator}" if d.indicator else ""))
     if isinstance(d, JingAdder):
         return f"+{d.amount} when {expr_text(d.when)}"
     if isinstance(d, JingDiscarded):

@@ -50,7 +50,7 @@ KEYWORD_SECTIONS: dict[str, str] = {
     **dict.fromkeys(("exposed", "added"), "Kong points"),
     "score": "Score formula",
     **dict.fromkeys(("each", "per", "points"), "Kong bonus"),
-    **dict.fromkeys(("liability", "claimed"), "Liability"),
+    **dict.fromkeys(("liability", "claimed", "first"), "Liability"),
     **dict.fromkeys(("when", "instead", "all", "except", "fixed", "from", "else", "discarder", "others", "dealer"), "`fan`"),
     **dict.fromkeys(("on", "win", "adders"), "`factor`"),
     "pays": "`exhaustive`",
@@ -251,11 +251,11 @@ def word_at(text: str, line: int, char: int) -> Word | None:
 
 def _target(a: Analysis, w: Word) -> tuple[str | None, str]:
     """The kind a name is of, from the word before it (``fan 大七对``, ``override fan 大七对``,
-    ``when pattern 大七对``, ``liability NAME``); None: any kind."""
+    ``when pattern 大七对``, ``liability [over] NAME``); None: any kind."""
     prev = w.before[-1] if w.before else None
     if prev in SECTIONS:
         return prev, w.text
-    if prev == "liability":
+    if prev == "liability" or (prev == "over" and w.before[-2:-1] == ["liability"]):  # liability [over] FORMULA
         return "jing", w.text
     return None, w.text
 
