@@ -6,6 +6,9 @@ people."""
 from __future__ import annotations
 
 import asyncio
+import sqlite3
+import threading
+import time
 
 from .extras import need_extra
 
@@ -16,6 +19,8 @@ from engine.tools.rooms.commit import Committer  # noqa: E402
 from engine.tools.rooms.store import RoomRow, Store, Write  # noqa: E402
 
 SQLITE_AUTOCHECKPOINT_PAGES = 1000  # SQLite's default wal_autocheckpoint
+HOLD_SECONDS = 0.4  # another connection holds the file's write lock this long
+TICK_SECONDS = 0.01  # a task on the loop wakes this often meanwhile
 
 
 def _store(tmp_path) -> Store:
@@ -32,9 +37,9 @@ def test_one_turn_of_the_loop_is_one_transaction_and_both_rooms_are_stored(tmp_p
     transactions = []
     real = store.write
 
-    def counting(writes):
+    def counting(writes, **kw):
         transactions.append(len(writes))
-        real(writes)
+        real(writes, **kw)
 
     store.write = counting  # type: ignore[method-assign]
 
@@ -45,7 +50,7 @@ def test_one_turn_of_the_loop_is_one_transaction_and_both_rooms_are_stored(tmp_p
 
     asyncio.run(go())
     committer.close()
-    assert transactions == [3]
+    assert transactions == [3] and committer.thread is None  # written on the loop
     assert store.actions("r1") == {0: ["draw"]}
     assert store.actions("r2") == {0: ["draw", "discard 1m"]}
 
@@ -65,6 +70,41 @@ def test_a_room_whose_place_is_taken_gets_the_error_and_the_other_is_stored(tmp_
     assert isinstance(first, Exception) and "IntegrityError" in type(first).__name__
     assert second is None
     assert store.actions("r2") == {0: ["draw"]}
+
+
+def test_the_loop_runs_on_while_another_connection_writes_the_file(tmp_path):
+    """Found by a review: the loop's commit waited for SQLite's lock (its busy timeout, up to
+    30 s) while another connection wrote the file (a room being made, a seat changed, in the
+    pool), and nothing else on the loop ran meanwhile. Now the batch goes to a thread that
+    waits, and the loop runs on; once the lock is free the commit is stored and told."""
+    store = _store(tmp_path)
+    committer = Committer(store)
+    holder = sqlite3.connect(tmp_path / "rooms.db", isolation_level=None, check_same_thread=False)
+    holder.execute("BEGIN IMMEDIATE")  # the file's write lock, as another connection's write holds it
+    release = threading.Timer(HOLD_SECONDS, lambda: holder.execute("COMMIT"))
+    ticks: list[float] = []
+
+    async def go():
+        async def ticker():
+            while True:
+                ticks.append(time.monotonic())
+                await asyncio.sleep(TICK_SECONDS)
+
+        t = asyncio.create_task(ticker())
+        await asyncio.sleep(0)
+        release.start()
+        before = len(ticks)
+        await committer.commit([Write.action("r1", 0, 0, "draw", "seat")])
+        t.cancel()
+        return len(ticks) - before
+
+    ran = asyncio.run(go())
+    release.join()
+    committer.close()
+    holder.close()
+    assert ran >= HOLD_SECONDS / TICK_SECONDS / 4  # the loop ran while the lock was held (it ran 0 or 1 times)
+    assert store.actions("r1") == {0: ["draw"]}
+    assert committer.waiting == 0  # told: the next commit goes on the loop again
 
 
 def test_the_log_is_checkpointed_off_the_loop_every_checkpoint_commits(tmp_path, monkeypatch):

@@ -29,7 +29,10 @@ class Committer:
     (``store.local``: SQLite in WAL mode, ``synchronous=NORMAL``: a commit is a write to the log, no
     disk flush) is written on the loop itself, which costs less than handing the batch to a
     thread and back, and its log is checkpointed (flushed into the database) in the pool every
-    :data:`~engine.tools.rooms.caps.CHECKPOINT_COMMITS` commits, off the loop."""
+    :data:`~engine.tools.rooms.caps.CHECKPOINT_COMMITS` commits, off the loop. The loop never
+    waits for the file: when another connection is writing it (a room made or a seat changed in
+    the pool), or the batch fails, the batch goes to that thread, which waits; later batches
+    follow it there, in order, until it has told them all."""
 
     def __init__(self, store: Store):
         self.store = store
@@ -39,10 +42,14 @@ class Committer:
         self.commits = 0  # inline commits since the last checkpoint
         self.checkpointing: asyncio.Future[tuple[int, int]] | None = None
         self.thread: threading.Thread | None = None
+        self.waiting = 0  # batches handed to the thread and not yet told (inline: later ones follow them)
         if not self.inline:
-            self.thread = threading.Thread(target=self._write, name="mjrules-store", daemon=True)
-            self.thread.start()
+            self._start()
         self.pool = ThreadPoolExecutor(STORE_THREADS, thread_name_prefix="mjrules-store-calls")
+
+    def _start(self) -> None:
+        self.thread = threading.Thread(target=self._write, name="mjrules-store", daemon=True)
+        self.thread.start()
 
     async def commit(self, writes: list[Write]) -> None:
         """Return once ``writes`` are committed. Raises what the store raised for them."""
@@ -57,14 +64,25 @@ class Committer:
 
     def _hand_over(self) -> None:
         batch, self.gathered = self.gathered, []
-        if not self.inline:
-            self.queue.put(batch)
-            return
-        _tell(list(zip((done for _, _, done in batch), self._store(batch), strict=True)))
-        self.commits += 1
-        if self.commits >= CHECKPOINT_COMMITS and (self.checkpointing is None or self.checkpointing.done()):
-            self.commits = 0
-            self.checkpointing = asyncio.get_running_loop().run_in_executor(self.pool, self.store.checkpoint)
+        if self.inline and not self.waiting:
+            try:
+                self.store.write([w for ws, _, _ in batch for w in ws], wait=False)
+            except Exception:  # the file busy (Busy), a place taken or a broken connection: the thread sorts it out
+                pass
+            else:
+                _tell([(done, None) for _, _, done in batch])
+                self.commits += 1
+                if self.commits >= CHECKPOINT_COMMITS and (self.checkpointing is None or self.checkpointing.done()):
+                    self.commits = 0
+                    self.checkpointing = asyncio.get_running_loop().run_in_executor(self.pool, self.store.checkpoint)
+                return
+        if self.thread is None:
+            self._start()
+        self.waiting += 1
+        self.queue.put(batch)
+
+    def _told(self, batches: int) -> None:
+        self.waiting -= batches
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
         """Run a store call (not a commit of actions) in a worker thread."""
@@ -76,6 +94,7 @@ class Committer:
             if item is None:
                 return
             batch = list(item)
+            batches = 1
             while True:  # every room's writes that came meanwhile: one transaction
                 try:
                     more = self.queue.get_nowait()
@@ -85,6 +104,7 @@ class Committer:
                     self.queue.put(None)
                     break
                 batch.extend(more)
+                batches += 1
             results = self._store(batch)
             by_loop: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[None], BaseException | None]]] = {}
             for (_, loop, done), exc in zip(batch, results, strict=True):
@@ -92,6 +112,9 @@ class Committer:
             for loop, told in by_loop.items():
                 with contextlib.suppress(RuntimeError):  # a loop that closed meanwhile
                     loop.call_soon_threadsafe(_tell, told)
+            if self.inline and batch:  # one loop hands batches over: told, later ones may go inline again
+                with contextlib.suppress(RuntimeError):
+                    batch[0][1].call_soon_threadsafe(self._told, batches)
 
     def _store(self, batch: Batch) -> list[BaseException | None]:
         """Commit ``batch`` in one transaction; what each room's writes got (None: stored)."""

@@ -67,6 +67,7 @@ HANDS = sa.Table(
 )
 
 TABLES = {"actions": ACTIONS, "hands": HANDS}  # what a Write may name
+SQLITE_BUSY = 5  # SQLite's primary result code of "database is locked" (an extended code's low byte)
 CHANNEL = "mjrules_rooms"  # PostgreSQL's NOTIFY channel of the servers sharing the rooms (engine/tools/rooms/bus.py)
 
 
@@ -129,6 +130,17 @@ class RoomRow:
     closed: bool
 
 
+class Busy(Exception):
+    """A write that would have to wait for another connection's write to end (SQLite's
+    ``SQLITE_BUSY``); nothing was stored."""
+
+
+def _busy(exc: BaseException) -> bool:
+    """Whether a driver error is SQLite's "database is locked" (``SQLITE_BUSY``, any variant)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    return (code & 0xFF == SQLITE_BUSY) if isinstance(code, int) else "database is locked" in str(exc)
+
+
 def database_url(url_or_path: str) -> str:
     """A SQLAlchemy URL from ``--db``: a ``postgresql://…`` or ``sqlite:///…`` URL as it is, a
     file path as a SQLite URL. PostgreSQL URLs use psycopg (version 3)."""
@@ -164,6 +176,7 @@ class Store:
         self.shared = self.url.startswith("postgresql")  # servers share its rooms (LISTEN/NOTIFY)
         self.local = self.url.startswith("sqlite")  # a file of this machine's: a commit costs no round trip
         self._writer: sa.Connection | None = None  # write()'s own connection
+        self._eager: sa.Connection | None = None  # write(wait=False)'s (SQLite: a busy timeout of 0)
         self._inserts: dict[str, tuple[str, tuple[str, ...]]] = {}  # table -> its compiled INSERT (write)
 
     # ---- rooms -----------------------------------------------------------------------------------
@@ -244,22 +257,32 @@ class Store:
                       .values(owner=None, lease_until=0.0))
 
     # ---- actions and hands ---------------------------------------------------------------------------
-    def write(self, writes: list[Write]) -> None:
+    def write(self, writes: list[Write], *, wait: bool = True) -> None:
         """Store ``writes`` in one transaction, committed when this returns (nothing when the
         list is empty), on the store's writer connection: call it from one thread only (the
-        rooms' committer). The INSERTs are compiled by SQLAlchemy once for the database's
-        dialect and run with the driver's ``executemany`` inside SQLAlchemy's transaction
-        (SQLAlchemy's per-statement machinery cost three times the database's work here).
+        rooms' committer), and with ``wait=False`` from one thread only too. The INSERTs are
+        compiled by SQLAlchemy once for the database's dialect and run with the driver's
+        ``executemany`` inside SQLAlchemy's transaction (SQLAlchemy's per-statement machinery
+        cost three times the database's work here).
         Raises :class:`sqlalchemy.exc.IntegrityError` (nothing stored) when an action's place
-        is taken: another server wrote it."""
+        is taken: another server wrote it. ``wait=False`` (a SQLite file): its own connection,
+        which does not wait for another connection's write to end but raises :class:`Busy`
+        (nothing stored)."""
         if not writes:
             return
-        conn = self._writer
+        eager = not wait and self.local
+        conn = self._eager if eager else self._writer
         if conn is None or conn.closed or conn.invalidated:
-            conn = self._writer = self.engine.connect()  # kept: one checkout (and ping) per writer, not per commit
+            conn = self.engine.connect()  # kept: one checkout (and ping) per writer, not per commit
             if self.local:  # its log is checkpointed by checkpoint(), not by the commit that fills it
                 conn.exec_driver_sql("PRAGMA wal_autocheckpoint=0")
+                if eager:
+                    conn.exec_driver_sql("PRAGMA busy_timeout=0")
                 conn.commit()
+            if eager:
+                self._eager = conn
+            else:
+                self._writer = conn
         dbapi = self.engine.dialect.dbapi
         try:
             with conn.begin():
@@ -280,11 +303,19 @@ class Store:
             raise sa.exc.IntegrityError("INSERT", None, exc) from exc
         except sa.exc.DBAPIError as exc:
             if exc.connection_invalidated:
-                self._writer = None
+                self._drop(eager)
             raise
-        except dbapi.Error:  # type: ignore[union-attr]
-            self._writer = None  # a broken connection: the next write takes a fresh one
+        except dbapi.Error as exc:  # type: ignore[union-attr]
+            if eager and _busy(exc):
+                raise Busy("another connection is writing the store") from exc
+            self._drop(eager)  # a broken connection: the next write takes a fresh one
             raise
+
+    def _drop(self, eager: bool) -> None:
+        if eager:
+            self._eager = None
+        else:
+            self._writer = None
 
     def _insert(self, table: str) -> tuple[str, tuple[str, ...]]:
         """``table``'s INSERT of every column as the driver takes it, and the columns' order when
@@ -351,6 +382,7 @@ class Store:
         return (int(log), int(copied))
 
     def dispose(self) -> None:
-        if self._writer is not None:
-            self._writer.close()
+        for conn in (self._writer, self._eager):
+            if conn is not None:
+                conn.close()
         self.engine.dispose()
