@@ -12,6 +12,7 @@ import typer
 
 from engine.cli.output import fail
 from engine.errors import MjError, OptionError
+from engine.lang.seeds import MAX_SEED as MAX_SEED  # the flags' bound: hand seeds are taken in the seed space
 
 if TYPE_CHECKING:
     from engine.lang.ruleset import Ruleset
@@ -19,7 +20,6 @@ if TYPE_CHECKING:
 # Bounds on the work one command line may ask for (not rules): checked before any work starts.
 MAX_HANDS = 1_000_000      # simulate -n and diff --impact (about 2 hours of one core with greedy bots)
 MAX_PLAY_HANDS = 1_000     # play --hands: a match keeps every hand it has played (~150 KB each)
-MAX_SEED = 2**31 - 1       # hand seeds are taken modulo 2**31 (engine.table.match.hand_seed)
 MAX_FLOOR = 10_000         # score --floor: the 爬楼 floor multiplies payments
 SeedOpt = Annotated[int, typer.Option(min=0, max=MAX_SEED, help="Seed: the same seed gives the same hands and output.")]
 

@@ -71,7 +71,7 @@ def play(
         fail(exc, False)
     import random as _random
 
-    seed = seed if seed is not None else _random.SystemRandom().randrange(2**31)
+    seed = seed if seed is not None else _random.SystemRandom().randrange(MAX_SEED + 1)
     problem = kind_error(bots)
     if problem is not None:
         fail(MjError(f"--bots {bots!r}: {problem.removeprefix(f'{bots!r}: ')}",

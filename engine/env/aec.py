@@ -43,6 +43,7 @@ from engine.env.actions import ActionSpace
 from engine.env.observe import HIGH, Layout, Planes, view_text
 from engine.errors import IllegalAction, MjError
 from engine.lang.ruleset import Ruleset
+from engine.lang.seeds import SEED_SPACE
 from engine.table.actions import Action
 from engine.table.game import Game
 from engine.table.match import Match, hand_seed
@@ -64,7 +65,6 @@ class Legal(NamedTuple):
     actions: dict[int, Action]
 
 
-SEED_BITS = 31  # seeds drawn when none is given: the seed space of mjrules play / Match (2**31)
 
 
 class MahjongEnv(AECEnv[str, Observation, int | None]):  # type: ignore[misc]  # pettingzoo has no types
@@ -86,7 +86,7 @@ class MahjongEnv(AECEnv[str, Observation, int | None]):  # type: ignore[misc]  #
         self.render_mode = render_mode
         self.ruleset = ruleset
         self.scorer = scorer or Scorer(ruleset)
-        self.seed = _seed(seed) if seed is not None else random.SystemRandom().getrandbits(SEED_BITS)
+        self.seed = _seed(seed) if seed is not None else random.SystemRandom().randrange(SEED_SPACE)
         self.possible_agents: list[str] = [str(v) for v in ruleset.table["seats"].values]
         self.space = ActionSpace(self.scorer)
         self.layout = Layout(self.possible_agents, [k.code for k in self.scorer.tiles.kinds])

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from engine.core.scoring import Scorer
 from engine.lang import flow as FLOW
 from engine.lang.ruleset import Ruleset
+from engine.lang.seeds import SEED_SPACE
 from engine.table.game import Action, Game, HandResult
 
 Bot = Callable[[Game, str], Action]
@@ -122,7 +123,7 @@ class Match:
         self.dealer, self.floor = next_deal(self.ruleset, self.seats, game.result, self.dealer, self.floor)
 
 
-PLAIN_SEEDS = 2**31  # seeds below: what `mjrules play --seed` takes; from here on, secret ones
+PLAIN_SEEDS = SEED_SPACE  # seeds below: what `mjrules play --seed` takes; from here on, secret ones
 
 
 def hand_seed(seed: int, index: int) -> int:

@@ -3,8 +3,11 @@ the server do, and the websocket close codes.
 """
 from __future__ import annotations
 
+from engine.lang.seeds import (
+    SEED_SPACE as SEED_SPACE,  # a room's own seed: 0 … SEED_SPACE − 1, as `mjrules play --seed`
+)
+
 MAX_ACTION_CHARS = 64  # an action's text
-SEED_SPACE = 2**31  # seeds are 0 … 2**31-1, as `mjrules play --seed`
 SECRET_SEEDS = 2**63  # a room the server seeds draws its secret seed below this (the store's column: 64 bits)
 CLIP = 80  # characters of a bad value quoted back in an error
 MAX_ROOMS = 256  # rooms open at once (beyond: 429): not closed, not over, made within OPEN_SECONDS

@@ -35,6 +35,7 @@ import orjson
 from engine.core.scoring import Scorer
 from engine.errors import IllegalAction, MjError
 from engine.lang.ruleset import Ruleset
+from engine.lang.seeds import SEED_SPACE
 from engine.table.bots import LIVE_BOTS
 from engine.table.game import Action, Game
 from engine.table.match import Bot, Match, play_until_person
@@ -61,7 +62,7 @@ def token_hash(token: str) -> str:
 
 def bot_seed(seed: int, hand: int, seq: int, seat_index: int) -> int:
     """The seed of a bot's one decision: the same table and the same numbers, the same choice."""
-    return (((seed * 1_000_003 + hand) * 1_009 + seq) * 8 + seat_index) % (2**31)
+    return (((seed * 1_000_003 + hand) * 1_009 + seq) * 8 + seat_index) % SEED_SPACE
 
 
 def dumps(data: object) -> str:
