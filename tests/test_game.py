@@ -205,3 +205,32 @@ def test_every_kind_of_action_has_what_it_does():
     from engine.table.game import APPLY
 
     assert set(APPLY) == set(KINDS)
+
+
+def test_the_play_menu_names_the_tile_a_claim_takes_and_its_discarder():
+    """`mjrules play`'s menu line of a pung, kong or win on a discard (engine/tools/play.py
+    action_text): the claimed tile and who threw it; a chow names the two tiles it adds."""
+    from engine.tools.play import action_text
+
+    rs = compile_ruleset("nanchang")
+    seen: set[str] = set()
+    for seed in range(40):
+        g = Game(rs, seed)
+        bot = GreedyBot(seed)
+        while not g.over and not {"pung", "chow"} <= seen:
+            if g.phase == "claim":
+                assert g.last_discard is not None
+                who, tile = g.last_discard
+                for s in g.to_act():
+                    for a in g.legal_actions(s):
+                        if a.kind == "pung":
+                            assert action_text(g, a) == f"pung {g.tiles.code(tile)} (from {who})"
+                            seen.add("pung")
+                        elif a.kind == "chow":
+                            assert action_text(g, a).endswith(f" + {g.tiles.code(tile)}")
+                            seen.add("chow")
+            s = g.to_act()[0]
+            g.apply(bot(g, s))
+        if {"pung", "chow"} <= seen:
+            break
+    assert seen == {"pung", "chow"}

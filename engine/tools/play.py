@@ -13,6 +13,7 @@ from rich.table import Table
 
 from engine.core.ledger import indicator_of
 from engine.errors import MjError
+from engine.table.actions import CLAIM, ROB, TAKES_OFFERED
 from engine.table.events import Event
 from engine.table.game import Action, Game, HandResult
 from engine.table.view import public_event, view_of
@@ -54,7 +55,7 @@ def action_text(game: Game, a: Action) -> str:
     """A menu line: ``discard 5p``, ``pung 7p (from W)``, ``chow 46m + 5m``."""
     if a.kind == "chow" and game.last_discard:
         return f"chow {game.tiles.format(list(a.tiles))} + {game.tiles.code(game.last_discard[1])}"
-    if a.kind in ("pung", "kong", "win") and game.phase in ("claim", "rob") and game.last_discard:
+    if a.kind in TAKES_OFFERED and game.phase in (CLAIM, ROB) and game.last_discard:  # a pung, kong or win of it
         src = game.robbed or game.last_discard
         return f"{a.kind} {game.tiles.code(src[1])} (from {src[0]})"
     return a.text(game.scorer).split(" ", 1)[1]
