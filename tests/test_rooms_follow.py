@@ -59,8 +59,8 @@ class SharedStore(Store):
         self.shared = True
         self.net = net
 
-    def write(self, writes: list[Write]) -> None:
-        super().write([w for w in writes if w.table])
+    def write(self, writes: list[Write], *, wait: bool = True) -> None:
+        super().write([w for w in writes if w.table], wait=wait)
         notes = [w.values for w in writes if not w.table]
         if notes:  # SQLite is committed on the loop (Committer.inline)
             loop = asyncio.get_running_loop()

@@ -30,7 +30,7 @@ from engine.tools.rooms.bus import frame_note
 from engine.tools.rooms.caps import CLOSE_ELSEWHERE, CLOSE_FORBIDDEN, EPOCH_BYTES, MAX_ID_CHARS, QUIET_LEASES
 from engine.tools.rooms.commit import Committer
 from engine.tools.rooms.conn import Conn, Lost, Refusal, error_text
-from engine.tools.rooms.room import HUMAN, Published, Room, dumps, token_hash
+from engine.tools.rooms.room import HUMAN, Published, Room, click_version, dumps, token_hash
 from engine.tools.rooms.store import Store, Write
 
 T = TypeVar("T")
@@ -402,7 +402,7 @@ class RoomActor(Turns):
                 self._gone(seat)
                 self.room.writes.append(Write.note(dumps(reply(ok=True)), frm))
             elif op == "act" and seat is not None and isinstance(msg.get("text"), str):
-                version = msg.get("version") if type(msg.get("version")) is int else None
+                version = click_version(msg.get("version"))
                 self.room.writes.append(Write.note(dumps(reply(ok=self._act(seat, str(msg["text"]), version))), frm))
             elif op == "close":
                 self.check_host(msg.get("host"))

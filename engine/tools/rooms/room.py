@@ -60,6 +60,12 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()
 
 
+def click_version(value: object) -> int | None:
+    """The version of the table a click was made on, as a message gives it (:meth:`Room.act`):
+    a whole number, or None for anything else (no version, a string, ``true``)."""
+    return value if type(value) is int else None
+
+
 def bot_seed(seed: int, hand: int, seq: int, seat_index: int) -> int:
     """The seed of a bot's one decision: the same table and the same numbers, the same choice."""
     return (((seed * 1_000_003 + hand) * 1_009 + seq) * 8 + seat_index) % SEED_SPACE

@@ -65,7 +65,7 @@ from engine.tools.rooms.caps import (
 )
 from engine.tools.rooms.conn import Conn, Lost, Refusal, error_text
 from engine.tools.rooms.hub import Hub
-from engine.tools.rooms.room import HUMAN, ID_BYTES, Room, new_token, token_hash
+from engine.tools.rooms.room import HUMAN, ID_BYTES, Room, click_version, new_token, token_hash
 from engine.tools.rooms.store import RoomRow, Store
 from engine.tools.server.http import Refused, read_body, read_options
 from engine.tools.server.work import ruleset_ref
@@ -296,9 +296,9 @@ def routes(hub: Hub, handle: Callable[[Handler], Handler]) -> list[BaseRoute]:
                 if side is None:
                     await conn.close(CLOSE_ELSEWHERE, "this room moved to another server")
                     break
-                version = msg.get("version")  # the table the click was made on (the page says it)
+                version = click_version(msg.get("version"))  # the table the click was made on (the page says it)
                 try:
-                    await side.call(partial(side.act, conn, action, version if type(version) is int else None))
+                    await side.call(partial(side.act, conn, action, version))
                 except MjError:
                     continue  # refused: the seat was told why
                 except Refusal as exc:
