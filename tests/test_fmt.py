@@ -422,3 +422,24 @@ def test_clauses_are_put_in_the_grammars_order():
         "pattern p = rotten gap 3, concealed, honours natural, honours >= 7, quads as pairs, one of m plus p, only m\n"
         "indicator u = top of dice stack from tail, wild, hidden, settle at end with kongs\n"
         "fan f = x2, +5 from each, fixed 3 each when a\n")
+
+
+def test_every_token_of_several_words_is_written_with_single_spaces():
+    """A terminal of several words (``/first\\s+claimed/``) is one token whose inner spacing the
+    writer chose; fmt writes each with single spaces. Found by a review: `exposed from
+    discarder` and `first claimed` kept their extra spaces and line breaks."""
+    import re
+
+    from engine.lang import fmt as F
+
+    grammar = (ROOT / "grammar" / "mjrules.lark").read_text(encoding="utf-8")
+    spaced = set(re.findall(r"^([A-Z_]+): /[^/\n]*\\s\+[^/\n]*/", grammar, flags=re.M))
+    assert {"FIRST_CLAIMED", "INSTEAD_KONG"} <= spaced
+    assert spaced <= F.SPACED_WORDS
+    text = ("extends nanchang\n"
+            "override jing 包冲关 = liability over 冲关 on first   claimed discard of upper\n"
+            "override jing 杠精 = 10 each per jing kong exposed  from\n    discarder instead of kong points\n")
+    want = ("extends nanchang\n"
+            "override jing 包冲关 = liability over 冲关 on first claimed discard of upper\n"
+            "override jing 杠精 = 10 each per jing kong exposed from discarder instead of kong points\n")
+    assert format_text(text) == want

@@ -6,9 +6,12 @@ people."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import sqlite3
 import threading
 import time
+
+import pytest
 
 from .extras import need_extra
 
@@ -105,6 +108,54 @@ def test_the_loop_runs_on_while_another_connection_writes_the_file(tmp_path):
     assert ran >= HOLD_SECONDS / TICK_SECONDS / 4  # the loop ran while the lock was held (it ran 0 or 1 times)
     assert store.actions("r1") == {0: ["draw"]}
     assert committer.waiting == 0  # told: the next commit goes on the loop again
+
+
+def test_a_commit_the_thread_made_counts_toward_the_checkpoint(tmp_path, monkeypatch):
+    """Found by a review: a batch the thread committed (the file busy) was not counted, so a
+    contended file was checkpointed far less often than every CHECKPOINT_COMMITS commits."""
+    monkeypatch.setattr(commit_module, "CHECKPOINT_COMMITS", 1)
+    store = _store(tmp_path)
+    committer = Committer(store)
+    calls: list[int] = []
+    real = store.checkpoint
+    store.checkpoint = lambda: calls.append(1) or real()  # type: ignore[method-assign]
+    holder = sqlite3.connect(tmp_path / "rooms.db", isolation_level=None, check_same_thread=False)
+    holder.execute("BEGIN IMMEDIATE")
+    release = threading.Timer(HOLD_SECONDS, lambda: holder.execute("COMMIT"))
+
+    async def go():
+        release.start()
+        await committer.commit([Write.action("r1", 0, 0, "draw", "seat")])  # by the thread: the file is held
+        assert committer.checkpointing is not None
+        await committer.checkpointing
+
+    asyncio.run(go())
+    release.join()
+    committer.close()
+    holder.close()
+    assert committer.thread is not None and calls == [1]
+
+
+def test_a_writer_connection_that_failed_is_not_given_back_to_the_pool(tmp_path):
+    """Found by a review: a failed write on the loop's connection (busy timeout 0) dropped it
+    unclosed, and the pool handed it out again: a room made later failed at once on a lock
+    another connection held, instead of waiting for it."""
+    store = _store(tmp_path)
+    store.write([Write.action("r1", 0, 0, "draw", "seat")], wait=False)  # the loop's connection, open
+    other = sqlite3.connect(tmp_path / "rooms.db", isolation_level=None, check_same_thread=False)
+    other.execute("ALTER TABLE actions RENAME TO actions_away")
+    with pytest.raises(Exception, match="actions"):
+        store.write([Write.action("r1", 0, 1, "draw", "seat")], wait=False)  # fails: no such table
+    other.execute("ALTER TABLE actions_away RENAME TO actions")
+    gc.collect()  # a dropped, unclosed connection went back to the pool when collected
+    other.execute("BEGIN IMMEDIATE")
+    release = threading.Timer(HOLD_SECONDS, lambda: other.execute("COMMIT"))
+    release.start()
+    for n in range(3, 3 + 5):  # the pool's connections in turn: each waits for the lock
+        store.create_room(RoomRow(f"r{n}", "nanchang", {}, 1, n, {}, None, False), {}, "h", "me", 60.0)
+    release.join()
+    other.close()
+    assert store.room("r7") is not None
 
 
 def test_the_log_is_checkpointed_off_the_loop_every_checkpoint_commits(tmp_path, monkeypatch):

@@ -127,7 +127,7 @@ PLAIN_SEEDS = SEED_SPACE  # seeds below: what `mjrules play --seed` takes; from 
 
 
 def hand_seed(seed: int, index: int) -> int:
-    """A distinct, reproducible seed (0 … 2**31-1) for hand ``index`` of a match seeded ``seed``.
+    """A distinct, reproducible seed (0 … ``SEED_SPACE`` − 1) for hand ``index`` of a match seeded ``seed``.
 
     A seed below :data:`PLAIN_SEEDS` (what ``mjrules play --seed`` takes) derives it by plain
     arithmetic, which one hand's seed gives away (the match's seed and every other hand follow

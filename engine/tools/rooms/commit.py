@@ -71,18 +71,28 @@ class Committer:
                 pass
             else:
                 _tell([(done, None) for _, _, done in batch])
-                self.commits += 1
-                if self.commits >= CHECKPOINT_COMMITS and (self.checkpointing is None or self.checkpointing.done()):
-                    self.commits = 0
-                    self.checkpointing = asyncio.get_running_loop().run_in_executor(self.pool, self.store.checkpoint)
+                self._committed()
                 return
         if self.thread is None:
             self._start()
-        self.waiting += 1
+        if self.inline:
+            self.waiting += 1
         self.queue.put(batch)
 
-    def _told(self, batches: int) -> None:
+    def _committed(self) -> None:
+        """Count a commit to the file (on the loop or by the thread): every CHECKPOINT_COMMITS of
+        them, its log is checkpointed in the pool (one checkpoint at a time)."""
+        self.commits += 1
+        if self.commits >= CHECKPOINT_COMMITS and (self.checkpointing is None or self.checkpointing.done()):
+            self.commits = 0
+            self.checkpointing = asyncio.get_running_loop().run_in_executor(self.pool, self.store.checkpoint)
+
+    def _told(self, told: list[tuple[asyncio.Future[None], BaseException | None]], batches: int) -> None:
+        """On the loop, what the thread committed of ``batches`` batches (one transaction): counted,
+        then each room told (a room told commits again on the loop when nothing else waits)."""
         self.waiting -= batches
+        self._committed()
+        _tell(told)
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
         """Run a store call (not a commit of actions) in a worker thread."""
@@ -111,10 +121,10 @@ class Committer:
                 by_loop.setdefault(loop, []).append((done, exc))
             for loop, told in by_loop.items():
                 with contextlib.suppress(RuntimeError):  # a loop that closed meanwhile
-                    loop.call_soon_threadsafe(_tell, told)
-            if self.inline and batch:  # one loop hands batches over: told, later ones may go inline again
-                with contextlib.suppress(RuntimeError):
-                    batch[0][1].call_soon_threadsafe(self._told, batches)
+                    if self.inline:  # its one loop: counted and told in one callback, in that order
+                        loop.call_soon_threadsafe(self._told, told, batches)
+                    else:
+                        loop.call_soon_threadsafe(_tell, told)
 
     def _store(self, batch: Batch) -> list[BaseException | None]:
         """Commit ``batch`` in one transaction; what each room's writes got (None: stored)."""

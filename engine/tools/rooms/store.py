@@ -16,6 +16,7 @@ A room is rebuilt by replaying its stored actions on its stored seed (engine/too
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import time
@@ -312,10 +313,16 @@ class Store:
             raise
 
     def _drop(self, eager: bool) -> None:
+        """Forget a writer connection that failed; it is closed, not given back to the pool (its
+        settings, a busy timeout of 0 and no automatic checkpoint, are not the pool's)."""
+        conn = self._eager if eager else self._writer
         if eager:
             self._eager = None
         else:
             self._writer = None
+        if conn is not None and not conn.invalidated:
+            with contextlib.suppress(Exception):  # already broken: nothing more to release
+                conn.invalidate()
 
     def _insert(self, table: str) -> tuple[str, tuple[str, ...]]:
         """``table``'s INSERT of every column as the driver takes it, and the columns' order when
