@@ -452,3 +452,25 @@ def test_misspelt_pattern_keyword(tmp_path):
     err = compile_bad(tmp_path, PARENT + "fan 新 = x2 when patern\n")
     assert err.message == "unknown fact 'patern' in a win condition"
     assert err.hint == "did you mean `pattern NAME`?"
+
+
+@pytest.mark.parametrize("line,col,message,hint", [
+    ("override jing 包冲关 = liability over 冲关 on frist claimed discard of upper\n", 42,
+     "unexpected `frist`; expected `claimed`, `first claimed`", "did you mean `first claimed`?"),
+    ("override jing 包冲关 = liability over 冲关 on first claim discard of upper\n", 42,
+     "unexpected `first`; expected `claimed`, `first claimed`", "did you mean `first claimed`?"),
+    ("override jing 包冲关 = liability over 冲关 on first_claimed discard\n", 42,
+     "unexpected `first_claimed`; expected `claimed`, `first claimed`", "did you mean `first claimed`?"),
+    ("override jing 杠精 = 10 each per jing kong exposed form discarder\n", 42, None,
+     "did you mean `exposed from discarder`?"),
+])
+def test_a_keyword_of_several_words_is_named_as_written(tmp_path, line, col, message, hint):
+    """Found by the fresh-clone walkthrough: errors named such a keyword by the grammar's token
+    (`first_claimed`, which it then refused), had no hint for it, and took `discarder` in
+    `exposed form discarder` for `discard` misspelt."""
+    err = compile_bad(tmp_path, PARENT + line)
+    at(err, tmp_path, 2, col)
+    if message is not None:
+        assert err.message == message
+    assert "_" not in err.message.split("; expected", 1)[1]  # no token names
+    assert err.hint == hint

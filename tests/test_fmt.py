@@ -430,12 +430,13 @@ def test_every_token_of_several_words_is_written_with_single_spaces():
     discarder` and `first claimed` kept their extra spaces and line breaks."""
     import re
 
-    from engine.lang import fmt as F
+    from engine.lang.syntax import spaced_terminals
 
     grammar = (ROOT / "grammar" / "mjrules.lark").read_text(encoding="utf-8")
     spaced = set(re.findall(r"^([A-Z_]+): /[^/\n]*\\s\+[^/\n]*/", grammar, flags=re.M))
-    assert {"FIRST_CLAIMED", "INSTEAD_KONG"} <= spaced
-    assert spaced <= F.SPACED_WORDS
+    assert {"FIRST_CLAIMED", "INSTEAD_KONG", "EXPOSED_FROM_DISCARDER"} <= spaced
+    assert set(spaced_terminals()) == spaced  # read from the parser: every one of them
+    assert spaced_terminals()["INSTEAD_KONG"] == "instead of kong points"
     text = ("extends nanchang\n"
             "override jing 包冲关 = liability over 冲关 on first   claimed discard of upper\n"
             "override jing 杠精 = 10 each per jing kong exposed  from\n    discarder instead of kong points\n")

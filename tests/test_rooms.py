@@ -421,3 +421,14 @@ def test_a_late_click_from_an_earlier_turn_is_refused_over_the_socket(srv):
     assert east.errors[-1]["error"] == "that click was made on an earlier table: nothing was played"
     assert len(east.oks) == 1
     east.close()
+
+
+def test_a_bad_option_choice_names_the_bundled_file_not_where_the_server_is_installed(srv):
+    """Found by the fresh-clone walkthrough: the 400's `file` was the rule file's absolute path
+    in the server's site-packages."""
+    from engine.lang.resources import rulesets_dir
+
+    st, out = srv.call("POST", "/api/rooms", {"ruleset": "nanchang-app", "options": {"底分": "3"}})
+    assert st == 400 and "底分" in out["error"], out
+    assert out["file"] == "<bundled>/nanchang-app.rules", out
+    assert not any(str(rulesets_dir().resolve()) in str(v) for v in out.values()), out

@@ -41,7 +41,7 @@ from typing import Generic, Literal, NamedTuple, Protocol, TypeAlias, TypeVar, c
 from engine.errors import Location, MjError, RuleError
 from engine.lang import compiler as C
 from engine.lang import limits as L
-from engine.lang.syntax import STANDALONE, Lark, ParseTree, Tree
+from engine.lang.syntax import STANDALONE, Lark, ParseTree, Tree, spaced_terminals
 from engine.lang.syntax import Token as LarkToken
 
 INDENT = 4          # spaces per block level and per continuation line
@@ -50,8 +50,6 @@ ALIGN_MAX_CELLS = 80  # code wider than this (in terminal cells) is left out of 
 
 _OPEN_SPACE_AFTER = {"LPAR", "__ANON_0", "SLASH", "MINUS"}   # no space after these
 _NO_SPACE_BEFORE = {"COMMA", "COLON", "RPAR", "__ANON_0", "SLASH"}
-SPACED_WORDS = {"WITH_KONGS", "AFTER_ADDERS", "AFTER_CAPS", "INSTEAD_KONG", "ANY_INDICATOR", "EACH_INDICATOR", "BY_PAYMENT",
-                 "EXPOSED_FROM_DISCARDER", "FIRST_CLAIMED"}  # one token of several words (tests/test_fmt.py checks the grammar)
 
 # clause kinds in the grammar's order: (statement, first token type(s) of a clause) → rank
 _Order: TypeAlias = dict[str | tuple[str, ...], int]
@@ -261,7 +259,7 @@ def _space(prev: _Tok, tok: _Tok, signs: set[int]) -> bool:
 def _text(tok: _Tok) -> str:
     """A token as written, but the words of ``with kongs``, ``after adders`` and ``instead of kong
     points`` one space apart (the grammar takes any whitespace between them)."""
-    return " ".join(str(tok).split()) if tok.type in SPACED_WORDS else str(tok)
+    return " ".join(str(tok).split()) if tok.type in spaced_terminals() else str(tok)  # one token of several words
 
 
 def _cells(text: str) -> int:

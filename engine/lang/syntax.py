@@ -118,8 +118,6 @@ _TERMINAL_WORDS = {
     "PAYER": "a payer (discarder, others, each, dealer)", "SCOPE": "win, jing, kongs, exhaustive or follow",
     "MELD_KIND": "chow, pung, kong or pair", "END": "head or tail", "$END": "the end of the file",
     "ADDOP": "`+` or `-`", "MULOP": "`*` or `/`", "ALL": "`all`", "DECLARED": "`declared`",
-    "AFTER_ADDERS": "`after adders`", "WITH_KONGS": "`with kongs`", "INSTEAD_KONG": "`instead of kong points`",
-    "AFTER_CAPS": "`after caps`", "ANY_INDICATOR": "`of any indicator`", "EACH_INDICATOR": "`of each indicator`", "BY_PAYMENT": "`by payment`",
     "LBRACE": "`{`", "RBRACE": "`}`", "LPAR": "`(`", "RPAR": "`)`", "EQUAL": "`=`", "COMMA": "`,`",
     "PLUS": "`+`", "MINUS": "`-`", "COLON": "`:`", "VBAR": "`|`", "SLASH": "`/`",
 }
@@ -134,9 +132,33 @@ def looks_like(word: str, keyword: str) -> bool:
 
 @lru_cache(maxsize=1)
 def keywords() -> frozenset[str]:
-    """The grammar's words (its string terminals made of letters: ``when``, ``pattern`` …)."""
-    return frozenset(t.pattern.value for t in parser().terminals
-                     if t.pattern.type == "str" and t.pattern.value.isascii() and t.pattern.value.isalpha())
+    """The grammar's words (its string terminals made of letters: ``when``, ``pattern`` …, and
+    each word of a keyword of several words: ``first``, ``claimed``)."""
+    single = {t.pattern.value for t in parser().terminals
+              if t.pattern.type == "str" and t.pattern.value.isascii() and t.pattern.value.isalpha()}
+    return frozenset(single.union(*(words.split() for words in spaced_terminals().values())))
+
+
+@lru_cache(maxsize=1)
+def spaced_terminals() -> dict[str, str]:
+    """The grammar's keywords of several words, one token each (``FIRST_CLAIMED: /first\\s+claimed/``):
+    terminal name → its words as a rule file writes them (``first claimed``). What error
+    messages name and what ``fmt`` writes with single spaces."""
+    return {t.name: t.pattern.value.replace("\\s+", " ") for t in parser().terminals
+            if t.pattern.type == "re" and re.fullmatch(r"[a-z]+(?:\\s\+[a-z]+)+", t.pattern.value)}
+
+
+def expected_words(expected: Iterable[str]) -> list[str]:
+    """The keywords among the terminals a parser expected, as written (``when``, ``first claimed``)."""
+    spaced = spaced_terminals()
+    by_name = {t.name: t.pattern.value for t in parser().terminals if t.pattern.type == "str"}
+    out = []
+    for t in expected:
+        if t in spaced:
+            out.append(spaced[t])
+        elif by_name.get(t, "").isalpha():
+            out.append(by_name[t])
+    return sorted(out)
 
 
 GLUED_MIN = 4  # letters a keyword has before a word it begins is taken for it misspelt (not `one` in `ones`)
@@ -162,9 +184,12 @@ def glued_keyword(code: str) -> tuple[int, str, str] | None:
 def readable(expected: Iterable[str]) -> str:
     """The terminals a parser expected, in words (``a name, `=`, …``), at most eight."""
     words = []
+    spaced = spaced_terminals()
     for t in sorted(expected):
         if t in _TERMINAL_WORDS:
             words.append(_TERMINAL_WORDS[t])
+        elif t in spaced:
+            words.append(f"`{spaced[t]}`")
         elif t.startswith(("__ANON", "_")):
             continue
         else:
@@ -241,6 +266,12 @@ def syntax_error(exc: UnexpectedInput, text: str, file: str) -> RuleError:
         elif row.lstrip().startswith("set ") and "=" in row and word not in ("=",):
             lhs, value = (part.strip() for part in strip_comment(row).split("=", 1))
             hint = f'a choice with punctuation is written in quotes: {lhs} = "{value}"'
+        else:  # a keyword misspelt, or the first word of one of several words the rest of which is not right
+            first = word.split("_")[0]
+            close = [k for k in expected_words(exc.expected) if " " in k and k.split()[0] == first]
+            close = close or [k for k in expected_words(exc.expected) if looks_like(first, k.split()[0])]
+            if close:
+                hint = f"did you mean `{close[0]}`?"
     return RuleError(f"unexpected `{word}`; expected {expected}", loc, hint=hint, source_text=text)
 
 

@@ -32,6 +32,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import multiprocessing
+import os
 import secrets
 import shutil
 import threading
@@ -52,6 +53,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 import engine.tools.server.work as work
 from engine.errors import MjError
+from engine.lang.resources import rulesets_dir
 from engine.tools.server.caps import (
     CLIP,
     CLIP_BUG,
@@ -240,9 +242,13 @@ class _Failed(Exception):
 
 
 def _clean_error(body: dict[str, Any], server: Server) -> dict[str, Any]:
-    """An error's JSON with the data folder's paths shown as the page's own names."""
+    """An error's JSON with the data folder's paths shown as the page's own names, and the
+    bundled rule files as ``<bundled>/NAME.rules`` (where the server is installed is its own)."""
     out = dict(body)
+    bundled = str(rulesets_dir().resolve())
     for k in ("file", "error", "hint"):
+        if isinstance(out.get(k), str) and bundled in out[k]:
+            out[k] = out[k].replace(bundled + os.sep, "<bundled>/")
         if isinstance(out.get(k), str) and str(server.data) in out[k]:
             v = out[k]
             if k == "file":
