@@ -40,9 +40,9 @@ class JingSettlement:
         (000's example). A ``liability over N`` rule: a seat whose score is over N (or whose
         count makes ``over FORMULA`` fire) and that claimed a 精 of this indicator from a
         discard is paid by that discarder alone (its score for every payer; the last such claim
-        in meld order, or the first with ``first``: :meth:`Liability.over_claims`). Raises :class:`MjError` if the
-        snapshot has no tile for the indicator, :class:`IllegalAction` if a meld is one the game
-        could not make (:meth:`Legality.check_melds`)."""
+        in meld order, or the first with ``first``: :meth:`Liability.over_claims`). Raises
+        :class:`MjError` if the snapshot has no tile for the indicator, :class:`IllegalAction`
+        if a meld is one the game could not make (:meth:`Legality.check_melds`)."""
         self.legal.check_melds(snap)
         return self.settle_checked(snap, name, tile)
 

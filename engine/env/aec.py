@@ -65,8 +65,6 @@ class Legal(NamedTuple):
     actions: dict[int, Action]
 
 
-
-
 class MahjongEnv(AECEnv[str, Observation, int | None]):  # type: ignore[misc]  # pettingzoo has no types
     """A PettingZoo AEC environment of one ruleset (the module's docstring says how it plays).
 

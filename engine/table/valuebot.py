@@ -23,9 +23,10 @@ Everything it values is read from the compiled ruleset (never a pattern's or a f
   to n, and n is worth what ``scorer.jing.paid`` (:class:`~engine.core.jingscore.JingScores`)
   pays (formulas, multipliers, adders, the settlement factors), collected from each other seat;
 - **feeding a liability rule**: discarding a 精 that another seat could claim costs the
-  ruleset's liability (``jing … = liability RULE`` or ``liability over RULE …``): what ``scorer.liability.paid``
-  (:class:`~engine.core.liability.Liability`) has the liable discarder pay at RULE's threshold
-  (``scorer.liability.threshold``), times a small chance of the claim;
+  ruleset's liability (``jing … = liability RULE`` or ``liability over RULE …``): what
+  ``scorer.liability.paid`` (:class:`~engine.core.liability.Liability`) has the liable
+  discarder pay at RULE's threshold (``scorer.liability.threshold``), times a small chance of
+  the claim;
 - **danger**: a discard may complete another seat's hand; a seat with exposed melds and many
   discards is taken to be nearer a win, a kind it discarded itself less likely its wait, and the
   cost is what the ruleset makes a discarder pay.

@@ -39,7 +39,7 @@ class Committer:
         self.inline = store.local
         self.queue: queue.SimpleQueue[Batch | None] = queue.SimpleQueue()
         self.gathered: Batch = []
-        self.commits = 0  # inline commits since the last checkpoint
+        self.commits = 0  # commits to the file (SQLite) since the last checkpoint
         self.checkpointing: asyncio.Future[tuple[int, int]] | None = None
         self.thread: threading.Thread | None = None
         self.waiting = 0  # batches handed to the thread and not yet told (inline: later ones follow them)
