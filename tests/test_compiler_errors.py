@@ -474,3 +474,14 @@ def test_a_keyword_of_several_words_is_named_as_written(tmp_path, line, col, mes
         assert err.message == message
     assert "_" not in err.message.split("; expected", 1)[1]  # no token names
     assert err.hint == hint
+
+
+def test_a_liability_naming_no_formula_says_which_formulas_there_are(tmp_path):
+    """Found by the fresh-clone walkthrough: `liability over 霸王` (a 精 rule, not a formula) was
+    refused with no hint; the file's 精 formulas are few, so the hint names them."""
+    err = compile_bad(tmp_path, PARENT + "override jing 包冲关 = liability over 霸王 on first claimed discard\n")
+    at(err, tmp_path, 2, 36)
+    assert err.message == "'霸王' is not a 精 formula (`jing NAME = score … when …`)"
+    assert err.hint == "the 精 formulas here: 冲关"
+    err = compile_bad(tmp_path, PARENT + "override jing 包冲关 = liability over 冲 on claimed discard\n")
+    assert err.hint == "did you mean 冲关?"

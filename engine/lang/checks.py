@@ -150,7 +150,10 @@ def check_name(ref: Ref, st: Stmt, known: _Known, found: Findings) -> None:
         REF_JING_FORMULA: (known.jing_formulas, f"{ref.name!r} is not a 精 formula (`jing NAME = score … when …`)"),
     }[ref.what]
     if ref.name not in names:
-        found.fail(message, st, did_you_mean(ref.name, names), ref.location, ref)
+        hint = did_you_mean(ref.name, names)
+        if hint is None and ref.what == REF_JING_FORMULA:  # few: name them
+            hint = ("the 精 formulas here: " + ", ".join(sorted(names))) if names else "no 精 formula is declared here"
+        found.fail(message, st, hint, ref.location, ref)
 
 
 def check_fact(ref: Ref, st: Stmt, known: _Known, found: Findings) -> None:
