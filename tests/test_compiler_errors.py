@@ -463,6 +463,11 @@ def test_misspelt_pattern_keyword(tmp_path):
      "unexpected `first_claimed`; expected `claimed`, `first claimed`", "did you mean `first claimed`?"),
     ("override jing 杠精 = 10 each per jing kong exposed form discarder\n", 42, None,
      "did you mean `exposed from discarder`?"),
+    # two keywords begin alike: the one the text is nearer (a review: it was the first by name)
+    ("factor 新 = 2 on win, jing after cap\n", 27, None, "did you mean `after caps`?"),
+    ("factor 新 = 2 on win, jing after_caps\n", 27, None, "did you mean `after caps`?"),
+    # a name that begins with such a keyword's word is no keyword glued on (a review: `first2`)
+    ("fan first2 = x2 whne self_drawn\n", 17, "unexpected `whne`; expected `,`, `when`", "did you mean `when`?"),
 ])
 def test_a_keyword_of_several_words_is_named_as_written(tmp_path, line, col, message, hint):
     """Found by the fresh-clone walkthrough: errors named such a keyword by the grammar's token

@@ -446,3 +446,15 @@ def test_every_word_of_the_pages_is_in_the_catalogue_in_both_languages():
         body = re.sub(r"<(script|style|code|title)\b.*?</\1>", "", html, flags=re.S)
         text = re.sub(r"<[^>]+>", " ", body)
         assert set(text.split()) <= {"mjrules"}, text.split()  # the brand is the only word written in the page itself
+
+
+def test_the_playground_names_a_bundled_file_not_where_the_server_is_installed(srv):
+    """Found by a review: a diagnostic's note (`is declared here`) gave the bundled rule file's
+    absolute path, and so did a note of an error; they read `<bundled>/NAME.rules:LINE:COL`."""
+    from engine.lang.resources import rulesets_dir
+
+    text = "ruleset x\nextends nanchang\noverride jing 冲关 = score n * (n - 3) when n >= 5\n"
+    status, body = srv.call("POST", "/api/check", {"text": text})
+    notes = [n for d in body["diagnostics"] for n in d["notes"]]
+    assert status == 200 and notes and all(n["at"].startswith("<bundled>/nanchang.rules:") for n in notes), body
+    assert str(rulesets_dir().resolve()) not in json.dumps(body, ensure_ascii=False)

@@ -132,11 +132,17 @@ def looks_like(word: str, keyword: str) -> bool:
 
 @lru_cache(maxsize=1)
 def keywords() -> frozenset[str]:
-    """The grammar's words (its string terminals made of letters: ``when``, ``pattern`` …, and
-    each word of a keyword of several words: ``first``, ``claimed``)."""
-    single = {t.pattern.value for t in parser().terminals
-              if t.pattern.type == "str" and t.pattern.value.isascii() and t.pattern.value.isalpha()}
-    return frozenset(single.union(*(words.split() for words in spaced_terminals().values())))
+    """The grammar's words that are a token alone (its string terminals made of letters:
+    ``when``, ``pattern`` …)."""
+    return frozenset(t.pattern.value for t in parser().terminals
+                     if t.pattern.type == "str" and t.pattern.value.isascii() and t.pattern.value.isalpha())
+
+
+@lru_cache(maxsize=1)
+def grammar_words() -> frozenset[str]:
+    """:func:`keywords` and each word of a keyword of several words (``first``, ``claimed``,
+    ``discarder``): the words no misspelling hint takes for another."""
+    return keywords().union(*(words.split() for words in spaced_terminals().values()))
 
 
 @lru_cache(maxsize=1)
@@ -169,11 +175,11 @@ def glued_keyword(code: str) -> tuple[int, str, str] | None:
     (``whenn``): (its offset, the word, the keyword). Where a name may not stand, the lexer takes
     the keyword and leaves the rest, so the error it causes is reported further on; None when
     no word looks so."""
-    words = keywords()
-    longest_first = sorted(words, key=lambda k: (-len(k), k))
+    known = grammar_words()
+    longest_first = sorted(keywords(), key=lambda k: (-len(k), k))
     for m in re.finditer(r"[A-Za-z_][A-Za-z0-9_]*", code):
         word = m.group()
-        if word in words:
+        if word in known:
             continue
         for k in longest_first:
             if len(k) >= GLUED_MIN and word.startswith(k) and looks_like(word, k):
@@ -267,12 +273,26 @@ def syntax_error(exc: UnexpectedInput, text: str, file: str) -> RuleError:
             lhs, value = (part.strip() for part in strip_comment(row).split("=", 1))
             hint = f'a choice with punctuation is written in quotes: {lhs} = "{value}"'
         else:  # a keyword misspelt, or the first word of one of several words the rest of which is not right
-            first = word.split("_")[0]
-            close = [k for k in expected_words(exc.expected) if " " in k and k.split()[0] == first]
-            close = close or [k for k in expected_words(exc.expected) if looks_like(first, k.split()[0])]
-            if close:
-                hint = f"did you mean `{close[0]}`?"
+            hint = _closest_keyword(word, text[getattr(tok, "start_pos", 0) or 0:], exc.expected)
     return RuleError(f"unexpected `{word}`; expected {expected}", loc, hint=hint, source_text=text)
+
+
+def _closest_keyword(word: str, rest: str, expected: Iterable[str]) -> str | None:
+    """``did you mean `K`?`` for the expected keyword ``K`` that the text from the unexpected
+    ``word`` on (``rest``) most looks like: a keyword of several words whose first word is there
+    or misspelt (``after cap`` → ``after caps``, not ``after adders``), or one word misspelt."""
+    import difflib
+
+    first = word.split("_")[0]
+    close = [k for k in expected_words(expected) if k.split()[0] == first or looks_like(first, k.split()[0])]
+    if not close:
+        return None
+    written = rest.replace("_", " ").split()
+
+    def likeness(k: str) -> float:
+        return difflib.SequenceMatcher(None, " ".join(written[:len(k.split())]), k).ratio()
+
+    return f"did you mean `{max(close, key=likeness)}`?"
 
 
 def strip_comment(row: str) -> str:

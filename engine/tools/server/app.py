@@ -242,22 +242,33 @@ class _Failed(Exception):
 
 
 def _clean_error(body: dict[str, Any], server: Server) -> dict[str, Any]:
-    """An error's JSON with the data folder's paths shown as the page's own names, and the
-    bundled rule files as ``<bundled>/NAME.rules`` (where the server is installed is its own)."""
-    out = dict(body)
-    bundled = str(rulesets_dir().resolve())
-    for k in ("file", "error", "hint"):
-        if isinstance(out.get(k), str) and bundled in out[k]:
-            out[k] = out[k].replace(bundled + os.sep, "<bundled>/")
-        if isinstance(out.get(k), str) and str(server.data) in out[k]:
-            v = out[k]
-            if k == "file":
-                out[k] = Path(v).name
-            else:
-                import re
-
-                out[k] = re.sub(re.escape(str(server.data)) + r"[^\s:'\"]*?([\w.-]+\.(rules|yaml))", r"\1", v)
+    """An error's JSON as :func:`_clean_paths` shows it, its ``file`` a data folder's file by
+    its name."""
+    out: dict[str, Any] = _clean_paths(body, server)
+    if isinstance(body.get("file"), str) and str(server.data) in body["file"]:
+        out["file"] = Path(body["file"]).name
     return out
+
+
+def _clean_paths(value: Any, server: Server) -> Any:
+    """``value`` (JSON: its strings, at any depth: an error, its notes' places, a check's
+    diagnostics) with the data folder's files shown by their names (``edited.rules:2:1``) and
+    the bundled rule files as ``<bundled>/NAME.rules``: where the server keeps its files and is
+    installed is its own."""
+    import re
+
+    if isinstance(value, dict):
+        return {k: _clean_paths(v, server) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_clean_paths(v, server) for v in value]
+    if not isinstance(value, str):
+        return value
+    data = str(server.data)
+    if data in value:  # first: the data folder may lie below the bundled files' folder
+        value = re.sub(re.escape(data) + r"[^\s:'\"]*?([\w.-]+\.(rules|yaml))", r"\1", value)
+    for bundled in {str(rulesets_dir()), str(rulesets_dir().resolve())}:
+        value = value.replace(bundled + os.sep, "<bundled>/")
+    return value
 
 
 def default_ruleset(entries: list[dict[str, Any]]) -> str | None:
@@ -463,7 +474,7 @@ def create_app(data_dir: Path, db: str | None = None, preselect: dict[str, Any] 
     async def check(request: Request) -> Response:
         data = await _body(request)
         text = _text(data, "text", MAX_RULE_BYTES, "rule file")
-        return JSONResponse(await server.run("check", text, _opts(data), server.rules, server.job_dir()))
+        return JSONResponse(_clean_paths(await server.run("check", text, _opts(data), server.rules, server.job_dir()), server))
 
     async def diff(request: Request) -> Response:
         data = await _body(request)
