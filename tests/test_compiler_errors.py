@@ -468,6 +468,8 @@ def test_misspelt_pattern_keyword(tmp_path):
     ("factor 新 = 2 on win, jing after_caps\n", 27, None, "did you mean `after caps`?"),
     # a name that begins with such a keyword's word is no keyword glued on (a review: `first2`)
     ("fan first2 = x2 whne self_drawn\n", 17, "unexpected `whne`; expected `,`, `when`", "did you mean `when`?"),
+    # a word a terminal spells is no keyword misspelt (a review: `dealer` was "`deal` and then `er`")
+    ("payment 新 = dealer x2, others x1 wen discard\n", 34, None, "did you mean `when`?"),
 ])
 def test_a_keyword_of_several_words_is_named_as_written(tmp_path, line, col, message, hint):
     """Found by the fresh-clone walkthrough: errors named such a keyword by the grammar's token

@@ -140,9 +140,11 @@ def keywords() -> frozenset[str]:
 
 @lru_cache(maxsize=1)
 def grammar_words() -> frozenset[str]:
-    """:func:`keywords` and each word of a keyword of several words (``first``, ``claimed``,
-    ``discarder``): the words no misspelling hint takes for another."""
-    return keywords().union(*(words.split() for words in spaced_terminals().values()))
+    """:func:`keywords` and every word a terminal's pattern spells (``first`` and ``claimed`` of
+    ``/first\\s+claimed/``, ``dealer`` of ``/(discarder|…|dealer)\\b/``): the words no misspelling
+    hint takes for another."""
+    spelled = (re.findall(r"(?<![\\a-z])[a-z]{2,}", t.pattern.value) for t in parser().terminals if t.pattern.type == "re")
+    return keywords().union(*spelled)
 
 
 @lru_cache(maxsize=1)
