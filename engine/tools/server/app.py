@@ -32,7 +32,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import multiprocessing
-import os
 import secrets
 import shutil
 import threading
@@ -53,7 +52,6 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 import engine.tools.server.work as work
 from engine.errors import MjError
-from engine.lang.resources import rulesets_dir
 from engine.tools.server.caps import (
     CLIP,
     CLIP_BUG,
@@ -79,7 +77,7 @@ from engine.tools.server.caps import (
     TOKEN_BYTES,
     WATCH_SECONDS,
 )
-from engine.tools.server.http import Refused
+from engine.tools.server.http import Refused, clean_error, clean_paths
 from engine.tools.server.http import read_body as _body
 from engine.tools.server.http import read_options as _opts
 from engine.tools.server.table import Session, replay_frames
@@ -241,36 +239,6 @@ class _Failed(Exception):
         self.body = body
 
 
-def _clean_error(body: dict[str, Any], server: Server) -> dict[str, Any]:
-    """An error's JSON as :func:`_clean_paths` shows it, its ``file`` a data folder's file by
-    its name."""
-    out: dict[str, Any] = _clean_paths(body, server)
-    if isinstance(body.get("file"), str) and str(server.data) in body["file"]:
-        out["file"] = Path(body["file"]).name
-    return out
-
-
-def _clean_paths(value: Any, server: Server) -> Any:
-    """``value`` (JSON: its strings, at any depth: an error, its notes' places, a check's
-    diagnostics) with the data folder's files shown by their names (``edited.rules:2:1``) and
-    the bundled rule files as ``<bundled>/NAME.rules``: where the server keeps its files and is
-    installed is its own."""
-    import re
-
-    if isinstance(value, dict):
-        return {k: _clean_paths(v, server) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_clean_paths(v, server) for v in value]
-    if not isinstance(value, str):
-        return value
-    data = str(server.data)
-    if data in value:  # first: the data folder may lie below the bundled files' folder
-        value = re.sub(re.escape(data) + r"[^\s:'\"]*?([\w.-]+\.(rules|yaml))", r"\1", value)
-    for bundled in {str(rulesets_dir()), str(rulesets_dir().resolve())}:
-        value = value.replace(bundled + os.sep, "<bundled>/")
-    return value
-
-
 def default_ruleset(entries: list[dict[str, Any]]) -> str | None:
     """The ruleset the page offers first: the bundled one the most other bundled rulesets
     extend (the family's root), the first by name on a tie; None when nothing is bundled.
@@ -340,9 +308,9 @@ def create_app(data_dir: Path, db: str | None = None, preselect: dict[str, Any] 
             except Refused as exc:
                 cause = exc.__cause__
                 body = cause.body if isinstance(cause, _Failed) else exc.body
-                return JSONResponse(_clean_error(body, server), status_code=exc.status)
+                return JSONResponse(clean_error(body, server.data), status_code=exc.status)
             except MjError as exc:
-                return JSONResponse(_clean_error(exc.to_json(), server), status_code=http.HTTP_400_BAD_REQUEST)
+                return JSONResponse(clean_error(exc.to_json(), server.data), status_code=http.HTTP_400_BAD_REQUEST)
         return endpoint
 
     async def index(request: Request) -> Response:
@@ -474,7 +442,7 @@ def create_app(data_dir: Path, db: str | None = None, preselect: dict[str, Any] 
     async def check(request: Request) -> Response:
         data = await _body(request)
         text = _text(data, "text", MAX_RULE_BYTES, "rule file")
-        return JSONResponse(_clean_paths(await server.run("check", text, _opts(data), server.rules, server.job_dir()), server))
+        return JSONResponse(clean_paths(await server.run("check", text, _opts(data), server.rules, server.job_dir()), server.data))
 
     async def diff(request: Request) -> Response:
         data = await _body(request)
@@ -523,7 +491,7 @@ def create_app(data_dir: Path, db: str | None = None, preselect: dict[str, Any] 
                 if job.proc.is_alive():
                     job.kill("failed", "stopped")
                 if job.error:
-                    job.error = _clean_error(job.error, server)
+                    job.error = clean_error(job.error, server.data)
                 shutil.rmtree(job_dir, ignore_errors=True)
 
         job.watcher = asyncio.create_task(watch())
