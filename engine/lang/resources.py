@@ -36,6 +36,9 @@ def bundled_ruleset_names() -> list[str]:
     return sorted(p.stem for p in rulesets_dir().glob("*.rules"))
 
 
+BUNDLED_SHOWN = "<bundled>/"  # how a bundled rule file is shown, before its name (``<bundled>/NAME.rules``)
+
+
 def is_bundled_file(file: str | Path) -> bool:
     """True when ``file`` is one of the bundled rule files (in :func:`rulesets_dir`), however it
     was named; False for any other file, or one that cannot be resolved."""

@@ -255,15 +255,15 @@ def short_path(file: str) -> str:
     to the working directory when below it, else its full path — so a local copy of a bundled
     file never reads the same as the bundled one. In a source checkout the bundled files are
     ``rulesets/NAME.rules``, relative as any other file."""
-    from engine.lang.resources import rulesets_dir
+    from engine.lang.resources import BUNDLED_SHOWN, rulesets_dir
 
     p, bundled = Path(file).resolve(), rulesets_dir().resolve()
     if p.parent == bundled and bundled.parent.name == "engine":  # inside the installed package
-        return f"<bundled>/{p.name}"
+        return BUNDLED_SHOWN + p.name
     try:
         return str(p.relative_to(Path.cwd().resolve()))
     except ValueError:
-        return f"<bundled>/{p.name}" if p.parent == bundled else str(p)
+        return BUNDLED_SHOWN + p.name if p.parent == bundled else str(p)
 
 
 def where(origin: Origin | None) -> str:

@@ -12,7 +12,7 @@ from typing import Any
 from starlette import status as http
 from starlette.requests import Request
 
-from engine.lang.resources import rulesets_dir
+from engine.lang.resources import BUNDLED_SHOWN, rulesets_dir
 from engine.tools.server.caps import MAX_BODY_BYTES, MAX_OPTIONS
 
 
@@ -75,5 +75,5 @@ def clean_paths(value: Any, data: Path) -> Any:
     if str(data) in value:  # first: the data folder may lie below the bundled files' folder
         value = re.sub(re.escape(str(data)) + r"[^\s:'\"]*?([\w.-]+\.(rules|yaml))", r"\1", value)
     for bundled in {str(rulesets_dir()), str(rulesets_dir().resolve())}:
-        value = value.replace(bundled + os.sep, "<bundled>/")
+        value = value.replace(bundled + os.sep, BUNDLED_SHOWN)
     return value
